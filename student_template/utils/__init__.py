@@ -1,0 +1,1 @@
+"""Support modules provided to students (identical in reference/ and student_template/)."""

@@ -1,0 +1,62 @@
+"""Shared fixtures: import the reference (or the template) as students run it."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+REFERENCE = REPO / "reference"
+TEMPLATE = REPO / "student_template"
+
+# Module names of the assignment; both trees use the same ones, so they are purged between loads.
+ASSIGNMENT_MODULES = ("word2vec", "sgd", "parser_transitions", "parser_model", "run", "utils")
+
+
+def _purge() -> None:
+    for name in list(sys.modules):
+        if name.split(".")[0] in ASSIGNMENT_MODULES:
+            del sys.modules[name]
+
+
+def load_tree(root: Path) -> SimpleNamespace:
+    """Import every assignment module of ``root`` the way ``python word2vec.py`` would find them."""
+    _purge()
+    sys.path.insert(0, str(root))
+    argv = sys.argv
+    try:
+        sys.argv = ["run.py"]
+        mods = {}
+        for name in ("word2vec", "sgd", "parser_transitions", "parser_model", "run"):
+            mods[name] = importlib.import_module(name)
+        for name in ("utils.utils", "utils.gradcheck", "utils.parser_utils", "utils.word2vec_data"):
+            mods[name.split(".")[1]] = importlib.import_module(name)
+    finally:
+        sys.argv = argv
+        sys.path.remove(str(root))
+    return SimpleNamespace(**mods)
+
+
+@pytest.fixture(scope="module")
+def ref() -> SimpleNamespace:
+    tree = load_tree(REFERENCE)
+    yield tree
+    _purge()
+
+
+@pytest.fixture(scope="module")
+def template() -> SimpleNamespace:
+    tree = load_tree(TEMPLATE)
+    yield tree
+    _purge()
+
+
+def run_script(folder: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run ``python <args>`` inside ``folder`` as a student would."""
+    return subprocess.run([sys.executable, *args], cwd=folder, capture_output=True, text=True,
+                          timeout=timeout)

@@ -25,9 +25,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-REFERENCE_DIR = REPO_ROOT / "reference"
-TEMPLATE_DIR = REPO_ROOT / "student_template"
+from grader.paths import REFERENCE_DIR, REPO_ROOT, TEMPLATE_DIR
 
 PY_BEGIN = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
 PY_END = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")

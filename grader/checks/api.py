@@ -1,0 +1,179 @@
+"""What a check is: a function of a CheckContext that returns an Outcome.
+
+A check lives in one module of this package, registers itself with ``@check("id")``, and
+gets its points, visibility and time limit from rubric.yaml. It runs in the trusted process:
+it draws random inputs from ``ctx.rng``, sends them to student code through ``ctx.call``
+(a probe in the sandboxed worker), computes the expected values with the reference
+(``ctx.ref``), and compares. It never imports student code.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, Callable
+
+import numpy as np
+
+from grader.results import CRASHED, ERROR, TIMEOUT, Outcome
+from grader.sandbox import ProbeResult, Runner
+
+CheckFunction = Callable[["CheckContext"], Outcome]
+
+
+@dataclass(frozen=True)
+class RegisteredCheck:
+    """A check function and the student files it needs (imported before it runs)."""
+
+    id: str
+    function: CheckFunction
+    files: tuple[str, ...]
+
+
+#: Every registered check, by id. Filled by the @check decorator when grader.checks is imported.
+REGISTRY: dict[str, RegisteredCheck] = {}
+
+#: At most this many failure messages are shown per check (the count of failures is always shown).
+MAX_MESSAGES = 3
+
+
+def check(check_id: str, *, files: tuple[str, ...]) -> Callable[[CheckFunction], CheckFunction]:
+    """Register a function as the check ``check_id``; it needs the student ``files``.
+
+    The check's points, visibility and time limit come from its line in rubric.yaml.
+    """
+
+    def register(fn: CheckFunction) -> CheckFunction:
+        if check_id in REGISTRY:
+            raise ValueError(f"check id {check_id!r} is registered twice "
+                             f"({REGISTRY[check_id].function.__module__} and {fn.__module__})")
+        REGISTRY[check_id] = RegisteredCheck(check_id, fn, tuple(files))
+        return fn
+
+    return register
+
+
+class CheckAborted(Exception):
+    """Student code could not be run to a usable answer; ends the check with ``status``.
+
+    Raised by CheckContext.call in the trusted process only (student code never sees it).
+    """
+
+    def __init__(self, status: str, feedback: list[str]):
+        super().__init__(feedback[0] if feedback else status)
+        self.status = status
+        self.feedback = feedback
+
+
+def check_rng(seed: int, check_id: str) -> np.random.Generator:
+    """The random generator of one check: a function of the run's seed and the check's id only."""
+    return np.random.default_rng([seed, zlib.crc32(check_id.encode())])
+
+
+def describe_failure(result: ProbeResult, what: str, timeout: float) -> tuple[str, list[str]]:
+    """Status and feedback lines for a probe that did not return a value."""
+    if result.status == "timeout":
+        return TIMEOUT, [f"{what}: stopped after {timeout:g} s without returning "
+                         "(an infinite loop, or far too slow?)"]
+    if result.status in ("crashed", "protocol_error"):
+        detail = result.error.message if result.error else "the process exited"
+        return CRASHED, [f"{what}: the process running your code died ({detail}). Calls to "
+                         "sys.exit()/exit(), os._exit(), running out of memory or a crash cause this."]
+    err = result.error
+    lines = [f"{what} raised {err.type}: {err.message}" if err else f"{what} failed"]
+    if err and err.traceback:
+        lines.append("Traceback (your files only):")
+        lines.extend("  " + line for line in err.traceback)
+    return ERROR, lines
+
+
+@dataclass
+class CheckContext:
+    """Everything a check may use. ``ref`` holds the reference modules (trusted)."""
+
+    check_id: str
+    runner: Runner
+    rng: np.random.Generator
+    seed: int
+    ref: SimpleNamespace
+    timeout: float
+    data_dir: Any = None
+    notes: list[str] = field(default_factory=list)
+
+    def call(self, probe: str, what: str, **args: Any) -> Any:
+        """Run ``probe`` in the worker; return its value or raise CheckAborted.
+
+        ``what`` names the student call for messages, e.g. "sigmoid(x) with x of shape (3, 4)".
+        """
+        result = self.runner.call(probe, args, timeout=self.timeout)
+        if result.status == "ok":
+            return result.value
+        status, lines = describe_failure(result, what, self.timeout)
+        raise CheckAborted(status, lines)
+
+    def try_call(self, probe: str, what: str, **args: Any) -> tuple[Any, str | None]:
+        """Like call, but a raising student function is one failed trial, not the end of the check.
+
+        Returns (value, None) or (None, message). Timeouts and crashes still abort the check.
+        """
+        result = self.runner.call(probe, args, timeout=self.timeout)
+        if result.status == "ok":
+            return result.value, None
+        status, lines = describe_failure(result, what, self.timeout)
+        if status != ERROR:
+            raise CheckAborted(status, lines)
+        return None, "\n".join(lines)
+
+
+class Trials:
+    """Collects the verdicts of a check's randomized trials and the first few messages."""
+
+    def __init__(self) -> None:
+        self.passed = 0
+        self.total = 0
+        self.messages: list[str] = []
+        self.notes: list[str] = []
+        self.skipped = 0
+
+    def record(self, ok: bool, message: str = "") -> bool:
+        self.total += 1
+        if ok:
+            self.passed += 1
+        elif message and len(self.messages) < MAX_MESSAGES and message not in self.messages:
+            self.messages.append(message)
+        return ok
+
+    def skip(self, reason: str) -> None:
+        """A trial that cannot judge this check (e.g. another function it needs is broken).
+
+        It counts neither way; if every trial is skipped the check fails with the reasons.
+        """
+        self.skipped += 1
+        self.note(reason)
+
+    def note(self, message: str) -> None:
+        """Something worth telling even when the trial passed (e.g. a shape contract)."""
+        # One note per kind: notes that differ only in numbers (shapes, sizes) are the same note.
+        key = re.sub(r"\d+", "#", message)
+        if message and key not in {re.sub(r"\d+", "#", n) for n in self.notes}:
+            self.notes.append(message)
+
+    def outcome(self, summary: str = "", leaderboard: tuple[tuple[str, float], ...] = ()) -> Outcome:
+        if self.total == 0:
+            lines = ["No trial could judge this check.", *(f"- {n}" for n in self.notes)]
+            return Outcome(0, 1, tuple(lines))
+        lines = [f"{self.passed}/{self.total} randomized trials passed."
+                 + (f" {self.skipped} trial(s) could not be judged." if self.skipped else "")
+                 + (f" {summary}" if summary else "")]
+        failed = self.total - self.passed
+        if failed:
+            shown = len(self.messages)
+            lines.append(f"First failure{'s' if shown > 1 else ''}:" if shown else "")
+            lines.extend(f"- {m}" for m in self.messages)
+            if failed > shown and shown:
+                lines.append(f"({failed - shown} more failing trial(s) not shown)")
+        lines.extend(f"Note: {n}" for n in self.notes)
+        return Outcome(self.passed, self.total, tuple(line for line in lines if line),
+                       leaderboard=leaderboard)

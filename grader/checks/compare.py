@@ -1,0 +1,107 @@
+"""Numeric comparison with feedback that says how far off, where, and the likely cause.
+
+Tolerances are named here and nowhere else. They are loose enough that a correct float32 or
+loop-based solution passes on every seed, and tight enough that a wrong sign, a transpose, a
+missing term or a factor of 2 never does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+# Values of O(1) computed in float32 agree with float64 to ~1e-6 relative; allow 1e-4.
+RTOL = 1e-4
+ATOL = 1e-5
+# Finite differences of a student's own loss (central, h = 1e-5, float64): error ~1e-7.
+FD_RTOL = 1e-3
+FD_ATOL = 1e-5
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """ok: the values agree; message: why not (or a note worth telling even when ok)."""
+
+    ok: bool
+    message: str = ""
+    kind: str = ""  # why not ok: "type", "shape", "nonfinite" or "values"
+
+
+def _fmt(x: Any) -> str:
+    arr = np.asarray(x)
+    if arr.size == 1:
+        return f"{float(arr.reshape(())):.6g}"
+    return np.array2string(arr, precision=4, threshold=8, edgeitems=2, separator=", ")
+
+
+def as_float_array(value: Any) -> np.ndarray | None:
+    """The value as a float64 array, or None when it is not numeric data."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return arr
+
+
+def compare(name: str, got: Any, expected: Any, *, rtol: float = RTOL, atol: float = ATOL,
+            expected_shape_note: str = "", hints: bool = True) -> Verdict:
+    """Compare ``got`` with ``expected`` elementwise; explain the first kind of difference."""
+    exp = np.asarray(expected, dtype=np.float64)
+    arr = as_float_array(got)
+    if arr is None:
+        return Verdict(False, f"{name}: got {type(got).__name__}; expected numbers of shape {exp.shape}",
+                       "type")
+    note = ""
+    if arr.shape != exp.shape:
+        if arr.size == exp.size and arr.squeeze().shape == exp.squeeze().shape:
+            note = (f"{name} has shape {arr.shape}; the contract is {exp.shape}"
+                    f"{expected_shape_note} (values compared after dropping the extra dimension)")
+            arr = arr.reshape(exp.shape)
+        elif arr.ndim == 2 and arr.T.shape == exp.shape and np.allclose(arr.T, exp, rtol=rtol, atol=atol):
+            return Verdict(False, f"{name} has shape {arr.shape}; expected {exp.shape}{expected_shape_note}. "
+                                  "Its transpose has the right values: return it transposed", "shape")
+        else:
+            return Verdict(False, f"{name} has shape {arr.shape}; expected {exp.shape}{expected_shape_note}",
+                           "shape")
+    bad_finite = ~np.isfinite(arr)
+    if bad_finite.any():
+        idx = tuple(int(i) for i in np.argwhere(bad_finite)[0])
+        return Verdict(False, f"{name} contains {int(bad_finite.sum())} NaN/inf value(s), the first at "
+                              f"index {list(idx)} (expected {_fmt(exp[idx] if exp.ndim else exp)}); "
+                              "look for an overflow in exp() or a log of 0", "nonfinite")
+    close = np.isclose(arr, exp, rtol=rtol, atol=atol)
+    if close.all():
+        return Verdict(True, note)
+    diff = np.abs(arr - exp)
+    where = np.unravel_index(int(np.argmax(np.where(close, -1.0, diff))), exp.shape) if exp.ndim else ()
+    n_bad = int((~close).sum())
+    msg = f"{name}: {n_bad} of {exp.size} value(s) differ"
+    if exp.ndim:
+        msg += (f"; largest |difference| {diff[where]:.3g} at index {list(map(int, where))}: "
+                f"got {arr[where]:.6g}, expected {exp[where]:.6g}")
+    else:
+        msg = f"{name}: got {float(arr):.6g}, expected {float(exp):.6g}"
+    hint = _hint(arr, exp, rtol, atol) if hints else ""
+    if hint:
+        msg += f". {hint}"
+    if note:
+        msg += f" ({note})"
+    return Verdict(False, msg, "values")
+
+
+def _hint(arr: np.ndarray, exp: np.ndarray, rtol: float, atol: float) -> str:
+    """The smallest hint that explains the difference, if a simple one does."""
+    if np.allclose(arr, -exp, rtol=rtol, atol=atol):
+        return "It is the expected value with the opposite sign: check the sign"
+    if arr.ndim == 2 and arr.shape[0] == arr.shape[1] and np.allclose(arr.T, exp, rtol=rtol, atol=atol):
+        return "It is the transpose of the expected value"
+    denom = float(np.vdot(exp, exp))
+    if denom > 0:
+        c = float(np.vdot(arr, exp)) / denom
+        if abs(c) > 1e-3 and abs(c - 1) > 1e-3 and np.allclose(arr, c * exp, rtol=rtol, atol=atol):
+            return f"It is {c:.4g} times the expected value: look for a missing or extra factor"
+    if np.allclose(arr, 0, atol=atol):
+        return "It is all zeros: was the value computed and returned?"
+    return ""

@@ -1,0 +1,129 @@
+"""Checks of minibatch_parse (3d) with scripted dummy models.
+
+The worker's model replays, for each sentence, a transition sequence chosen here: the
+course's unidirectional and interleaving dummy models (simulated with the reference), or
+random legal sequences. If the student's PartialParse is wrong, the worker substitutes a
+correct one, so a 3(c) bug does not cost 3(d) points as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.checks.api import CheckContext, Trials, check
+from grader.checks.parsing_inputs import legal_sequence, rule_sequence, sentence
+from grader.results import Outcome
+
+FILES = ("parser_transitions.py",)
+
+
+def _sentences(ctx: CheckContext, n: int, first_words=("right", "left")) -> list[list[str]]:
+    """n distinct sentences (distinct content lets the model tell copies apart)."""
+    out: list[list[str]] = []
+    while len(out) < n:
+        s = [str(ctx.rng.choice(first_words))] + sentence(ctx.rng, 0, 7)
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def _batch_size(ctx: CheckContext, n: int, trial: int) -> int:
+    """Alternate small batches, batch_size == n and batch_size > n."""
+    return [int(ctx.rng.integers(1, max(2, n))), n, n + int(ctx.rng.integers(1, 5))][trial % 3]
+
+
+def _run(ctx: CheckContext, sentences, scripts, batch_size, label) -> tuple[dict | None, str | None, str]:
+    what = (f"minibatch_parse({len(sentences)} sentences, {label} model, batch_size={batch_size})")
+    got, err = ctx.try_call("mb_parse", what, sentences=sentences, scripts=scripts, batch_size=batch_size)
+    return got, err, what
+
+
+def _expected(ctx: CheckContext, sentences, scripts) -> list[list[list[str]]]:
+    ref = ctx.ref.parser_transitions
+    return [[[str(h), str(d)] for h, d in ref.PartialParse(list(s)).parse(seq)]
+            for s, seq in zip(sentences, scripts)]
+
+
+def _results_problem(got: dict[str, Any], expected) -> str:
+    deps = got["dependencies"]
+    if len(deps) != len(expected):
+        return f"returned {len(deps)} dependency lists for {len(expected)} sentences"
+    for i, (g, e) in enumerate(zip(deps, expected)):
+        if g != e:
+            if sorted(map(tuple, g)) in [sorted(map(tuple, x)) for x in expected if x != e]:
+                return (f"sentence {i}'s entry holds another sentence's dependencies: return them "
+                        "in the order of the input sentences")
+            return f"sentence {i}: got {[tuple(x) for x in g]}; expected {[tuple(x) for x in e]}"
+    return ""
+
+
+def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:
+    trials = Trials()
+    for trial, kind in enumerate(kinds):
+        n = int(ctx.rng.integers(2, 9))
+        sentences = _sentences(ctx, n)
+        if kind == "random":
+            scripts = [legal_sequence(len(s), ctx.rng) for s in sentences]
+        else:
+            scripts = [rule_sequence(ctx.ref.parser_transitions, s, kind) for s in sentences]
+        batch_size = _batch_size(ctx, n, trial)
+        got, err, what = _run(ctx, sentences, scripts, batch_size, kind)
+        if err:
+            trials.record(False, err)
+            continue
+        if not got["used_student_partial_parse"]:
+            trials.note("your PartialParse gave wrong configurations, so minibatch_parse was run "
+                        "with a correct PartialParse (its own bugs are charged in 3(c) only)")
+        problem = judge(got, _expected(ctx, sentences, scripts), batch_size)
+        trials.record(not problem, f"{what}: {problem}")
+    return trials.outcome()
+
+
+def _judge_results(got, expected, batch_size) -> str:
+    return _results_problem(got, expected)
+
+
+def _judge_batches(got, expected, batch_size) -> str:
+    sizes = got["batch_sizes"]
+    if not sizes:
+        return "model.predict was never called"
+    too_big = [s for s in sizes if s > batch_size]
+    if too_big:
+        return (f"model.predict was given {max(too_big)} partial parses in one call "
+                f"({len(too_big)} of {len(sizes)} calls over the limit); at most batch_size={batch_size}")
+    if 0 in sizes:
+        return "model.predict was called with an empty list of parses"
+    return ""
+
+
+def _judge_finished(got, expected, batch_size) -> str:
+    problems = []
+    if got["finished_given"]:
+        problems.append(f"model.predict was given already-finished parses {got['finished_given']} time(s); "
+                        "remove a parse from the unfinished ones as soon as its buffer is empty and "
+                        "its stack holds only ROOT")
+    if not got["returned_normally"]:
+        problems.append("minibatch_parse kept going after every parse had finished (it was stopped)")
+    if not got["sentences_unchanged"]:
+        problems.append("the input sentences were modified: PartialParse must copy them into its buffer")
+    return "; ".join(problems)
+
+
+@check("mb_results", files=FILES)
+def results(ctx: CheckContext) -> Outcome:
+    return _mb_trials(ctx, ["unidirectional", "interleave"] * 3, _judge_results)
+
+
+@check("mb_random_model", files=FILES)
+def random_model(ctx: CheckContext) -> Outcome:
+    return _mb_trials(ctx, ["random"] * 4, _judge_results)
+
+
+@check("mb_batch_size", files=FILES)
+def batch_size(ctx: CheckContext) -> Outcome:
+    return _mb_trials(ctx, ["unidirectional", "random", "interleave", "random"], _judge_batches)
+
+
+@check("mb_finished_removed", files=FILES)
+def finished_removed(ctx: CheckContext) -> Outcome:
+    return _mb_trials(ctx, ["random", "interleave", "random", "unidirectional"], _judge_finished)

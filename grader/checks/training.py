@@ -1,0 +1,297 @@
+"""Checks of run.py (3(e)(iii)): train_for_epoch, train, and training to the dev UAS floor.
+
+Each check is judged on its own function: train_for_epoch runs with a spy optimizer and the
+student's model (or a stand-in when their model cannot be built), train runs with a stand-in
+train_for_epoch, and dev parsing always uses the grader's own minibatch_parse. Only train_uas
+trains end to end with the student's model, train and train_for_epoch together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grader.checks.api import CheckContext, Trials, check
+from grader.checks.model import call, try_call
+from grader.results import Outcome
+
+FILES = ("parser_model.py", "run.py")
+
+#: train_uas: the student's train() runs the course's debug configuration (the reduced
+#: treebank: 1000 training and 500 dev sentences) for UAS_EPOCHS epochs with the defaults
+#: batch_size 1024 and lr 0.0005. Measured on the bundled data, one CPU thread: the reference
+#: reaches a best dev UAS of 84.9-86.7% over 20 seeds (about 1.6 s per epoch), so UAS_FLOOR
+#: leaves a margin of more than 10 points, while a parser that learned nothing stays far below
+#: (an untrained model scores about 20%).
+UAS_EPOCHS = 10
+UAS_BATCH_SIZE = 1024
+UAS_LR = 0.0005
+UAS_FLOOR = 75.0
+
+#: A learning rate train() was given must reach Adam to this relative precision.
+LR_RTOL = 1e-6
+#: The loss function's value on grader logits agrees with the mean cross-entropy to this.
+LOSS_RTOL = 1e-5
+ADAM_DEFAULT_LR = 0.001
+
+
+def _loop_problems(events: list[str], n_minibatches: int) -> list[str]:
+    """What is wrong with the zero_grad / backward / step sequence of one epoch."""
+    training = [e for e in events if not e.startswith("P")]
+    steps = training.count("S")
+    backwards = training.count("B")
+    zeros = training.count("Z")
+    forwards = sum(1 for e in training if e.startswith("F"))
+    problems = []
+    if forwards == 0:
+        return [f"the model's forward was never called during training ({n_minibatches} minibatches)"]
+    if backwards == 0:
+        return [f"loss.backward() was never called ({n_minibatches} minibatches)"]
+    if steps != n_minibatches:
+        problems.append(f"optimizer.step() was called {steps} times for {n_minibatches} minibatches; "
+                        "call it once per minibatch, after loss.backward()")
+    # Between two steps the gradients must be cleared before the first backward (they start
+    # empty, so the first minibatch needs no clearing).
+    uncleared = no_backward = 0
+    intervals = "".join(e for e in training if e in "SBZ").split("S")
+    for k, interval in enumerate(intervals[:steps]):
+        if "B" not in interval:
+            no_backward += 1
+        elif k > 0 and "Z" not in interval[:interval.index("B")]:
+            uncleared += 1
+    if uncleared:
+        problems.append(f"the gradients were not cleared before the backward pass of {uncleared} of "
+                        f"{steps} minibatches (zero_grad was called {zeros} times for {n_minibatches} "
+                        "minibatches), so they accumulate across minibatches: call optimizer.zero_grad() "
+                        "once per minibatch, before loss.backward()")
+    if no_backward:
+        problems.append(f"{no_backward} optimizer.step() call(s) had no loss.backward() before them")
+    return problems
+
+
+def _returned_uas(returned: Any, uas: float) -> tuple[bool, str]:
+    """Whether train_for_epoch returned the UAS its parse computed (a tuple's first item is
+    accepted, and a percentage); the note for a tolerated form."""
+    value, note = returned, ""
+    if isinstance(returned, list) and returned:
+        value, note = returned[0], ("train_for_epoch returned a tuple; its first element was taken "
+                                    "as the dev UAS (tolerated)")
+    if isinstance(value, float) and (np.isclose(value, uas, rtol=1e-6, atol=1e-9)
+                                     or np.isclose(value, 100 * uas, rtol=1e-6, atol=1e-7)):
+        return True, note
+    return False, ""
+
+
+@check("train_loop", files=FILES)
+def train_loop(ctx: CheckContext) -> Outcome:
+    """train_for_epoch: train mode, zero_grad/forward/backward/step per minibatch, then eval
+    mode, dev UAS returned."""
+    trials = Trials()
+    rng = ctx.rng
+    for _ in range(2):
+        n_train = int(rng.integers(1500, 4000))
+        batch_size = int(rng.integers(150, 600))
+        n_dev = int(rng.integers(20, 60))
+        lr = float(10 ** rng.uniform(-3.5, -2.5))
+        what = (f"train_for_epoch(parser, train_data ({n_train} examples), dev_data ({n_dev} sentences), "
+                f"optimizer=Adam(lr={lr:.3g}), loss_func=CrossEntropyLoss(), batch_size={batch_size})")
+        got, err = try_call(ctx, "train_loop", what, seed=int(rng.integers(2**31)), n_train=n_train,
+                            n_dev=n_dev, batch_size=batch_size, lr=lr)
+        if err:
+            for _aspect in range(4):
+                trials.record(False, err)
+            continue
+        if got["stand_in"]:
+            trials.note("your ParserModel could not be used for training "
+                        f"({got['stand_in']}), so run.py was judged with a stand-in model")
+        events, n_mb = got["events"], got["n_minibatches"]
+
+        problems = _loop_problems(events, n_mb)
+        trials.record(not problems, f"{what}: " + "; ".join(problems))
+
+        training = [e for e in events if e.startswith("F")]
+        in_eval = training.count("F0")
+        trials.record(not in_eval, f"{what}: the model was in eval mode in {in_eval} of {len(training)} "
+                                   "training forward passes: call parser.model.train() at the start of "
+                                   "train_for_epoch (the grader called model.eval() before it, as the "
+                                   "previous epoch's evaluation does), or dropout is off while training")
+
+        parsing = [e for e in events if e.startswith("P")]
+        if not got["uas"]:
+            trials.record(False, f"{what}: parser.parse(dev_data) was never called, so no dev UAS was computed")
+        else:
+            in_train = parsing.count("P1")
+            trials.record(not in_train, f"{what}: the dev set was parsed in train mode (dropout on) in "
+                                        f"{in_train} of {len(parsing)} forward passes: call "
+                                        "parser.model.eval() before parser.parse(dev_data)")
+
+        if got["uas"]:
+            ok, note = _returned_uas(got["returned"], got["uas"][-1])
+            trials.note(note)
+            trials.record(ok, f"{what}: returned {got['returned']!r}; expected the dev UAS "
+                              f"{got['uas'][-1]:.4f} that parser.parse(dev_data) computed")
+        else:
+            trials.record(False, f"{what}: no dev UAS to return (parser.parse was never called)")
+    trials.note("dev parsing used the grader's own minibatch_parse, so a 3(d) bug costs nothing here")
+    return trials.outcome()
+
+
+def _mean_ce(logits: np.ndarray, targets: np.ndarray) -> tuple[float, float]:
+    """Mean and summed cross-entropy of raw logits (float64)."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    losses = -log_p[np.arange(len(targets)), targets]
+    return float(losses.mean()), float(losses.sum())
+
+
+def _optimizer_problem(calls: list[dict[str, Any]], lr: float) -> str:
+    first = calls[0]
+    if not all(c["is_adam"] for c in calls):
+        return f"the optimizer is {first['optimizer']}; use torch.optim.Adam"
+    lrs = [x for c in calls for x in c["lrs"]]
+    if not lrs or not all(isinstance(x, float) and np.isclose(x, lr, rtol=LR_RTOL, atol=0) for x in lrs):
+        got = lrs[0] if lrs else None
+        msg = f"Adam's learning rate is {got!r} but train was called with lr={lr:.6g}: pass lr=lr to Adam"
+        if isinstance(got, float) and np.isclose(got, ADAM_DEFAULT_LR):
+            msg += f" ({ADAM_DEFAULT_LR} is Adam's default, used when lr is not given)"
+        return msg
+    missing = max(c["params_missing"] for c in calls)
+    foreign = max(c["params_foreign"] for c in calls)
+    if missing:
+        return (f"Adam does not update {missing} of the model's {first['params_wanted']} parameter tensors: "
+                "give it parser.model.parameters()")
+    if foreign:
+        return f"Adam holds {foreign} parameter tensor(s) that are not parser.model's: give it parser.model.parameters()"
+    return ""
+
+
+def _loss_problem(call_info: dict[str, Any], logits: np.ndarray, targets: np.ndarray) -> str:
+    mean, total = _mean_ce(logits, targets)
+    name = call_info["loss"]
+    if "loss_error" in call_info:
+        return (f"loss_func(logits, targets) raised {call_info['loss_error']} (loss_func is {name}); "
+                "use torch.nn.CrossEntropyLoss() on the raw logits and the gold transition ids")
+    value = call_info.get("loss_value")
+    if isinstance(value, float) and np.isclose(value, mean, rtol=LOSS_RTOL, atol=1e-7):
+        return ""
+    what = f"loss_func(logits, targets) for {len(targets)} examples is {value!r} (loss_func is {name})"
+    if isinstance(value, float) and np.isclose(value, total, rtol=LOSS_RTOL):
+        return f"{what}: that is the summed cross-entropy; use the mean (the default reduction)"
+    return f"{what}; expected the mean cross-entropy {mean:.6g}: use torch.nn.CrossEntropyLoss()"
+
+
+def _saved_problem(saved: dict[str, Any], state_keys: list[str], best: int, n_calls: int, path: Any) -> str:
+    if not saved.get("exists"):
+        return (f"nothing was saved at output_path ({path}): save parser.model.state_dict() there "
+                "whenever the dev UAS improves")
+    if "error" in saved:
+        return (f"torch.load(output_path, weights_only=True) failed ({saved['error']}): save "
+                "parser.model.state_dict(), not the model object")
+    if "type" in saved:
+        return f"output_path holds a {saved['type']}; expected parser.model.state_dict()"
+    if sorted(saved["keys"]) != sorted(state_keys):
+        return f"the saved dict has keys {saved['keys']}; expected the model's state_dict keys {state_keys}"
+    if best not in saved["matches"]:
+        if saved["matches"] == [n_calls - 1]:
+            return (f"the saved weights are the last epoch's; expected those of epoch {best + 1} of "
+                    f"{n_calls}, the one with the best dev UAS")
+        return f"the saved weights are not those of epoch {best + 1}, the one with the best dev UAS"
+    return ""
+
+
+@check("train_setup", files=FILES)
+def train_setup(ctx: CheckContext) -> Outcome:
+    """train: Adam over the model's parameters with the given lr, mean cross-entropy,
+    train_for_epoch once per epoch, the best epoch's state_dict saved to output_path."""
+    trials = Trials()
+    rng = ctx.rng
+    for t, n_epochs in enumerate((3, 2)):
+        while True:  # far from the values a hard-coded lr would have
+            lr = float(10 ** rng.uniform(-4, -2.3))
+            if min(abs(lr / x - 1) for x in (ADAM_DEFAULT_LR, UAS_LR)) > 0.1:
+                break
+        batch_size = int(rng.integers(64, 2048))
+        fake_uas = list(rng.permutation(np.round(rng.uniform(0.3, 0.9, n_epochs), 4)))
+        if t == 0 and int(np.argmax(fake_uas)) == n_epochs - 1:  # the best epoch is not the last
+            fake_uas[0], fake_uas[-1] = fake_uas[-1], fake_uas[0]
+        k = int(rng.integers(5, 20))
+        logits = rng.normal(0, 2, (k, 3))
+        targets = rng.integers(0, 3, k)
+        what = (f"train(parser, train_data, dev_data, output_path, batch_size={batch_size}, "
+                f"n_epochs={n_epochs}, lr={lr:.4g}) with a stand-in train_for_epoch returning dev "
+                f"UAS {[float(u) for u in fake_uas]}")
+        got, err = try_call(ctx, "train_setup", what, seed=int(rng.integers(2**31)), n_train=300, n_dev=20,
+                            batch_size=batch_size, n_epochs=n_epochs, lr=lr, fake_uas=fake_uas,
+                            logits=logits, targets=targets)
+        if err:
+            for _aspect in range(4):
+                trials.record(False, err)
+            continue
+        if got["mode"] == "main":
+            trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "
+                        "run.py's main block defines), so `python run.py -d` was run and judged instead")
+            what = "python run.py -d, with a stand-in train_for_epoch"
+        if got.get("stand_in"):
+            trials.note(f"your ParserModel could not be used ({got['stand_in']}), so train was run with a "
+                        "stand-in model")
+        args, calls = got["train_args"], got["calls"]
+        epochs = int(args.get("n_epochs") or 0)
+        run_lr = float(args.get("lr") or 0.0)
+        if not calls:
+            for _aspect in range(4):
+                trials.record(False, f"{what}: train never called train_for_epoch")
+            continue
+        problem = _optimizer_problem(calls, run_lr)
+        trials.record(not problem, f"{what}: {problem}")
+        problem = _loss_problem(calls[0], logits, targets)
+        trials.record(not problem, f"{what}: {problem}")
+
+        problems = []
+        if len(calls) != epochs:
+            problems.append(f"train_for_epoch was called {len(calls)} times for n_epochs={epochs}")
+        sizes = {c["batch_size"] for c in calls}
+        if sizes != {args.get("batch_size")}:
+            problems.append(f"train_for_epoch got batch_size {sorted(sizes, key=str)}; expected "
+                            f"{args.get('batch_size')!r}, the batch_size train was given")
+        if not all(c.get("same_data", True) for c in calls):
+            problems.append("train_for_epoch did not get the parser, train_data and dev_data that train was given")
+        trials.record(not problems, f"{what}: " + "; ".join(problems))
+
+        returned = [float(u) for u in fake_uas[:len(calls)]]
+        best = int(np.argmax(returned))
+        problem = _saved_problem(got["saved"], got["state_keys"], best, len(calls), args.get("output_path"))
+        trials.record(not problem, f"{what}: {problem}")
+    return trials.outcome()
+
+
+@check("train_uas", files=FILES)
+def train_uas(ctx: CheckContext) -> Outcome:
+    """The student's model, train and train_for_epoch on the reduced bundled treebank must reach
+    UAS_FLOOR; the best dev UAS is the leaderboard entry."""
+    what = (f"train(parser, train_data, dev_data, output_path, batch_size={UAS_BATCH_SIZE}, "
+            f"n_epochs={UAS_EPOCHS}, lr={UAS_LR}) with ParserModel(embeddings, n_features=36, "
+            "hidden_size=200, n_classes=3, dropout_prob=0.5) on the reduced bundled treebank")
+    got = call(ctx, "train_uas", what, seed=int(ctx.rng.integers(2**31)), n_epochs=UAS_EPOCHS,
+               batch_size=UAS_BATCH_SIZE, lr=UAS_LR)
+    trials = Trials()
+    if got["mode"] == "main":
+        trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "
+                    "run.py's main block defines), so `python run.py -d` was run and judged instead")
+        what = "python run.py -d"
+    values = [u for u in got["uas"] + [got["final_uas"]] if isinstance(u, float) and np.isfinite(u)]
+    if not values:
+        trials.record(False, f"{what}: no dev UAS could be computed")
+        return trials.outcome()
+    best = 100 * max(values)
+    evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"]) or "none"
+    losses = got["losses"]
+    loss_text = (f"; training loss {losses[0]:.3f} on the first minibatch, {np.mean(losses[-10:]):.3f} "
+                 "over the last 10" if len(losses) >= 10 else "")
+    trials.record(best >= UAS_FLOOR,
+                  f"{what}: the best dev UAS was {best:.2f}%, below the floor of {UAS_FLOOR:.0f}% "
+                  f"(dev UAS per evaluation: {evaluations}{loss_text}). Check the other model and "
+                  "training checks first: they say what is wrong")
+    summary = (f"Best dev UAS {best:.2f}% (floor {UAS_FLOOR:.0f}%; per evaluation: {evaluations}; "
+               f"{got['seconds']:.0f} s).")
+    return trials.outcome(summary, leaderboard=(("dev UAS", round(best, 2)),))

@@ -1,0 +1,120 @@
+"""Command line: thin wiring of options to the plain functions of the grader.
+
+    grader check [DIR]                 students: the visible checks, a table, exit 0 iff all pass
+    grader grade SUBMISSION [options]  every check; writes Gradescope's results.json
+    grader validate                    reference full marks, template zero, rubric consistent
+    grader template [--check]          regenerate student_template/ from reference/
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from grader import template as template_mod
+from grader.engine import grade
+from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
+from grader.reports import gradescope, jsonout, terminal
+from grader.rubric import RubricError
+from grader.submission import SubmissionError
+
+
+def _console() -> Console:
+    return Console(stderr=False, highlight=False, soft_wrap=False)
+
+
+def _progress(console: Console):
+    def hook(spec, result) -> None:
+        mark = "✓" if result.passed else "✗"
+        console.print(f"  {mark} {spec.number} {spec.name} ({result.seconds:.1f} s)", highlight=False)
+    return hook
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Autograder for the word2vec and dependency parsing assignment."""
+
+
+@main.command()
+@click.argument("directory", default=".", type=click.Path(exists=True, file_okay=True, path_type=Path))
+@click.option("--seed", type=int, default=None, help="Replay the checks of an earlier run.")
+@click.option("--quiet", is_flag=True, help="Only the table, not each failing check's details.")
+def check(directory: Path, seed: int | None, quiet: bool) -> None:
+    """Check DIRECTORY (default: here) on the checks students may see; exit 0 only if all pass."""
+    console = _console()
+    try:
+        report = grade(directory, seed=seed, visible_only=True,
+                       progress=None if quiet else _progress(console))
+    except (SubmissionError, RubricError) as exc:
+        raise click.ClickException(str(exc)) from None
+    terminal.render(report, console, details=not quiet)
+    sys.exit(0 if report.all_passed else 1)
+
+
+@main.command("grade")
+@click.argument("submission", type=click.Path(exists=False, path_type=Path))
+@click.option("--results", "results_path", type=click.Path(path_type=Path), default=Path("results.json"),
+              show_default=True, help="Where to write Gradescope's results.json.")
+@click.option("--seed", type=int, default=None, help="Replay the checks of an earlier run.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of a table.")
+def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: bool) -> None:
+    """Grade SUBMISSION (a folder or .zip) on every check and write results.json.
+
+    A valid results.json is written whatever the submission does; the exit status is 0 when
+    grading ran (whatever the score) and 1 when the submission could not be read at all.
+    """
+    console = _console()
+    started = time.monotonic()
+    try:
+        report = grade(submission, seed=seed,
+                       progress=None if as_json else _progress(console))
+    except SubmissionError as exc:
+        gradescope.write_json_atomic(gradescope.fallback_results(
+            f"The submission could not be graded: {exc}", time.monotonic() - started), results_path)
+        raise click.ClickException(str(exc)) from None
+    gradescope.write_results(report, results_path)
+    if as_json:
+        click.echo(json.dumps(jsonout.to_json(report), indent=2))
+    else:
+        terminal.render(report, console)
+        console.print(f"results.json written to {results_path}")
+
+
+@main.command()
+def validate() -> None:
+    """The reference must score full marks and the template zero; the rubric must match the checks."""
+    console = _console()
+    problems: list[str] = []
+    try:
+        ref = grade(REFERENCE_DIR, seed=None)
+        tpl = grade(TEMPLATE_DIR, seed=ref.seed)
+    except RubricError as exc:
+        raise click.ClickException(str(exc)) from None
+    for c in ref.checks:
+        if c.score < c.max_score:
+            problems.append(f"reference scores {c.score:g}/{c.max_score:g} on {c.id}: "
+                            + (c.outcome.feedback[-1] if c.outcome.feedback else c.status))
+    for c in tpl.checks:
+        if c.score > 0:
+            problems.append(f"template scores {c.score:g} on {c.id}; a stub must earn nothing")
+    console.print(f"reference: {ref.score:g}/{ref.max_score:g}   template: {tpl.score:g}/{tpl.max_score:g}"
+                  f"   (seed {ref.seed}, {ref.seconds + tpl.seconds:.1f} s)")
+    drift = template_mod.check_template()
+    problems += [f"student_template drift: {d}" for d in drift]
+    for p in problems:
+        console.print(f"[red]✗[/red] {p}")
+    if problems:
+        sys.exit(1)
+    console.print("[green]✓ rubric, reference and template agree[/green]")
+
+
+@main.command("template")
+@click.option("--check", "check_only", is_flag=True, help="Only report drift; exit 1 if any.")
+def template_cmd(check_only: bool) -> None:
+    """Regenerate student_template/ from reference/ by its solution markers."""
+    sys.exit(template_mod.main(["--check"] if check_only else []))

@@ -1,0 +1,1 @@
+"""Reporters: each turns a GradeReport into one format and computes nothing itself."""

@@ -1,0 +1,27 @@
+"""JSON for scripts: every field of the report, stable keys, one document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.results import GradeReport
+
+
+def to_json(report: GradeReport) -> dict[str, Any]:
+    return {
+        "submission": report.submission,
+        "seed": report.seed,
+        "score": report.score,
+        "max_score": report.max_score,
+        "all_passed": report.all_passed,
+        "seconds": round(report.seconds, 3),
+        "notes": list(report.notes),
+        "leaderboard": {name: value for name, value in report.leaderboard},
+        "checks": [{
+            "id": c.id, "part": c.part, "number": c.number, "name": c.name,
+            "score": c.score, "max_score": c.max_score, "status": c.status,
+            "visibility": c.visibility,
+            "trials_passed": c.outcome.trials_passed, "trials_total": c.outcome.trials_total,
+            "feedback": list(c.outcome.feedback), "seconds": round(c.seconds, 3),
+        } for c in report.checks],
+    }

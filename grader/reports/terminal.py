@@ -1,0 +1,47 @@
+"""The table a student reads in a terminal: number, check, points, status, one-line reason."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from grader.results import PASSED, PARTIAL, GradeReport
+
+_STYLE = {PASSED: "green", PARTIAL: "yellow"}
+
+
+def _reason(feedback: tuple[str, ...]) -> str:
+    """The most useful single line: the first failure if any, else the summary."""
+    for line in feedback:
+        if line.startswith("- "):
+            return line[2:]
+    return feedback[0] if feedback else ""
+
+
+def render(report: GradeReport, console: Console, *, details: bool = True) -> None:
+    table = Table(title=f"Autograder results (seed {report.seed})", show_lines=False,
+                  expand=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("check")
+    table.add_column("points", justify="right", no_wrap=True)
+    table.add_column("result", no_wrap=True)
+    table.add_column("reason", overflow="fold")
+    for c in report.checks:
+        style = _STYLE.get(c.status, "red")
+        reason = "" if c.passed else _reason(c.outcome.feedback)
+        table.add_row(c.number, c.name, f"{c.score:g}/{c.max_score:g}",
+                      Text(c.status.upper() if c.status != PASSED else "PASS", style=style),
+                      Text(reason[:160] + ("…" if len(reason) > 160 else "")))
+    console.print(table)
+    console.print(f"[bold]Total: {report.score:g} / {report.max_score:g}[/bold]   "
+                  f"({len([c for c in report.checks if c.passed])}/{len(report.checks)} checks passed, "
+                  f"{report.seconds:.1f} s; replay with --seed {report.seed})")
+    for note in report.notes:
+        console.print(f"Note: {note}")
+    if details:
+        failing = [c for c in report.checks if not c.passed]
+        for c in failing:
+            console.print(f"\n[bold]{c.number} {c.name}[/bold] — {c.score:g}/{c.max_score:g}")
+            for line in c.outcome.feedback:
+                console.print(Text(line))

@@ -1,0 +1,99 @@
+"""The result model: one object per graded check and one per run. Reporters serialise it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Status of one check.
+PASSED = "passed"      # every trial passed
+PARTIAL = "partial"    # some trials passed
+FAILED = "failed"      # ran, no trial passed
+ERROR = "error"        # student code raised, was missing, or returned unusable data
+TIMEOUT = "timeout"    # student code ran past the check's time limit
+CRASHED = "crashed"    # the worker process died (exit, signal, memory)
+STATUSES = (PASSED, PARTIAL, FAILED, ERROR, TIMEOUT, CRASHED)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check function concludes, before the rubric turns it into points.
+
+    trials_passed/trials_total: randomized instances that passed; feedback: lines a student
+    reads; status: one of STATUSES (derived from the trials unless the check aborted).
+    """
+
+    trials_passed: int
+    trials_total: int
+    feedback: tuple[str, ...] = ()
+    status: str = ""
+    leaderboard: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.status:
+            if self.trials_total and self.trials_passed == self.trials_total:
+                status = PASSED
+            elif self.trials_passed:
+                status = PARTIAL
+            else:
+                status = FAILED
+            object.__setattr__(self, "status", status)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A scored check: the rubric's data, the outcome and the points it earned."""
+
+    id: str
+    part: str
+    name: str
+    number: str
+    max_score: float
+    score: float
+    visibility: str
+    outcome: Outcome
+    seconds: float
+
+    @property
+    def status(self) -> str:
+        return self.outcome.status
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome.status == PASSED
+
+
+@dataclass(frozen=True)
+class GradeReport:
+    """Everything one grading run produced; reporters never compute scores themselves."""
+
+    submission: str
+    seed: int
+    checks: tuple[CheckResult, ...]
+    seconds: float
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def score(self) -> float:
+        return round(sum(c.score for c in self.checks), 4)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(c.max_score for c in self.checks), 4)
+
+    @property
+    def all_passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    @property
+    def leaderboard(self) -> tuple[tuple[str, float], ...]:
+        return tuple(entry for c in self.checks for entry in c.outcome.leaderboard)
+
+
+def score_outcome(outcome: Outcome, points: float, partial: bool) -> float:
+    """Points earned: proportional to trials passed when ``partial``, else all or nothing."""
+    if outcome.trials_total <= 0 or outcome.status in (ERROR, TIMEOUT, CRASHED) and not outcome.trials_passed:
+        return 0.0
+    fraction = outcome.trials_passed / outcome.trials_total
+    if not partial:
+        fraction = 1.0 if fraction == 1.0 else 0.0
+    return round(points * fraction, 4)

@@ -1,0 +1,7 @@
+"""Code that runs next to untrusted student code, in the worker process.
+
+Runs next to untrusted student code; never imported by the trusted process except wire.py (the
+message codec both sides share; ``grader.sandbox.InProcessRunner``, which runs code known to be
+safe without a process boundary, is the one other exception). ``grader.sandbox`` copies the
+``*.py`` files of this folder into a private folder and runs ``worker.py`` from there.
+"""

@@ -1,0 +1,236 @@
+"""Probes for parser_transitions.py (3c PartialParse, 3d minibatch_parse).
+
+Runs next to untrusted student code, in the worker. Attributes of a partial parse are read
+after every step and copied into plain lists (students may rebind stack/buffer each step).
+Transition names are interned, as the course's own literals are, so `is` comparisons work.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import sys
+from typing import Any
+
+
+def _module():
+    return importlib.import_module("parser_transitions")
+
+
+def _state(pp: Any) -> dict[str, Any]:
+    return {"stack": [str(x) for x in pp.stack], "buffer": [str(x) for x in pp.buffer],
+            "dependencies": [[str(h), str(d)] for h, d in pp.dependencies]}
+
+
+def _t(name: str) -> str:
+    return sys.intern(str(name))
+
+
+def pp_init(*, sentence: list[str]) -> dict[str, Any]:
+    """A new PartialParse; then its buffer is changed directly to see whether the sentence follows."""
+    words = [sys.intern(w) for w in sentence]
+    pp = _module().PartialParse(words)
+    state = _state(pp)
+    pp.buffer.append("<extra>")
+    if len(pp.buffer) > 1:
+        pp.buffer.pop(0)
+    state["sentence_after_buffer_change"] = [str(w) for w in words]
+    return state
+
+
+def pp_apply(*, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One transition on each given configuration; per-case errors are reported as data."""
+    module = _module()
+    out = []
+    for case in cases:
+        try:
+            words = [sys.intern(w) for w in case["sentence"]]
+            pp = module.PartialParse(words)
+            pp.stack = [sys.intern(w) for w in case["stack"]]
+            pp.buffer = [sys.intern(w) for w in case["buffer"]]
+            pp.dependencies = [(sys.intern(h), sys.intern(d)) for h, d in case["dependencies"]]
+            pp.parse_step(_t(case["transition"]))
+            out.append(_state(pp))
+        except Exception as exc:  # noqa: BLE001 - one bad case must not hide the others
+            out.append({"error": f"{type(exc).__name__}: {exc}"})
+    return out
+
+
+def pp_parse(*, sentence: list[str], transitions: list[str]) -> dict[str, Any]:
+    """PartialParse(sentence).parse(transitions): the returned list and the final state."""
+    words = [sys.intern(w) for w in sentence]
+    pp = _module().PartialParse(words)
+    returned = pp.parse([_t(t) for t in transitions])
+    state = _state(pp)
+    state["returned"] = [[str(h), str(d)] for h, d in returned]
+    return state
+
+
+def pp_trace(*, sentence: list[str], transitions: list[str]) -> list[dict[str, Any]]:
+    """The configuration after each parse_step of the sequence, starting with the initial one."""
+    words = [sys.intern(w) for w in sentence]
+    pp = _module().PartialParse(words)
+    trace = [_state(pp)]
+    for t in transitions:
+        pp.parse_step(_t(t))
+        trace.append(_state(pp))
+    return trace
+
+
+# ---------------------------------------------------------------------------------------
+# minibatch_parse
+# ---------------------------------------------------------------------------------------
+
+class _StopParsing(BaseException):
+    """Raised by the scripted model when every parse is finished but parsing goes on.
+
+    A BaseException, so a student's `except Exception` cannot swallow it.
+    """
+
+
+class _ProbeParse:
+    """A correct arc-standard partial parse, used when the student's PartialParse is wrong,
+    so that minibatch_parse is judged on its own (a 3(c) bug is not charged again in 3(d))."""
+
+    def __init__(self, sentence):
+        self.sentence = sentence
+        self.stack = ["ROOT"]
+        self.buffer = list(sentence)
+        self.dependencies = []
+
+    def parse_step(self, transition):
+        if transition == "S":
+            self.stack.append(self.buffer.pop(0))
+        elif transition == "LA":
+            self.dependencies.append((self.stack[-1], self.stack[-2]))
+            del self.stack[-2]
+        else:
+            self.dependencies.append((self.stack[-2], self.stack[-1]))
+            del self.stack[-1]
+
+    def parse(self, transitions):
+        for t in transitions:
+            self.parse_step(t)
+        return self.dependencies
+
+
+def _finished(pp: Any) -> bool:
+    return len(pp.buffer) == 0 and len(pp.stack) == 1
+
+
+class _ScriptedModel:
+    """Replays a fixed transition sequence per sentence and records how it is called."""
+
+    def __init__(self, sentences: list[list[str]], scripts: list[list[str]]):
+        self.sentences = sentences
+        self.scripts = scripts
+        self.by_parse: dict[int, list[Any]] = {}   # id(pp) -> [pp, sentence index, position]
+        self.batch_sizes: list[int] = []
+        self.finished_given = 0
+        self.unknown = 0
+
+    def _index_of(self, pp: Any) -> int:
+        for i, s in enumerate(self.sentences):
+            if pp.sentence is s:
+                return i
+        # A copied sentence: match by content among sentences not yet assigned.
+        taken = {entry[1] for entry in self.by_parse.values()}
+        for i, s in enumerate(self.sentences):
+            if i not in taken and list(pp.sentence) == s:
+                return i
+        self.unknown += 1
+        raise _StopParsing()
+
+    def predict(self, partial_parses):
+        batch = list(partial_parses)
+        self.batch_sizes.append(len(batch))
+        out = []
+        for pp in batch:
+            entry = self.by_parse.get(id(pp))
+            if entry is None:
+                entry = self.by_parse[id(pp)] = [pp, self._index_of(pp), 0]
+            script = self.scripts[entry[1]]
+            if entry[2] >= len(script) or _finished(pp):
+                self.finished_given += 1
+                out.append(None)
+                continue
+            out.append(_t(script[entry[2]]))
+            entry[2] += 1
+        if all(t is None for t in out) and self.all_done():
+            raise _StopParsing()
+        if len(self.batch_sizes) > 20 * (1 + sum(len(s) for s in self.scripts)):
+            raise _StopParsing()
+        return out
+
+    def all_done(self) -> bool:
+        done = {entry[1] for entry in self.by_parse.values() if _finished(entry[0])}
+        return len(done) == len(self.sentences)
+
+
+def _guard_finished(cls):
+    """Make parse_step ignore the None the model returns for an already finished parse."""
+    original = cls.parse_step
+
+    def parse_step(self, transition):
+        if transition is None:
+            return None
+        return original(self, transition)
+
+    return type(cls.__name__, (cls,), {"parse_step": parse_step})
+
+
+def _student_partial_parse_ok(cls, sentences, scripts) -> bool:
+    """Whether the student's PartialParse follows every script exactly, without touching its input."""
+    try:
+        for s, script in zip(sentences, scripts):
+            given = list(s)
+            a, b = cls(given), _ProbeParse(list(s))
+            for t in script:
+                a.parse_step(_t(t))
+                b.parse_step(t)
+                if list(a.stack) != b.stack or list(a.buffer) != b.buffer or \
+                        [tuple(x) for x in a.dependencies] != b.dependencies:
+                    return False
+            if given != s:
+                return False
+        return True
+    except Exception:  # noqa: BLE001 - any failure means "use the probe's class"
+        return False
+
+
+def mb_parse(*, sentences: list[list[str]], scripts: list[list[str]], batch_size: int) -> dict[str, Any]:
+    """Run the student's minibatch_parse with a scripted model; report results and behaviour."""
+    module = _module()
+    sentences = [[sys.intern(w) for w in s] for s in sentences]
+    before = copy.deepcopy(sentences)
+    student_cls = module.PartialParse
+    used_student_class = _student_partial_parse_ok(student_cls, sentences, scripts)
+    base = student_cls if used_student_class else _ProbeParse
+    module.PartialParse = _guard_finished(base)
+    model = _ScriptedModel(sentences, scripts)
+    returned_normally = True
+    try:
+        result = module.minibatch_parse(sentences, model, int(batch_size))
+    except _StopParsing:
+        returned_normally = False
+        by_index = {entry[1]: entry[0] for entry in model.by_parse.values()}
+        result = [by_index[i].dependencies if i in by_index else [] for i in range(len(sentences))]
+    finally:
+        module.PartialParse = student_cls
+    if not isinstance(result, (list, tuple)):
+        raise TypeError(f"minibatch_parse returned {type(result).__name__}; expected a list with "
+                        "one list of dependencies per sentence")
+    deps = [[[str(h), str(d)] for h, d in sent] for sent in result]
+    return {"dependencies": deps, "batch_sizes": model.batch_sizes,
+            "finished_given": model.finished_given, "returned_normally": returned_normally,
+            "sentences_unchanged": sentences == before,
+            "used_student_partial_parse": used_student_class}
+
+
+PROBES = {
+    "pp_init": pp_init,
+    "pp_apply": pp_apply,
+    "pp_parse": pp_parse,
+    "pp_trace": pp_trace,
+    "mb_parse": mb_parse,
+}

@@ -1,0 +1,215 @@
+"""The worker's main program: runs probes, on the trusted grader's requests, next to student code.
+
+Runs next to untrusted student code; never imported by the trusted process except wire.py
+(the one exception is ``grader.sandbox.InProcessRunner``, which reuses :func:`handle_request`
+for code known to be safe).
+
+``grader.sandbox.Sandbox`` copies the ``*.py`` files of this folder into a private folder and
+starts ``python -s -B <copy>/worker.py FD_IN FD_OUT MAX_BYTES`` with the submission folder as
+the working directory and fd 1 and 2 on pipes the trusted side drains with a cap, so student
+prints never reach the protocol channel. The protocol (frames of :mod:`wire`):
+
+    worker -> grader   {"ready": true}                                   once, at start
+    grader -> worker   {"id": N, "probe": NAME, "args": {...}}           then, in turn:
+    worker -> grader   {"id": N, "ok": true, "result": VALUE}
+                     | {"id": N, "ok": false, "error": {"type", "message", "traceback": [lines]}}
+
+Anything a probe raises, ``SystemExit`` and ``KeyboardInterrupt`` included, is an error reply; the
+traceback keeps only frames in the submission folder (paths relative to it) and the final
+exception line. The worker exits when the request stream ends.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import faulthandler
+import os
+import sys
+import traceback
+from typing import Any
+
+# Everything the worker needs is imported above and here, before the submission folder goes on
+# sys.path, so that a student file named like a module (json.py, numpy.py) cannot replace it.
+if __package__:
+    from . import probes, wire
+else:  # run from the private copy, where the modules are top-level
+    import probes  # type: ignore[no-redef, import-not-found]
+    import wire  # type: ignore[no-redef, import-not-found]
+
+MAX_MESSAGE_CHARS = 4000
+"""Longest exception message sent back (longer ones are cut with a note)."""
+
+MAX_TRACEBACK_FRAMES = 20
+"""Most submission frames kept in a traceback: the innermost ones, e.g. of a deep recursion."""
+
+PR_SET_CHILD_SUBREAPER = 36
+"""prctl option: orphaned descendants are re-parented to this process, not to init."""
+
+EXIT_INTERNAL_ERROR = 70
+STDERR_FD = 2
+
+
+# -- replies -----------------------------------------------------------------------------------
+
+
+def _text(value: Any, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """Return ``str(value)`` as a plain, bounded string, whatever ``__str__`` does."""
+    try:
+        text = str.__str__(str(value))
+    except BaseException:  # noqa: BLE001 - student __str__ may raise anything
+        text = f"<str() of a {type(value).__name__} failed>"
+    if len(text) > limit:
+        text = text[:limit] + f" [... {len(text) - limit} more characters]"
+    return text
+
+
+def _relative(text: str, submission: str) -> str:
+    """Show paths inside the submission folder relative to it (students never saw the copy)."""
+    return text.replace(submission + os.sep, "")
+
+
+def _inside(path: str, submission: str) -> bool:
+    real = os.path.realpath(path)
+    return real == submission or real.startswith(submission + os.sep)
+
+
+def student_traceback(exc: BaseException, submission: str) -> list[str]:
+    """Return the traceback of ``exc`` trimmed to frames in ``submission``, then its last line.
+
+    Frames of the grader, the standard library and numpy/torch are dropped: a student sees where
+    in their own files things went wrong, and the exception itself.
+    """
+    lines: list[str] = []
+    try:
+        frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
+                  if _inside(frame.filename, submission)]
+        if len(frames) > MAX_TRACEBACK_FRAMES:
+            lines.append(f"... ({len(frames) - MAX_TRACEBACK_FRAMES} earlier frames not shown)")
+            frames = frames[-MAX_TRACEBACK_FRAMES:]
+        for frame in frames:
+            path = os.path.relpath(os.path.realpath(frame.filename), submission)
+            lines.append(f'File "{path}", line {frame.lineno}, in {frame.name}')
+            if frame.line:
+                lines.append(f"    {frame.line.strip()}")
+        final = "".join(traceback.format_exception_only(type(exc), exc))
+    except BaseException:  # noqa: BLE001 - formatting student exceptions may raise anything
+        final = f"{type(exc).__name__}: {_text(exc)}"
+    lines.extend(_relative(_text(line), submission) for line in final.rstrip("\n").splitlines())
+    return lines
+
+
+def error_reply(exc: BaseException, submission: str) -> dict[str, Any]:
+    """Return the error reply describing ``exc``."""
+    return {"ok": False, "error": {
+        "type": _text(type(exc).__name__, 200),
+        "message": _relative(_text(exc), submission),
+        "traceback": student_traceback(exc, submission),
+    }}
+
+
+def _plain_error(kind: str, message: str) -> dict[str, Any]:
+    return {"ok": False, "error": {"type": kind, "message": message, "traceback": []}}
+
+
+def handle_request(request: Any, submission: str) -> dict[str, Any]:
+    """Run the probe a request names, with its args as keyword arguments, and return the
+    reply; never raises.
+
+    ``submission`` is the real path of the submission folder, for trimming tracebacks.
+    """
+    if (not isinstance(request, dict) or not isinstance(request.get("probe"), str)
+            or not isinstance(request.get("args"), dict)):
+        return _plain_error("BadRequest", "a request is {'id': int, 'probe': str, 'args': dict}")
+    name = request["probe"]
+    function = probes.PROBES.get(name)
+    if function is None:
+        return _plain_error("UnknownProbe", f"no probe named {name!r}; the worker knows "
+                            f"{sorted(probes.PROBES)}")
+    try:
+        result = probes.to_plain(function(**request["args"]), what=f"probe {name}")
+    except BaseException as exc:  # noqa: BLE001 - SystemExit etc. from student code are results
+        return error_reply(exc, submission)
+    return {"ok": True, "result": result}
+
+
+def request_id(request: Any) -> int | None:
+    """The id the grader gave a request (echoed in the reply, so that replies cannot be
+    mistaken for one another), or None."""
+    value = request.get("id") if isinstance(request, dict) else None
+    return value if type(value) is int else None
+
+
+def reply_frame(reply: dict[str, Any], max_bytes: int, request: int | None) -> bytes:
+    """Encode ``reply`` to request ``request``; if it cannot be sent, encode an error reply
+    that says why instead."""
+    try:
+        return wire.encode_message({"id": request, **reply}, max_bytes=max_bytes)
+    except wire.FrameTooLarge as exc:
+        fallback = _plain_error("ResultTooLarge", f"the reply is too large to send: {exc}")
+    except wire.WireError as exc:
+        fallback = _plain_error("UnsupportedValue", f"the reply cannot be sent: {exc}")
+    return wire.encode_message({"id": request, **fallback})
+
+
+# -- the process -------------------------------------------------------------------------------
+
+
+def _become_subreaper() -> None:
+    """Keep orphaned descendants (double forks) under this process, so the grader finds them."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the grader still kills the process group
+
+
+def _flush_std_streams() -> None:
+    """Push buffered student prints into the output pipes before the reply is sent."""
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.flush()
+        except BaseException:  # noqa: BLE001 - student code may have replaced the streams
+            pass
+
+
+def _prepare(submission: str, protocol_fds: tuple[int, int]) -> None:
+    faulthandler.enable(file=STDERR_FD, all_threads=True)  # a segfault prints a traceback
+    _become_subreaper()
+    for fd in protocol_fds:
+        os.set_inheritable(fd, False)  # programs that student code starts do not get them
+    student_traceback(ValueError("warm-up"), submission)  # import what formatting needs, now
+    sys.path.insert(0, submission)
+    sys.argv = ["probe"]
+
+
+def main(argv: list[str]) -> int:
+    """Serve requests until the grader closes the request stream; return the exit code."""
+    fd_in, fd_out, max_bytes = (int(arg) for arg in argv)
+    submission = os.path.realpath(os.getcwd())
+    _prepare(submission, (fd_in, fd_out))
+    reader = wire.FrameReader(max_bytes=max_bytes)
+    wire.write_all(fd_out, wire.encode_message({"ready": True}))
+    while True:
+        try:
+            request = wire.read_message(fd_in, reader)
+        except EOFError:
+            return 0
+        except wire.WireError as exc:  # the grader sent an invalid frame: the stream is lost
+            error = _plain_error("ProtocolError", str(exc))
+            wire.write_all(fd_out, reply_frame(error, max_bytes, None))
+            return EXIT_INTERNAL_ERROR
+        reply = handle_request(request, submission)
+        _flush_std_streams()
+        wire.write_all(fd_out, reply_frame(reply, max_bytes, request_id(request)))
+
+
+if __name__ == "__main__":
+    code = EXIT_INTERNAL_ERROR
+    try:
+        code = main(sys.argv[1:])
+    except BaseException:  # noqa: BLE001 - report, then leave without waiting for student threads
+        traceback.print_exc()
+    finally:
+        _flush_std_streams()
+        os._exit(code)

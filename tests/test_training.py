@@ -1,0 +1,57 @@
+"""End to end: run.py trains on the bundled treebank and reaches the UAS floor."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REFERENCE, REPO
+
+UAS_FLOOR = 80.0
+
+
+def copy_reference(tmp_path):
+    dst = tmp_path / "reference"
+    shutil.copytree(REFERENCE, dst, ignore=shutil.ignore_patterns("results", "__pycache__"))
+    return dst
+
+
+def uas_values(output: str, split: str) -> list[float]:
+    return [float(v) for v in re.findall(rf"- {split} UAS: ([0-9.]+)", output)]
+
+
+@pytest.mark.slow
+def test_debug_run_trains_and_prints_loss_and_uas(tmp_path):
+    folder = copy_reference(tmp_path)
+    result = subprocess.run([sys.executable, "run.py", "-d"], cwd=folder, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    losses = [float(v) for v in re.findall(r"Average Train Loss: ([0-9.]+)", result.stdout)]
+    assert len(losses) == 10 and losses[-1] < losses[0]
+    assert len(uas_values(result.stdout, "dev")) == 10
+    assert list((folder / "results").glob("*/model.weights"))
+
+
+@pytest.mark.slow
+def test_full_run_reaches_dev_uas_floor(tmp_path):
+    folder = copy_reference(tmp_path)
+    result = subprocess.run([sys.executable, "run.py"], cwd=folder, capture_output=True,
+                            text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    dev = uas_values(result.stdout, "dev")
+    test = uas_values(result.stdout, "test")
+    assert max(dev) >= UAS_FLOOR, result.stdout[-2000:]
+    assert len(test) == 1 and test[0] >= UAS_FLOOR - 5
+
+
+@pytest.mark.slow
+def test_data_generator_is_reproducible(tmp_path):
+    result = subprocess.run([sys.executable, str(REPO / "tools" / "make_data.py"),
+                             "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    for name in ("train.conll", "dev.conll", "test.conll", "en-cw.txt"):
+        assert (tmp_path / name).read_bytes() == (REFERENCE / "data" / name).read_bytes(), name

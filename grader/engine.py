@@ -40,7 +40,8 @@ def select_checks(rubric: Rubric, *, visible_only: bool, only: Iterable[str] | N
             if (not visible_only or spec.student_visible) and (wanted is None or spec.id in wanted)]
 
 
-def _import_files(runner: Runner, files: Iterable[str], present: set[str]) -> dict[str, list[str]]:
+def _import_files(runner: Runner, files: Iterable[str], present: set[str],
+                  timeout: float) -> dict[str, list[str]]:
     """Import each student file once; map a file that cannot be used to the feedback lines why."""
     problems: dict[str, list[str]] = {}
     for name in files:
@@ -49,9 +50,9 @@ def _import_files(runner: Runner, files: Iterable[str], present: set[str]) -> di
                               f"Upload {name} (at the top level of your submission)."]
             continue
         module = name[:-3]
-        result = runner.call("import_module", {"module": module}, timeout=IMPORT_TIMEOUT)
+        result = runner.call("import_module", {"module": module}, timeout=timeout)
         if result.status != "ok":
-            _, lines = describe_failure(result, f"importing {name}", IMPORT_TIMEOUT)
+            _, lines = describe_failure(result, f"importing {name}", timeout)
             problems[name] = lines
     return problems
 
@@ -71,7 +72,8 @@ def run_check(spec: CheckSpec, fn: Callable[[CheckContext], Outcome], ctx: Check
 def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None,
           visible_only: bool = False, only: Iterable[str] | None = None,
           runner_factory: RunnerFactory | None = None,
-          progress: ProgressHook | None = None) -> GradeReport:
+          progress: ProgressHook | None = None,
+          import_timeout: float = IMPORT_TIMEOUT) -> GradeReport:
     """Grade ``upload`` (a folder or .zip) and return the report."""
     started = time.monotonic()
     registry = all_checks()
@@ -90,7 +92,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
                 registered = registry[spec.id]
                 t0 = time.monotonic()
                 todo = [f for f in registered.files if f not in import_problems]
-                import_problems.update(_import_files(runner, todo, set(prepared.present)))
+                import_problems.update(_import_files(runner, todo, set(prepared.present), import_timeout))
                 blocked = [f for f in registered.files if f in import_problems]
                 if blocked:
                     outcome = Outcome(0, 1, tuple(import_problems[blocked[0]]), status=ERROR)

@@ -31,7 +31,7 @@ import random
 
 import numpy as np
 
-NOISE = 0.12          # fraction of attachment decisions that ignore the lexical preferences
+NOISE = 0.35         # fraction of attachment decisions that ignore the lexical preferences
 SIZES = {"train": 5000, "dev": 600, "test": 600}
 DIM = 50
 
@@ -41,16 +41,16 @@ NOUNS = {
                "driver artist lawyer writer nurse soldier king queen friend neighbor worker "
                "manager player singer baker pilot officer chef judge scientist engineer "
                "customer visitor tourist guard waiter painter actor",
-               "from:city from:place with:attire in:attire of:group at:place"),
+               "from:city from:place with:attire in:attire of:group at:place with:instr in:city"),
     "group": (0, "team family club company group army band committee crowd class",
               "of:person from:city from:place"),
     "thing": (0, "book box car bike picture table chair door window bag phone computer lamp "
               "cup bottle ticket map gift bed ball shirt clock radio camera basket mirror "
               "bucket guitar piano vase envelope",
-              "with:part from:city on:thing for:person in:place"),
+              "with:part from:city on:thing for:person in:place near:place at:place"),
     "food": (0, "pizza bread soup cake apple sandwich salad fish/fish pie cookie steak pasta "
              "burger potato/potatoes egg",
-             "with:topping from:place from:city for:person without:topping"),
+             "with:topping from:place from:city for:person without:topping in:place"),
     "topping": (1, "cheese sauce butter honey sugar salt pepper cream chocolate garlic rice", ""),
     "instr": (0, "knife/knives fork spoon hammer pen pencil brush telescope rope stick shovel "
               "needle wrench tool", "with:part from:place"),
@@ -61,9 +61,9 @@ NOUNS = {
               "museum village forest beach street hotel church bank room shop airport theater "
               "factory farm harbor", "near:place in:city with:part"),
     "event": (0, "meeting party concert dinner lunch game festival wedding trip match show "
-              "ceremony exam interview", "in:city at:place for:person about:topic"),
+              "ceremony exam interview", "in:city at:place for:person about:topic with:person in:place after:event"),
     "info": (0, "story film report article song letter speech lecture poem joke message email "
-             "novel question", "about:topic about:name by:name by:person on:topic for:person"),
+             "novel question", "about:topic about:name by:name by:person on:topic for:person from:city"),
     "topic": (1, "history music science politics art poetry religion football weather money "
               "nature travel philosophy chemistry", ""),
     "name": (2, "John Mary James Anna David Sarah Michael Laura Peter Emma Paul Lucy Mark Alice "
@@ -80,21 +80,21 @@ NOUNS = {
 # Verb classes: (weight, words as "base[/past]", object classes, verb-attached PPs).
 VERBS = {
     "eat": (10, "eat/ate cook bake taste order share serve prepare finish heat", "food",
-            "with:instr with:person in:place at:place after:event during:event in:city"),
+            "with:instr with:person in:place at:place after:event during:event in:city for:person"),
     "fix": (10, "fix repair paint clean open close build/built break/broke make/made move "
             "carry wash lift push", "thing",
-            "with:instr in:place for:person before:event in:city for:name"),
+            "with:instr in:place for:person before:event in:city for:name with:person at:place"),
     "see": (10, "see/saw watch notice find/found meet/met visit call help follow thank greet",
             "person name place",
             "with:instr in:place at:place near:place after:event during:event in:city"),
     "buy": (10, "buy/bought sell/sold bring/brought send/sent give/gave steal/stole borrow "
             "lend/lent take/took keep/kept choose/chose", "thing food instr",
-            "for:person for:name from:place from:city from:person at:place to:person to:name"),
+            "for:person for:name from:place from:city from:person at:place to:person to:name in:city"),
     "read": (7, "read/read write/wrote discuss publish review print translate explain "
              "understand/understood", "info",
-             "in:place for:person during:event with:person before:event to:person"),
+             "in:place for:person during:event with:person before:event to:person about:topic"),
     "attend": (5, "attend miss organize plan/planned cancel host leave/left join start describe",
-               "event", "with:person in:place in:city for:person after:event"),
+               "event", "with:person in:place in:city for:person after:event at:place"),
     "go": (9, "sleep/slept arrive smile laugh wait work live stay walk swim/swam sit/sat travel "
            "run/ran dance cry/cried", "", "in:place at:place near:place with:person with:name "
            "after:event during:event in:city"),
@@ -134,6 +134,12 @@ def inflect(word, suffix):
     return word + ("d" if word.endswith("e") else "ed")
 
 
+def ing(word):
+    if word.endswith("e") and not word.endswith(("ee", "ye")):
+        return word[:-1] + "ing"
+    return word + (word[-1] if word in ("run", "swim", "sit", "plan") else "") + "ing"
+
+
 def table(cls, pos, text, suffix, s=1.0):
     """Entries (base, inflected) with cumulative Zipf weights; also fills VOCAB."""
     items = []
@@ -148,6 +154,8 @@ def table(cls, pos, text, suffix, s=1.0):
 LEX = {c: table(c, "PROPN" if m == 2 else "NOUN", w, "s" if m == 0 else "", 1.5 if m == 2 else 1.0)
        for c, (m, w, _) in NOUNS.items()}
 VLEX = {c: table(c, "VERB", v[1], "ed") for c, v in VERBS.items()}
+for c, (items, _) in VLEX.items():
+    VOCAB.update((ing(base), ("VERB", c, base)) for base, _ in items)
 for c, (pos, w) in CLOSED.items():
     table(c, pos, w, "")
 for text in [v[2] for v in NOUNS.values()] + [v[3] for v in VERBS.values()]:
@@ -212,7 +220,7 @@ class Grammar:
         else:
             head.dep(self.word("det_mass" if mass else "det_pl" if many else "det_sg"), "det",
                      left=True)
-        if self.p(0.28):
+        if self.p(0.18):
             adjs = CLOSED["adj"][1].split()
             for adj in r.sample(adjs[:40] if self.p(0.7) else adjs, 2 if self.p(0.2) else 1):
                 a = head.dep(Node(adj, "ADJ"), "amod", left=True)
@@ -240,7 +248,9 @@ class Grammar:
         vcls = vcls or r.choices(list(VERBS), weights)[0]
         u = r.random() if form is None else 0
         form = form or ("past" if u < 0.62 else "base")
-        v = Node(self.lemma(VLEX[vcls])[form == "past"], "VERB", vcls)
+        base, past_form = self.lemma(VLEX[vcls])
+        v = Node({"base": base, "past": past_form, "ing": ing(base)}[form], "VERB", vcls)
+        self.verbs.append(v)
         if u >= 0.62:
             v.dep(Node("did", "AUX") if u > 0.9 else self.word("modal"), "aux", left=True)
         if u > 0.85:
@@ -255,26 +265,24 @@ class Grammar:
         if VERBS[vcls][2]:
             obj_cls = r.choice(VERBS[vcls][2].split())
             nouns.append(v.dep(self.np(obj_cls, pron="acc"), "obj"))
-        n_pp = r.choices([0, 1, 2], [0.3, 0.45, 0.25] if depth == 0 else [0.6, 0.3, 0.1])[0]
-        for _ in range(n_pp):  # PP attachment to the verb or one of the last two nouns
-            cands = [v] + [n for n in nouns if n.pos != "PRON"][-2:]
-            site = r.choice(cands[1:]) if len(cands) > 1 and self.p(0.5) else v
-            options = frames(NOUNS[site.cls][2]) if site is not v else []
-            if not options:
-                site, options = v, frames(VERBS[vcls][3])
-            prep, pobj_cls = r.choice(options)
-            pobj = self.np(pobj_cls, simple=True)
-            pobj.dep(Node(prep, "ADP"), "case", left=True, front=True)
-            site = self.flip(site, cands)
-            nouns.append(site.dep(pobj, "obl" if site is v else "nmod"))
-        if len(nouns) >= 2 and self.p(0.12):  # scope of "and": conjoin like with like
+        n_pp = r.choices([0, 1, 2, 3], [0.1, 0.35, 0.35, 0.2] if depth == 0 else [0.5, 0.35, 0.15, 0])[0]
+        self.add_pps(n_pp, nouns, v, vcls)
+        if len(nouns) >= 2 and self.p(0.3):  # scope of "and": conjoin like with like
             site = r.choice(nouns)
             self.coord(self.flip(site, nouns), self.np(site.cls, simple=True))
-        sites = [n for n in nouns if n.pos != "PRON"][-2:]
-        if depth < 2 and sites and self.p(0.14 if depth == 0 else 0.05):
+        sites = [n for n in nouns if n.pos != "PRON"][-3:]
+        if depth == 0 and sites and self.p(0.2):  # "saw the man [,] sitting in the park"
+            site, comma = sites[-1], self.p(0.3)
+            part, _ = self.predicate(2, "ing", r.choice(["go", "go", "talk", "see", "eat", "read"]))
+            if comma:
+                part.dep(Node(",", "PUNCT"), "punct", left=True, front=True)
+            prefer_noun = site.cls in ANIMATE and not comma
+            site = self.flip(site if prefer_noun else v, [v, site])
+            site.dep(part, "acl" if site is not v else "advcl")
+        if depth < 2 and sites and self.p(0.25 if depth == 0 else 0.05):
             site = r.choice(sites)
             self.flip(site, sites).dep(self.relcl(site.cls, depth + 1), "acl:relcl")
-        if self.p(0.08):
+        if self.p(0.12):
             v.dep(self.word("manner"), "advmod")
         if depth == 0 and self.p(0.1):  # verb phrase coordination
             conj, more = self.predicate(1, form)
@@ -282,15 +290,31 @@ class Grammar:
             nouns += more
         return v, nouns
 
+    def add_pps(self, n, nouns, v=None, vcls=None):
+        """Add n PPs, each on the verb v (if any) or one of the last two nouns."""
+        for _ in range(n):
+            cands = ([v] if v else []) + [x for x in nouns if x.pos != "PRON"][-2:]
+            on_noun = [x for x in cands if x is not v and NOUNS[x.cls][2]]
+            if on_noun and (v is None or self.p(0.55)):
+                site = self.r.choice(on_noun)
+                options = frames(NOUNS[site.cls][2])
+            elif v is not None:
+                site, options = v, frames(VERBS[vcls][3])
+            else:
+                return
+            prep, pobj_cls = self.r.choice(options)
+            pobj = self.np(pobj_cls, simple=True)
+            pobj.dep(Node(prep, "ADP"), "case", left=True, front=True)
+            site = self.flip(site, cands)
+            nouns.append(site.dep(pobj, "obl" if site is v else "nmod"))
+
     def subject(self, depth):
         if self.p(0.25 if depth == 0 else 0.4):
             return Node(self.word("nom").form, "PRON", "person")
         cls = self.r.choices(["person", "name", "group"], [6, 3, 1])[0]
         subj = self.np(cls)
-        if depth == 0 and subj.pos == "NOUN" and self.p(0.2):
-            prep, pobj_cls = self.r.choice(frames(NOUNS[cls][2]))
-            pobj = subj.dep(self.np(pobj_cls, simple=True), "nmod")
-            pobj.dep(Node(prep, "ADP"), "case", left=True, front=True)
+        if depth == 0 and subj.pos == "NOUN" and self.p(0.4):
+            self.add_pps(self.r.choice([1, 1, 2]), [subj])
         if depth == 0 and self.p(0.08):
             subj.dep(self.relcl(cls, 1), "acl:relcl")
         return subj
@@ -313,17 +337,29 @@ class Grammar:
         v.dep(self.subject(depth), "nsubj", left=True, front=True)
         return v
 
+    def final_site(self, root, prefer_root):
+        """The root, or (dispreferred unless not prefer_root) the last verb on the right edge."""
+        n, edge = root, [root]
+        while n.right:
+            n = n.right[-1]
+            edge += [n] if n.pos == "VERB" else []
+        return self.flip(root if prefer_root else edge[-1], [root, edge[-1]])
+
     def sentence(self):
+        self.verbs = []
         root = self.clause(0)
-        if self.p(0.12):  # adverbial clause, before (with a comma) or after the main clause
+        if self.p(0.15):  # adverbial clause, before (with a comma) or after the main clause
+            mark = self.word("sconj")
             sub = self.clause(1)
-            sub.dep(self.word("sconj"), "mark", left=True, front=True)
-            fronted = self.p(0.5)
-            if fronted:
+            sub.dep(mark, "mark", left=True, front=True)
+            if self.p(0.4):
                 sub.dep(Node(",", "PUNCT"), "punct")
-            root.dep(sub, "advcl", left=fronted, front=fronted)
-        if self.p(0.08):
-            root.dep(self.word("time"), "advmod")
+                root.dep(sub, "advcl", left=True, front=True)
+            else:  # "because", "although", "since" prefer the main verb
+                site = self.final_site(root, mark.form in ("because", "although", "since"))
+                site.dep(sub, "advcl")
+        if self.p(0.1):
+            self.final_site(root, True).dep(self.word("time"), "advmod")
         elif self.p(0.06):  # "Yesterday , ..."
             root.dep(Node(",", "PUNCT"), "punct", left=True, front=True)
             root.dep(self.word("time"), "advmod", left=True, front=True)

@@ -78,6 +78,13 @@ def try_call(ctx: CheckContext, probe: str, what: str, **args: Any) -> tuple[Any
     return value, err
 
 
+def record_error(trials: Trials, err: str, *, aspects: int) -> None:
+    """A call that raised fails every aspect it would have shown; the error is told once."""
+    trials.record(False, err)
+    for _aspect in range(aspects - 1):
+        trials.record(False, "(the other aspects of that call could not be judged: it raised)")
+
+
 # -- instances ------------------------------------------------------------------------------------
 
 
@@ -208,13 +215,13 @@ def symbolic(role: str, lay: str = "same", shape: tuple[int, ...] = ()) -> str:
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-def layout_note(role: str, match: Match) -> str:
+def layout_note(role: str, match: Match, *, tolerated: str = "the values were set in your layout") -> str:
     """The note for a tolerated layout or a parameter found by shape, or ''."""
     notes = []
     if match.layout != "same":
         notes.append(f"{match.name} has shape {symbolic(role, match.layout, match.shape)} rather than "
                      f"{symbolic(role)}{' (transposed)' if match.layout == 'T' else ''}: tolerated, "
-                     "the values were set in your layout")
+                     f"{tolerated}")
     if match.name not in ROLES[role]:
         notes.append(f"your parameter {match.name} was taken to be {role} (by its shape)")
     return "; ".join(notes)
@@ -380,7 +387,8 @@ def structure(ctx: CheckContext) -> Outcome:
             if role in shapes and lay is None:
                 problems.append(f"{role} has shape {shapes[role]}; expected {wanted[role]}")
             elif role in shapes and lay != "same":
-                trials.note(layout_note(role, Match(role, lay, shapes[role])))
+                trials.note(layout_note(role, Match(role, lay, shapes[role]),
+                                        tolerated="as long as forward computes the right thing"))
             elif role not in shapes:
                 same = [n for n, sh in shapes.items() if n not in ROLES and layout(sh, wanted[role])]
                 hint = (f"; your parameter {same[0]} has that shape: name it {role}" if same else "")
@@ -586,8 +594,7 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
                             calls=[{**fwd, "mode": "eval"}, {**fwd, "mode": "eval"}, {**fwd, "mode": "train"}],
                             seed=int(rng.integers(2**31)))
     if err:
-        for _label in labels:
-            trials.record(False, err)
+        record_error(trials, err, aspects=len(labels))
         return
     arrays = [as_float_array(o.get("value")) for o in plain + got]
     if any(a is None or a.shape != (DROPOUT_ROWS, N_CLASSES) for a in arrays):

@@ -13,21 +13,23 @@ from typing import Any
 import numpy as np
 
 from grader.checks.api import CheckContext, Trials, check
-from grader.checks.model import call, try_call
+from grader.checks.model import call, record_error, try_call
 from grader.results import Outcome
 
 FILES = ("parser_model.py", "run.py")
 
 #: train_uas: the student's train() runs the course's debug configuration (the reduced
 #: treebank: 1000 training and 500 dev sentences) for UAS_EPOCHS epochs with the defaults
-#: batch_size 1024 and lr 0.0005. Measured on the bundled data, one CPU thread: the reference
-#: reaches a best dev UAS of 84.9-86.7% over 20 seeds (about 1.6 s per epoch), so UAS_FLOOR
-#: leaves a margin of more than 10 points, while a parser that learned nothing stays far below
-#: (an untrained model scores about 20%).
+#: batch_size 1024 and lr 0.0005, on one CPU thread. Measured on the bundled reference/data
+#: (tools/make_data.py, default seed): the reference's best dev UAS is 84.3-85.1% over 20
+#: seeds (standard deviation 0.23), in 16-19 s. UAS_FLOOR is 6 points (25 standard deviations)
+#: below the worst seed. A model with a forward-pass bug still learns to 82-85% on this data
+#: (those bugs are charged by the model checks), while training that does not work stays far
+#: below (without zero_grad: ~56%; untrained: ~1-20%). Re-measure if the data changes.
 UAS_EPOCHS = 10
 UAS_BATCH_SIZE = 1024
 UAS_LR = 0.0005
-UAS_FLOOR = 75.0
+UAS_FLOOR = 78.0
 
 #: A learning rate train() was given must reach Adam to this relative precision.
 LR_RTOL = 1e-6
@@ -90,8 +92,8 @@ def train_loop(ctx: CheckContext) -> Outcome:
     trials = Trials()
     rng = ctx.rng
     for _ in range(2):
-        n_train = int(rng.integers(1500, 4000))
-        batch_size = int(rng.integers(150, 600))
+        n_train = int(rng.integers(1000, 2500))
+        batch_size = int(rng.integers(100, 400))
         n_dev = int(rng.integers(20, 60))
         lr = float(10 ** rng.uniform(-3.5, -2.5))
         what = (f"train_for_epoch(parser, train_data ({n_train} examples), dev_data ({n_dev} sentences), "
@@ -99,8 +101,7 @@ def train_loop(ctx: CheckContext) -> Outcome:
         got, err = try_call(ctx, "train_loop", what, seed=int(rng.integers(2**31)), n_train=n_train,
                             n_dev=n_dev, batch_size=batch_size, lr=lr)
         if err:
-            for _aspect in range(4):
-                trials.record(False, err)
+            record_error(trials, err, aspects=4)
             continue
         if got["stand_in"]:
             trials.note("your ParserModel could not be used for training "
@@ -225,8 +226,7 @@ def train_setup(ctx: CheckContext) -> Outcome:
                             batch_size=batch_size, n_epochs=n_epochs, lr=lr, fake_uas=fake_uas,
                             logits=logits, targets=targets)
         if err:
-            for _aspect in range(4):
-                trials.record(False, err)
+            record_error(trials, err, aspects=4)
             continue
         if got["mode"] == "main":
             trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "
@@ -292,6 +292,6 @@ def train_uas(ctx: CheckContext) -> Outcome:
                   f"{what}: the best dev UAS was {best:.2f}%, below the floor of {UAS_FLOOR:.0f}% "
                   f"(dev UAS per evaluation: {evaluations}{loss_text}). Check the other model and "
                   "training checks first: they say what is wrong")
-    summary = (f"Best dev UAS {best:.2f}% (floor {UAS_FLOOR:.0f}%; per evaluation: {evaluations}; "
-               f"{got['seconds']:.0f} s).")
+    summary = f"Best dev UAS {best:.2f}% (floor {UAS_FLOOR:.0f}%; per evaluation: {evaluations})."
+
     return trials.outcome(summary, leaderboard=(("dev UAS", round(best, 2)),))

@@ -182,7 +182,8 @@ def call(*, module: str, function: str, args: list[Any] | None = None,
 
 # -- the checks' probe modules -----------------------------------------------------------------
 
-PROBE_MODULES: tuple[str, ...] = ("probes_word2vec", "probes_parser")
+PROBE_MODULES: tuple[str, ...] = ("probes_word2vec", "probes_parser", "probes_model",
+                                   "probes_training")
 """Sibling modules (e.g. ``"probes_word2vec"``) whose ``PROBES`` dict (name -> function) joins
 the registry; listed here so that one file shows every probe the worker can run."""
 

@@ -46,6 +46,7 @@ DROPOUT_PROB = 0.5
 DEBUG_ARGV = ["run.py", "-d"]
 
 _DATA: dict[str, tuple[Any, ...]] = {}
+"""The loaded treebank, per data folder and support module (one entry in a worker)."""
 
 
 def _torch() -> Any:
@@ -56,17 +57,19 @@ def _torch() -> Any:
 
 def _data() -> tuple[Any, np.ndarray, list[Any], list[Any]]:
     """(parser, embeddings, train_examples, dev_data) of the reduced treebank, loaded once."""
+    parser_utils = importlib.import_module("utils.parser_utils")
     key = os.path.realpath("data")
-    if key not in _DATA:
-        parser_utils = importlib.import_module("utils.parser_utils")
+    # The parser is an instance of this module's Parser (which the probes instrument), so a
+    # re-imported module (a new submission in the same process) needs a new load.
+    if key not in _DATA or _DATA[key][0] is not parser_utils:
         state = np.random.get_state()
         np.random.seed(0)  # the vectors of words without a pretrained one are random
         try:
             loaded = parser_utils.load_and_preprocess_data(reduced=True)
         finally:
             np.random.set_state(state)
-        _DATA[key] = tuple(loaded[:4])
-    return _DATA[key]  # type: ignore[return-value]
+        _DATA[key] = (parser_utils, *loaded[:4])
+    return _DATA[key][1:]  # type: ignore[return-value]
 
 
 def _slices(n_train: int | None, n_dev: int | None) -> tuple[Any, np.ndarray, list[Any], list[Any]]:
@@ -347,6 +350,23 @@ def train_loop(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: floa
 # -- train ----------------------------------------------------------------------------------------
 
 
+class _UAS(float):
+    """The stand-in train_for_epoch's return value: a float, which also unpacks as
+    (UAS, loss) for a train written for a train_for_epoch that returns both (a real variant)."""
+
+    def _pair(self) -> tuple[float, float]:
+        return (float(self), 0.0)
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self._pair())
+
+    def __getitem__(self, index: int) -> float:
+        return self._pair()[index]
+
+    def __len__(self) -> int:
+        return 2
+
+
 class _SetupSession:
     """Stands in for train_for_epoch while train runs: records what it is given, changes the
     weights a little (so each epoch's state differs) and returns the grader's UAS sequence."""
@@ -361,7 +381,7 @@ class _SetupSession:
         self.train_args: dict[str, Any] = {}
 
     def train_for_epoch(self, parser: Any, train_data: Any, dev_data: Any, optimizer: Any,
-                        loss_func: Any, batch_size: Any) -> float:
+                        loss_func: Any, batch_size: Any) -> _UAS:
         torch = _torch()
         model = getattr(parser, "model", None)
         info: dict[str, Any] = {"batch_size": _plain(batch_size), "optimizer": _qualname(optimizer),
@@ -390,7 +410,7 @@ class _SetupSession:
             self.snapshots.append({k: v.detach().clone() for k, v in model.state_dict().items()})
         uas = self.fake_uas[min(len(self.calls), len(self.fake_uas) - 1)]
         self.calls.append(info)
-        return uas
+        return _UAS(uas)
 
     def wrap_train(self, original: Callable[..., Any]) -> Callable[..., Any]:
         """Record the arguments train is called with (for a run through run.py's main block)."""

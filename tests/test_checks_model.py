@@ -1,0 +1,313 @@
+"""The model and training checks (grader/checks/model.py, training.py) and their probes.
+
+Submissions are graded through the real engine with the in-process runner (same probes, same
+wire encoding, no process boundary): the reference scores full marks on every seed, the
+template scores zero, and each buggy submission under tests/submissions/buggy/ that touches
+parser_model.py or run.py loses points on exactly the checks its expect.yaml names. train_uas
+trains for ~15 s per submission, so everything that runs it is marked slow.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from conftest import REFERENCE, TEMPLATE
+from grader.checks import model as model_checks
+from grader.checks import training as training_checks
+from grader.engine import grade
+from grader.paths import STUDENT_FILES
+from grader.results import GradeReport
+from grader.sandbox import InProcessRunner
+from grader.untrusted import probes, probes_model, probes_training
+
+MODEL_CHECKS = ("model_structure", "model_init", "model_embedding_lookup", "model_forward",
+                "model_dropout", "model_gradients")
+FAST_TRAINING_CHECKS = ("train_loop", "train_setup")
+ALL_CHECKS = MODEL_CHECKS + FAST_TRAINING_CHECKS + ("train_uas",)
+FAST_CHECKS = MODEL_CHECKS + FAST_TRAINING_CHECKS
+
+BUGGY_DIR = Path(__file__).parent / "submissions" / "buggy"
+OUR_FILES = {"parser_model.py", "run.py"}
+BUGS = sorted(p for p in BUGGY_DIR.iterdir()
+              if p.is_dir() and {f.name for f in p.glob("*.py")} and
+              {f.name for f in p.glob("*.py")} <= OUR_FILES)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered_probes():
+    """The worker's registry lists its probe modules; make sure ours are in it in this process."""
+    added = {}
+    for module in (probes_model, probes_training):
+        for name, function in module.PROBES.items():
+            if name not in probes.PROBES:
+                probes.PROBES[name] = added[name] = function
+    yield
+    for name in added:
+        del probes.PROBES[name]
+
+
+def assemble(overrides: Path | None, dest: Path) -> Path:
+    """A full submission: the reference's student files with the bug's files laid over them."""
+    dest.mkdir()
+    for name in STUDENT_FILES:
+        shutil.copyfile(REFERENCE / name, dest / name)
+    if overrides is not None:
+        for path in overrides.glob("*.py"):
+            shutil.copyfile(path, dest / path.name)
+    return dest
+
+
+def grade_in_process(upload: Path, checks, seed: int) -> GradeReport:
+    return grade(upload, seed=seed, only=checks, runner_factory=InProcessRunner)
+
+
+def failing(report: GradeReport) -> set[str]:
+    return {c.id for c in report.checks if c.score < c.max_score}
+
+
+def explain(report: GradeReport, ids) -> dict[str, tuple[str, ...]]:
+    return {c.id: c.outcome.feedback for c in report.checks if c.id in ids}
+
+
+# -- the reference and the template --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_reference_scores_full_marks(seed, tmp_path):
+    report = grade_in_process(assemble(None, tmp_path / "ref"), FAST_CHECKS, seed)
+    assert {c.id for c in report.checks} == set(FAST_CHECKS)
+    assert not failing(report), explain(report, failing(report))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+def test_reference_reaches_the_uas_floor(seed, tmp_path):
+    report = grade_in_process(assemble(None, tmp_path / "ref"), ("train_uas",), seed)
+    (result,) = report.checks
+    assert result.passed, result.outcome.feedback
+    (name, value), = report.leaderboard
+    assert name == "dev UAS" and value >= training_checks.UAS_FLOOR + 5
+
+
+def test_template_scores_zero(tmp_path):
+    report = grade_in_process(TEMPLATE, FAST_CHECKS, 0)
+    assert all(c.score == 0 for c in report.checks), {c.id: c.score for c in report.checks}
+    assert all(c.outcome.feedback for c in report.checks)
+
+
+# -- realistic bugs --------------------------------------------------------------------------------
+
+
+def expected_failures(bug: Path, checks) -> set[str]:
+    expect = yaml.safe_load((bug / "expect.yaml").read_text())
+    return set(expect["fails"]) & set(checks)
+
+
+def test_every_bug_of_the_brief_is_in_the_corpus():
+    names = {b.name for b in BUGS}
+    assert {"model_nn_linear", "model_misspelled_names", "model_layout_transposed", "model_no_dropout",
+            "model_dropout_always", "model_fixed_mask", "model_softmax_forward", "model_no_relu",
+            "model_detached_lookup", "run_no_zero_grad", "run_adam_ignores_lr", "run_no_eval_mode",
+            "run_no_train_mode", "run_cuda", "run_train_uses_main_globals"} <= names
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=[b.name for b in BUGS])
+def test_bug_fails_exactly_its_checks(bug, tmp_path):
+    report = grade_in_process(assemble(bug, tmp_path / "sub"), FAST_CHECKS, seed=7)
+    expected = expected_failures(bug, FAST_CHECKS)
+    assert failing(report) == expected, explain(report, failing(report) ^ expected)
+    for c in report.checks:
+        if c.id in expected:
+            assert len(c.outcome.feedback) > 1, c.id  # the summary line and at least one reason
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bug", BUGS, ids=[b.name for b in BUGS])
+def test_bug_and_the_uas_floor(bug, tmp_path):
+    report = grade_in_process(assemble(bug, tmp_path / "sub"), ("train_uas",), seed=7)
+    assert failing(report) == expected_failures(bug, ("train_uas",)), explain(report, ("train_uas",))
+
+
+# -- correct solutions written differently ---------------------------------------------------------
+
+
+def variant(tmp_path: Path, name: str, replacements: list[tuple[str, str]]) -> Path:
+    """A folder with one reference file rewritten; every replaced text must exist."""
+    text = (REFERENCE / name).read_text()
+    for old, new in replacements:
+        assert old in text, old
+        text = text.replace(old, new)
+    folder = tmp_path / "variant"
+    folder.mkdir()
+    (folder / name).write_text(text)
+    return folder
+
+
+ALTERNATIVE_MODEL = [
+    # Feature by feature, dropout before the ReLU and only `if self.training`, addmm for the layers.
+    ("        x = self.embeddings[w].reshape(w.shape[0], -1)",
+     "        x = torch.cat([torch.index_select(self.embeddings, 0, w[:, i]) for i in range(w.shape[1])], dim=1)"),
+    ("""        h = F.relu(x @ self.embed_to_hidden_weight + self.embed_to_hidden_bias)
+        logits = self.dropout(h) @ self.hidden_to_logits_weight + self.hidden_to_logits_bias""",
+     """        z = torch.addmm(self.embed_to_hidden_bias, x, self.embed_to_hidden_weight)
+        if self.training:
+            z = F.dropout(z, self.dropout_prob, training=True)
+        logits = torch.addmm(self.hidden_to_logits_bias, F.relu(z), self.hidden_to_logits_weight)"""),
+]
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_differently_written_model_scores_full_marks(seed, tmp_path):
+    folder = variant(tmp_path, "parser_model.py", ALTERNATIVE_MODEL)
+    report = grade_in_process(assemble(folder, tmp_path / "sub"), FAST_CHECKS, seed)
+    assert not failing(report), explain(report, failing(report))
+
+
+def test_train_for_epoch_returning_uas_and_loss_is_tolerated(tmp_path):
+    folder = variant(tmp_path, "run.py", [
+        ("        dev_UAS = train_for_epoch(", "        dev_UAS, _loss = train_for_epoch("),
+        ("    return dev_UAS\n", "    return dev_UAS, loss_meter.avg\n")])
+    report = grade_in_process(assemble(folder, tmp_path / "sub"), FAST_TRAINING_CHECKS, 4)
+    assert not failing(report), explain(report, failing(report))
+    assert any("tuple" in line for line in report.checks[0].outcome.feedback)
+
+
+# -- feedback that teaches ------------------------------------------------------------------------
+
+
+def feedback_of(bug: str, check: str, tmp_path) -> str:
+    report = grade_in_process(assemble(BUGGY_DIR / bug, tmp_path / "sub"), (check,), seed=3)
+    return "\n".join(report.checks[0].outcome.feedback)
+
+
+@pytest.mark.parametrize("bug, check, phrase", [
+    ("model_softmax_forward", "model_forward", "softmax of the expected logits"),
+    ("model_no_relu", "model_forward", "without the ReLU"),
+    ("model_no_dropout", "model_dropout", "no hidden unit was zeroed"),
+    ("model_dropout_always", "model_dropout", "two identical calls returned different logits"),
+    ("model_detached_lookup", "model_gradients", "no gradient reached `embeddings`"),
+    ("model_nn_linear", "model_structure", "torch.nn.Linear and torch.nn.Embedding are not allowed"),
+    ("model_misspelled_names", "model_structure", "name it embed_to_hidden_weight"),
+    ("run_no_zero_grad", "train_loop", "zero_grad was called 0 times"),
+    ("run_adam_ignores_lr", "train_setup", "0.001 is Adam's default"),
+    ("run_no_eval_mode", "train_loop", "call parser.model.eval()"),
+    ("run_no_train_mode", "train_loop", "call parser.model.train()"),
+    ("run_cuda", "train_loop", "There is no GPU on the grading machine"),
+    ("model_layout_transposed", "model_forward", "(transposed): tolerated"),
+    ("run_train_uses_main_globals", "train_setup", "python run.py -d"),
+])
+def test_feedback_names_the_cause(bug, check, phrase, tmp_path):
+    assert phrase in feedback_of(bug, check, tmp_path)
+
+
+def test_dropout_feedback_gives_the_wrong_scale(tmp_path):
+    src = (REFERENCE / "parser_model.py").read_text().replace(
+        "self.dropout(h) @", "(h * (torch.rand_like(h) >= self.dropout_prob).float()) @")
+    bug = tmp_path / "bug"
+    bug.mkdir()
+    (bug / "parser_model.py").write_text(src)
+    report = grade_in_process(assemble(bug, tmp_path / "sub"), ("model_dropout",), seed=5)
+    text = "\n".join(report.checks[0].outcome.feedback)
+    assert not report.checks[0].passed
+    assert "scaled by 1 instead of 1/(1-p)" in text, text
+
+
+# -- pure helpers ------------------------------------------------------------------------------------
+
+
+def test_parameters_are_matched_by_name_then_shape_with_transposes():
+    s = model_checks.Sizes(n_tokens=40, embed_size=5, n_features=4, hidden=7)
+    params = [{"name": "emb.weight", "shape": [40, 5]},
+              {"name": "embed_to_hidden.weight", "shape": [7, 20]},
+              {"name": "b", "shape": [1, 7]},
+              {"name": "hidden_to_logits_weight", "shape": [3, 7]},
+              {"name": "out_bias", "shape": [3]}]
+    m = model_checks.match_parameters(params, s)
+    assert {r: (x.name, x.layout) for r, x in m.items()} == {
+        "embeddings": ("emb.weight", "same"),
+        "embed_to_hidden_weight": ("embed_to_hidden.weight", "T"),
+        "embed_to_hidden_bias": ("b", "reshape"),
+        "hidden_to_logits_weight": ("hidden_to_logits_weight", "T"),
+        "hidden_to_logits_bias": ("out_bias", "same")}
+    values = model_checks.draw_values(np.random.default_rng(0), s)
+    assign = model_checks.assignment(m, values)
+    assert assign["embed_to_hidden.weight"].shape == (7, 20)
+    assert np.array_equal(assign["embed_to_hidden.weight"], values["embed_to_hidden_weight"].T)
+    assert assign["b"].shape == (1, 7)
+
+
+def test_sizes_make_every_dimension_distinct():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        s = model_checks.draw_sizes(rng)
+        assert len({s.n_tokens, s.embed_size, s.in_dim, s.hidden, 3}) == 5
+
+
+@pytest.mark.parametrize("fans", [(40, 400), (240, 600), (600, 3), (400, 3)])
+def test_xavier_uniform_always_passes_and_alternatives_fail(fans):
+    fan_in, fan_out = fans
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(50):
+        w = torch.nn.init.xavier_uniform_(torch.empty(fan_in, fan_out), generator=gen).double().numpy()
+        assert model_checks._init_verdict("W", w, fan_in, fan_out) == ""
+    rng = np.random.default_rng(0)
+    bound = np.sqrt(6 / (fan_in + fan_out))
+    for bad in (rng.normal(0, 1, fans), np.zeros(fans), rng.uniform(0, 1, fans),
+                rng.normal(0, bound / np.sqrt(3), fans), rng.uniform(0, bound, fans),
+                rng.uniform(-bound / 2, bound / 2, fans)):
+        assert model_checks._init_verdict("W", bad, fan_in, fan_out)
+
+
+@pytest.mark.parametrize("events, n, problem", [
+    ("Z F1 B S Z F1 B S Z F1 B S", 3, ""),
+    ("F1 B S Z F1 B S Z F1 B S Z", 3, ""),          # zero_grad after step
+    ("F1 Z B S F1 Z B S", 2, ""),                   # zero_grad between forward and backward
+    ("F1 B S F1 B S F1 B S", 3, "zero_grad was called 0 times for 3 minibatches"),
+    ("Z F1 B S Z F1 B", 2, "optimizer.step() was called 1 times for 2 minibatches"),
+    ("Z F1 S Z F1 S", 2, "loss.backward() was never called"),
+    ("P0 P0", 2, "forward was never called"),
+])
+def test_loop_events_are_judged(events, n, problem):
+    problems = training_checks._loop_problems(events.split(), n)
+    assert (problem in " ".join(problems)) if problem else problems == []
+
+
+def test_returned_uas_forms():
+    assert training_checks._returned_uas(0.75, 0.75) == (True, "")
+    assert training_checks._returned_uas(75.0, 0.75)[0]
+    ok, note = training_checks._returned_uas([0.75, 0.3], 0.75)
+    assert ok and "tuple" in note
+    assert not training_checks._returned_uas(None, 0.75)[0]
+    assert not training_checks._returned_uas(0.5, 0.75)[0]
+
+
+def test_grader_minibatch_parse_is_correct(ref):
+    """The training probes parse dev data with their own minibatch_parse: it must agree with the
+    reference's, for a model whose choice depends only on each parse's configuration."""
+
+    class RandomLegal:
+        def predict(self, parses):
+            out = []
+            for pp in parses:
+                legal = ["S"] if pp.buffer else []
+                if len(pp.stack) > 2:
+                    legal += ["LA", "RA"]
+                elif len(pp.stack) == 2 and not pp.buffer:
+                    legal = ["RA"]
+                state = (tuple(pp.sentence), len(pp.buffer), len(pp.dependencies))
+                out.append(random.Random(repr(state)).choice(legal))
+            return out
+
+    rng = np.random.default_rng(0)
+    sentences = [[f"w{i}_{j}" for j in range(int(rng.integers(1, 8)))] for i in range(12)]
+    for batch_size in (1, 5, 20):
+        ours = probes_training._minibatch_parse(sentences, RandomLegal(), batch_size)
+        theirs = ref.parser_transitions.minibatch_parse(sentences, RandomLegal(), batch_size)
+        assert ours == theirs

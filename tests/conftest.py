@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +61,17 @@ def run_script(folder: Path, *args: str, timeout: float = 300) -> subprocess.Com
     """Run ``python <args>`` inside ``folder`` as a student would."""
     return subprocess.run([sys.executable, *args], cwd=folder, capture_output=True, text=True,
                           timeout=timeout)
+
+
+def assemble(overrides: Path | None, dest: Path) -> Path:
+    """A full submission in ``dest``: the reference's student files, with the ``*.py`` files of
+    ``overrides`` (e.g. a folder of tests/submissions/buggy/) laid over them."""
+    from grader.paths import STUDENT_FILES
+
+    dest.mkdir()
+    for name in STUDENT_FILES:
+        shutil.copyfile(REFERENCE / name, dest / name)
+    if overrides is not None:
+        for path in overrides.glob("*.py"):
+            shutil.copyfile(path, dest / path.name)
+    return dest

@@ -10,7 +10,6 @@ trains for ~15 s per submission, so everything that runs it is marked slow.
 from __future__ import annotations
 
 import random
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -18,14 +17,13 @@ import pytest
 import torch
 import yaml
 
-from conftest import REFERENCE, TEMPLATE
+from conftest import REFERENCE, TEMPLATE, assemble
 from grader.checks import model as model_checks
 from grader.checks import training as training_checks
 from grader.engine import grade
-from grader.paths import STUDENT_FILES
 from grader.results import GradeReport
 from grader.sandbox import InProcessRunner
-from grader.untrusted import probes, probes_model, probes_training
+from grader.untrusted import probes_training
 
 MODEL_CHECKS = ("model_structure", "model_init", "model_embedding_lookup", "model_forward",
                 "model_dropout", "model_gradients")
@@ -38,30 +36,6 @@ OUR_FILES = {"parser_model.py", "run.py"}
 BUGS = sorted(p for p in BUGGY_DIR.iterdir()
               if p.is_dir() and {f.name for f in p.glob("*.py")} and
               {f.name for f in p.glob("*.py")} <= OUR_FILES)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def registered_probes():
-    """The worker's registry lists its probe modules; make sure ours are in it in this process."""
-    added = {}
-    for module in (probes_model, probes_training):
-        for name, function in module.PROBES.items():
-            if name not in probes.PROBES:
-                probes.PROBES[name] = added[name] = function
-    yield
-    for name in added:
-        del probes.PROBES[name]
-
-
-def assemble(overrides: Path | None, dest: Path) -> Path:
-    """A full submission: the reference's student files with the bug's files laid over them."""
-    dest.mkdir()
-    for name in STUDENT_FILES:
-        shutil.copyfile(REFERENCE / name, dest / name)
-    if overrides is not None:
-        for path in overrides.glob("*.py"):
-            shutil.copyfile(path, dest / path.name)
-    return dest
 
 
 def grade_in_process(upload: Path, checks, seed: int) -> GradeReport:

@@ -10,11 +10,10 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from conftest import REFERENCE, TEMPLATE
+from conftest import REFERENCE, TEMPLATE, assemble
 from grader.checks import all_checks
 from grader.cli import main
 from grader.engine import grade
-from grader.paths import STUDENT_FILES
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
 ALTERNATIVE = Path(__file__).parent / "submissions" / "alternative"
@@ -24,10 +23,7 @@ QUICK = [cid for cid in all_checks() if not cid.startswith("train")]
 
 def submission_with(tmp_path: Path, **files: str) -> Path:
     """The reference's student files, some replaced by the given sources."""
-    dest = tmp_path / "submission"
-    dest.mkdir()
-    for name in STUDENT_FILES:
-        shutil.copyfile(REFERENCE / name, dest / name)
+    dest = assemble(None, tmp_path / "submission")
     for key, source in files.items():
         (dest / f"{key}.py").write_text(source)
     return dest

@@ -104,8 +104,8 @@ def parse_step(ctx: CheckContext) -> Outcome:
         if problems and case["repeated"] and result["dependencies"] == exp["dependencies"]:
             problems.append("the same word appears twice on this stack: remove items by position "
                             "(pop), not by value (remove)")
-        if problems and case["transition"] != "S" and result["dependencies"][-1:] == \
-                [exp["dependencies"][-1][::-1]]:
+        if (problems and case["transition"] != "S" and result["dependencies"] != exp["dependencies"]
+                and result["dependencies"][-1:] == [exp["dependencies"][-1][::-1]]):
             problems.append("the arc is reversed: dependencies are (head, dependent)")
         trials.record(not problems, f"{where}: " + "; ".join(problems))
     return trials.outcome()

@@ -75,3 +75,16 @@ def assemble(overrides: Path | None, dest: Path) -> Path:
         for path in overrides.glob("*.py"):
             shutil.copyfile(path, dest / path.name)
     return dest
+
+
+def variant(tmp_path: Path, name: str, replacements: list[tuple[str, str]]) -> Path:
+    """A folder holding the reference's ``name`` rewritten by ``replacements`` (old, new); every
+    old text must occur, so a reference edit cannot silently turn a variant into the original."""
+    text = (REFERENCE / name).read_text()
+    for old, new in replacements:
+        assert old in text, old
+        text = text.replace(old, new)
+    folder = tmp_path / f"variant_{name[:-3]}"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(text)
+    return folder

@@ -17,7 +17,7 @@ import pytest
 import torch
 import yaml
 
-from conftest import REFERENCE, TEMPLATE, assemble
+from conftest import REFERENCE, TEMPLATE, assemble, variant
 from grader.checks import model as model_checks
 from grader.checks import training as training_checks
 from grader.engine import grade
@@ -110,18 +110,6 @@ def test_bug_and_the_uas_floor(bug, tmp_path):
 
 
 # -- correct solutions written differently ---------------------------------------------------------
-
-
-def variant(tmp_path: Path, name: str, replacements: list[tuple[str, str]]) -> Path:
-    """A folder with one reference file rewritten; every replaced text must exist."""
-    text = (REFERENCE / name).read_text()
-    for old, new in replacements:
-        assert old in text, old
-        text = text.replace(old, new)
-    folder = tmp_path / "variant"
-    folder.mkdir()
-    (folder / name).write_text(text)
-    return folder
 
 
 ALTERNATIVE_MODEL = [

@@ -1,0 +1,122 @@
+"""How real student files vary (../shared/REAL_SUBMISSIONS.md): the variants to tolerate earn
+full marks, the ones to penalise lose points on the check that covers them, with the cause named.
+
+Each submission is the reference with one file rewritten (conftest.variant), graded in the real
+sandbox on the checks of that file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import assemble, variant
+from grader.engine import grade
+
+W2V_CHECKS = ["w2v_naive_softmax", "w2v_neg_sampling", "w2v_neg_sampling_dups", "w2v_skipgram"]
+PP_CHECKS = ["pp_init", "pp_parse_step", "pp_parse", "pp_example_3a"]
+MB_CHECKS = ["mb_results", "mb_random_model", "mb_batch_size", "mb_finished_removed"]
+RUN_CHECKS = ["train_loop", "train_setup"]
+
+
+def graded(tmp_path, name, replacements, checks, seed=21):
+    folder = variant(tmp_path, name, replacements)
+    report = grade(assemble(folder, tmp_path / "submission"), seed=seed, only=checks)
+    return {c.id: c for c in report.checks}
+
+
+def lost(results) -> dict[str, tuple[str, ...]]:
+    return {cid: c.outcome.feedback for cid, c in results.items() if c.score < c.max_score}
+
+
+def text(result) -> str:
+    return " ".join(" ".join(result.outcome.feedback).split())
+
+
+# -- tolerated: full marks ------------------------------------------------------------------------
+
+TOLERATED = {
+    "loss as 0-d and 1-element arrays": ("word2vec.py", [
+        ("    loss = -np.log(y_hat[outsideWordIdx])\n", "    loss = np.array(-np.log(y_hat[outsideWordIdx]))\n"),
+        ("    loss = -np.log(s_o) - np.sum(np.log(s_neg))\n",
+         "    loss = np.array([-np.log(s_o) - np.sum(np.log(s_neg))])\n")], W2V_CHECKS),
+    "dataset=None default and an extra keyword argument": ("word2vec.py", [
+        ("def naiveSoftmaxLossAndGradient(centerWordVec, outsideWordIdx, outsideVectors, dataset):",
+         "def naiveSoftmaxLossAndGradient(centerWordVec, outsideWordIdx, outsideVectors, dataset=None,\n"
+         "                                plot=False):")], W2V_CHECKS),
+    "skipgram that only knows the two built-in losses": ("word2vec.py", [
+        ("        l, gc, go = word2vecLossAndGradient(centerWordVec, outsideIdx, outsideVectors, dataset)\n",
+         "        if word2vecLossAndGradient == negSamplingLossAndGradient:\n"
+         "            l, gc, go = negSamplingLossAndGradient(centerWordVec, outsideIdx, outsideVectors, dataset)\n"
+         "        elif word2vecLossAndGradient == naiveSoftmaxLossAndGradient:\n"
+         "            l, gc, go = naiveSoftmaxLossAndGradient(centerWordVec, outsideIdx, outsideVectors, dataset)\n"
+         "        else:\n"
+         "            raise ValueError('unknown loss function')\n")], ["w2v_skipgram"]),
+    "transitions compared with `is`": ("parser_transitions.py", [
+        ('        if transition == "S":', '        if transition is "S":'),
+        ('        elif transition == "LA":', '        elif transition is "LA":'),
+        ('        elif transition == "RA":', '        elif transition is "RA":')], PP_CHECKS + MB_CHECKS),
+    "stack, buffer and dependencies rebound to new lists": ("parser_transitions.py", [
+        ("            self.stack.append(self.buffer.pop(0))",
+         "            self.stack = self.stack + [self.buffer[0]]\n            self.buffer = self.buffer[1:]"),
+        ("            dependent = self.stack.pop(-2)\n            self.dependencies.append((self.stack[-1], dependent))",
+         "            dependent = self.stack[-2]\n            self.stack = self.stack[:-2] + self.stack[-1:]\n"
+         "            self.dependencies = self.dependencies + [(self.stack[-1], dependent)]")], PP_CHECKS + MB_CHECKS),
+    "minibatch_parse finishing each batch before the next": ("parser_transitions.py", [
+        ("""    while unfinished:
+        batch = unfinished[:batch_size]
+        transitions = model.predict(batch)
+        for parse, transition in zip(batch, transitions):
+            parse.parse_step(transition)
+        unfinished = [p for p in unfinished
+                      if not (len(p.buffer) == 0 and len(p.stack) == 1)]""",
+         """    for start in range(0, len(unfinished), batch_size):
+        batch = unfinished[start:start + batch_size]
+        while batch:
+            for parse, transition in zip(batch, model.predict(batch)):
+                parse.parse_step(transition)
+            batch = [p for p in batch if p.buffer or len(p.stack) > 1]""")], MB_CHECKS),
+    "run.py parsing its arguments at import": ("run.py", [
+        ("from utils.parser_utils import minibatches, load_and_preprocess_data, AverageMeter\n",
+         "from utils.parser_utils import minibatches, load_and_preprocess_data, AverageMeter\n\n"
+         "_parser = argparse.ArgumentParser()\n_parser.add_argument('-d', '--debug', action='store_true')\n"
+         "args = _parser.parse_args()\n")], RUN_CHECKS),
+}
+
+
+@pytest.mark.parametrize("case", TOLERATED, ids=list(TOLERATED))
+def test_tolerated_variant_scores_full_marks(case, tmp_path):
+    name, replacements, checks = TOLERATED[case]
+    assert lost(graded(tmp_path, name, replacements, checks)) == {}
+
+
+def test_gradient_with_a_singleton_dimension_is_tolerated_with_a_note(tmp_path):
+    results = graded(tmp_path, "word2vec.py", [
+        ("    gradCenterVec = outsideVectors.T @ delta           # U (y_hat - y)\n",
+         "    gradCenterVec = (outsideVectors.T @ delta).reshape(-1, 1)\n")], ["w2v_naive_softmax"])
+    assert lost(results) == {}
+    assert "shape" in text(results["w2v_naive_softmax"])
+
+
+# -- penalised: the covering check loses points and says why ----------------------------------------
+
+
+def test_column_vector_only_word2vec_is_penalised_with_the_exception(tmp_path):
+    results = graded(tmp_path, "word2vec.py", [
+        ("    scores = outsideVectors @ centerWordVec            # (|V|,)\n",
+         "    scores = np.dot(outsideVectors, centerWordVec)[:, 0]   # written for a (d, 1) column\n")],
+        ["w2v_naive_softmax"])
+    result = results["w2v_naive_softmax"]
+    assert result.score == 0
+    assert "raised IndexError" in text(result) and "centerWordVec of shape" in text(result)
+
+
+def test_negatives_deduplicated_by_comparing_values_lose_the_duplicates_check(tmp_path):
+    results = graded(tmp_path, "word2vec.py", [
+        ("    np.add.at(gradOutsideVecs, negSampleWordIndices, np.outer(1.0 - s_neg, centerWordVec))\n",
+         "    seen = []\n"
+         "    for k, idx in enumerate(negSampleWordIndices):\n"
+         "        if any(np.array_equal(outsideVectors[idx], v) for v in seen):\n"
+         "            continue  # the same vector was already counted\n"
+         "        seen.append(outsideVectors[idx])\n"
+         "        gradOutsideVecs[idx] += (1.0 - s_neg[k]) * centerWordVec\n")], W2V_CHECKS)
+    assert set(lost(results)) == {"w2v_neg_sampling_dups"}

@@ -52,6 +52,7 @@ class CheckResult:
     visibility: str
     outcome: Outcome
     seconds: float
+    kind: str = "code"      # "code": a registered check; "written": the auto share of a written question
 
     @property
     def status(self) -> str:
@@ -63,14 +64,42 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
+class ManualItem:
+    """A written answer (or its share) that a TA grades: never scored or counted by the autograder.
+
+    text: the answer as extracted from the writeup (empty when none was found); found: whether a
+    non-empty answer was found; where: file and line it was read from; notes: how it was found.
+    """
+
+    id: str
+    name: str
+    number: str
+    points: float
+    visibility: str
+    text: str
+    found: bool
+    where: str = ""
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class GradeReport:
-    """Everything one grading run produced; reporters never compute scores themselves."""
+    """Everything one grading run produced; reporters never compute scores themselves.
+
+    ``checks`` are scored (code checks and the auto-graded share of written answers); ``manual``
+    lists the written answers left to TAs, which no score includes.
+    """
 
     submission: str
     seed: int
     checks: tuple[CheckResult, ...]
     seconds: float
     notes: tuple[str, ...] = field(default=())
+    manual: tuple[ManualItem, ...] = field(default=())
+
+    @property
+    def manual_points(self) -> float:
+        return round(sum(m.points for m in self.manual), 4)
 
     @property
     def score(self) -> float:

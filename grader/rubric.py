@@ -6,6 +6,7 @@ validates every entry and reports problems with the line they are on and how to 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,13 +31,38 @@ class RubricError(ValueError):
 
 @dataclass(frozen=True)
 class Part:
-    """An assignment part (a code file's share or a written question) and its points."""
+    """An assignment part (a code file's share or a written question) and its points.
+
+    A written part's ``auto`` points are graded by its written ``checker`` (grader/written/);
+    the rest (``manual_points``) is listed for TAs and never counted by the autograder.
+    """
 
     id: str
     kind: str
     points: float
     name: str
     files: tuple[str, ...] = ()
+    number: str = ""
+    auto: float = 0.0
+    checker: str = ""
+    visibility: str = "visible"
+    timeout: float = DEFAULT_TIMEOUT
+    partial: bool = True
+    line: int = 0
+
+    @property
+    def manual_points(self) -> float:
+        return round(self.points - self.auto, 6)
+
+    @property
+    def manual_number(self) -> str:
+        """Gradescope number of the TA-graded share: the part's own, or ``<number>.1`` after an auto share."""
+        return f"{self.number}.1" if self.auto > 0 else self.number
+
+    def auto_spec(self) -> CheckSpec:
+        """The auto-graded share as a CheckSpec (what reports and progress hooks expect)."""
+        return CheckSpec(self.id, self.id, self.name, self.number, self.auto, self.visibility,
+                         self.timeout, self.partial, self.line)
 
 
 @dataclass(frozen=True)
@@ -81,6 +107,10 @@ class Rubric:
     def code_points(self) -> float:
         return sum(p.points for p in self.parts if p.kind == "code")
 
+    @property
+    def written(self) -> tuple[Part, ...]:
+        return tuple(p for p in self.parts if p.kind == "written")
+
 
 def _lines(node: yaml.Node, key: str) -> list[int]:
     """1-based line of each item of the sequence under ``key`` of a mapping node."""
@@ -96,8 +126,65 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None) -> Rubric:
-    """Parse and validate ``path``; ``registered`` (check ids that exist in code) is cross-checked."""
+PART_KEYS = {"id", "kind", "points", "name", "files", "number", "auto", "checker", "visibility",
+             "timeout", "partial"}
+WRITTEN_ONLY_KEYS = {"number", "auto", "checker", "visibility", "timeout", "partial"}
+_NUMBER = re.compile(r"^[0-9]+(\.[0-9]+)*$")
+
+
+def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, Any, Any],
+                  problems: list[str]) -> dict[str, Any]:
+    """Validate a written part's grading keys; return the Part fields they give."""
+    pid = entry["id"]
+    d_timeout, d_visibility, d_partial = defaults
+    fields: dict[str, Any] = {}
+    number = entry.get("number")
+    if number is None:
+        problems.append(f"{where}: written part {pid!r} has no number; add one for Gradescope's ordering, "
+                        'e.g. number: "6.2"')
+    elif not _NUMBER.match(str(number)):
+        problems.append(f"{where}: written part {pid!r} has number {number!r}; use dotted digits like \"6.2\"")
+    else:
+        fields["number"] = str(number)
+    auto = entry.get("auto", 0)
+    checker = entry.get("checker", "")
+    if not _number(auto) or not 0 <= auto <= entry["points"]:
+        problems.append(f"{where}: written part {pid!r} has auto {auto!r}; use the number of its "
+                        f"{entry['points']:g} points the checker grades (0 to {entry['points']:g})")
+        auto = 0
+    elif auto > 0 and not checker:
+        problems.append(f"{where}: written part {pid!r} has auto {auto:g} but no checker; name the written "
+                        "checker that grades it (grader/written/checkers.py), e.g. checker: step_count")
+    elif checker and auto == 0:
+        problems.append(f"{where}: written part {pid!r} names checker {checker!r} but auto is 0; give the "
+                        "points it grades (auto: n) or remove the checker")
+    fields["auto"] = float(auto)
+    fields["checker"] = str(checker or "")
+    visibility = entry.get("visibility", d_visibility)
+    if visibility not in VISIBILITIES:
+        problems.append(f"{where}: written part {pid!r} has visibility {visibility!r}; "
+                        f"use one of {', '.join(VISIBILITIES)}")
+    fields["visibility"] = str(visibility)
+    timeout = entry.get("timeout", d_timeout)
+    if not _number(timeout) or not 0 < timeout <= MAX_TIMEOUT:
+        problems.append(f"{where}: written part {pid!r} has timeout {timeout!r}; use seconds in (0, {MAX_TIMEOUT:g}]")
+        timeout = DEFAULT_TIMEOUT
+    fields["timeout"] = float(timeout)
+    partial = entry.get("partial", d_partial)
+    if not isinstance(partial, bool):
+        problems.append(f"{where}: written part {pid!r} has partial {partial!r}; use true (points in "
+                        "proportion to items right) or false (all or nothing)")
+    fields["partial"] = bool(partial)
+    return fields
+
+
+def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
+                checkers: set[str] | None = None) -> Rubric:
+    """Parse and validate ``path``.
+
+    ``registered`` (check ids that exist in code) and ``checkers`` (written checker names) are
+    cross-checked when given.
+    """
     text = path.read_text(encoding="utf-8")
     try:
         data = yaml.safe_load(text)
@@ -128,10 +215,20 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None) ->
         if not _number(entry["points"]) or entry["points"] < 0:
             problems.append(f"{where}: part {entry['id']!r} has points {entry['points']!r}; use a number >= 0")
             continue
+        extra = set(entry) - PART_KEYS
+        if extra:
+            problems.append(f"{where}: part {entry['id']!r} has unknown key(s) {sorted(extra)}; "
+                            f"allowed: {', '.join(sorted(PART_KEYS))}")
+        fields: dict[str, Any] = {}
+        if entry["kind"] == "written":
+            fields = _written_part(entry, where, (d_timeout, d_visibility, d_partial), problems)
+        elif set(entry) & WRITTEN_ONLY_KEYS:
+            problems.append(f"{where}: code part {entry['id']!r} has {sorted(set(entry) & WRITTEN_ONLY_KEYS)}, "
+                            "which only written parts take; a code part's points come from its checks")
         files = entry.get("files", [])
         files = (files,) if isinstance(files, str) else tuple(files)
         parts.append(Part(str(entry["id"]), entry["kind"], float(entry["points"]),
-                          str(entry.get("name", entry["id"])), files))
+                          str(entry.get("name", entry["id"])), files, line=line, **fields))
     part_ids = [p.id for p in parts]
     for dup in sorted({p for p in part_ids if part_ids.count(p) > 1}):
         problems.append(f"part id {dup!r} appears more than once; part ids must be unique")
@@ -178,6 +275,12 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None) ->
     for dup in sorted({c for c in ids if ids.count(c) > 1}):
         problems.append(f"check id {dup!r} appears more than once; check ids must be unique")
     numbers = [c.number for c in checks]
+    for p in parts:
+        if p.kind == "written" and p.number:
+            if p.auto > 0:
+                numbers.append(p.number)
+            if p.manual_points > 0:
+                numbers.append(p.manual_number)
     for dup in sorted({n for n in numbers if numbers.count(n) > 1}):
         problems.append(f"check number {dup!r} is used twice; Gradescope orders tests by number")
 
@@ -197,6 +300,16 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None) ->
         for cid in sorted(registered - set(ids)):
             problems.append(f"check {cid!r} is registered in grader/checks but has no rubric line; "
                             "add it under 'checks:' with its points")
+
+    if checkers is not None:
+        for p in parts:
+            if p.kind == "written" and p.checker and p.checker not in checkers:
+                problems.append(f"line {p.line}: written part {p.id!r} names checker {p.checker!r}, which is not "
+                                f"registered in grader/written; use one of {sorted(checkers)}")
+        used = {p.checker for p in parts if p.kind == "written"}
+        for name in sorted(checkers - used):
+            problems.append(f"written checker {name!r} is registered in grader/written but no written part "
+                            "uses it; add checker: and auto: to its question's line under 'parts:'")
 
     if problems:
         raise RubricError(path, problems)

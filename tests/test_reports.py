@@ -9,7 +9,7 @@ import jsonschema
 from rich.console import Console
 
 from grader.reports import gradescope, jsonout, terminal
-from grader.results import ERROR, TIMEOUT, CheckResult, GradeReport, Outcome, score_outcome
+from grader.results import ERROR, TIMEOUT, CheckResult, GradeReport, ManualItem, Outcome, score_outcome
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
 
@@ -62,3 +62,49 @@ def test_json_report_and_table_carry_seed_and_reasons():
     text = console.export_text()
     assert "seed 1234" in text and "Total: 8 / 11" in text
     assert "gradCenterVec: sign" in text and "TIMEOUT" in text
+
+
+def report_with_written() -> GradeReport:
+    base = sample_report()
+    auto = Outcome(1, 2, ("read (w = o): ∂J/∂u_w = (ŷ_o − 1)v_c: right", "read (w ≠ o): ∂J/∂u_w = ŷ_o v_c: wrong"))
+    written = CheckResult("1d", "1d", "1(d) dJ/du_w (auto-graded)", "6.6", 4.0, score_outcome(auto, 4, True),
+                          "visible", auto, 0.3, kind="written")
+    manual = (
+        ManualItem("1a", "1(a) naive softmax (for TA grading: 2 points, not in the autograder's score)", "6.1",
+                   2.0, "visible", "Because y is one-hot ...", True, "answers.md, line 9"),
+        ManualItem("1d", "1(d) dJ/du_w (for TA grading: 1 point, not in the autograder's score)", "6.6.1",
+                   1.0, "visible", "No answer found for 1(d).", False),
+    )
+    return GradeReport(base.submission, base.seed, base.checks + (written,), base.seconds, base.notes, manual)
+
+
+def test_manual_items_are_zero_point_tests_in_results_json():
+    doc = gradescope.to_results_json(report_with_written())
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["score"] == 8 + 2
+    numbers = [t["number"] for t in doc["tests"]]
+    assert numbers == sorted(numbers, key=lambda n: tuple(map(int, n.split("."))))
+    tests = {t["number"]: t for t in doc["tests"]}
+    assert (tests["6.6"]["score"], tests["6.6"]["max_score"]) == (2.0, 4.0)
+    # Written answers are keyed by question, so consumers of check_id see code checks only.
+    assert tests["6.6"]["extra_data"]["question"] == "1d" and "check_id" not in tests["6.6"]["extra_data"]
+    assert tests["1.1"]["extra_data"]["check_id"] == "a"
+    ta = tests["6.1"]
+    assert (ta["score"], ta["max_score"], ta["status"]) == (0.0, 0.0, "passed")
+    assert ta["extra_data"]["manual_points"] == 2.0 and "Because y is one-hot" in ta["output"]
+    assert "Graded by a TA (2 points)" in ta["output"] and "answers.md, line 9" in ta["output"]
+    assert tests["6.6.1"]["status"] == "failed" and "No answer found" in tests["6.6.1"]["output"]
+    assert "Written answers left to TAs: 2 (3 points, not included above)" in doc["output"]
+
+
+def test_json_and_table_list_manual_items():
+    report = report_with_written()
+    doc = jsonout.to_json(report)
+    assert doc["manual_points"] == 3.0 and [m["id"] for m in doc["manual"]] == ["1a", "1d"]
+    assert doc["score"] == 10.0 and doc["max_score"] == 15.0
+    console = Console(record=True, width=200)
+    terminal.render(report, console)
+    out = console.export_text()
+    assert "Written answers for TA grading (3 points, not in the total)" in out
+    assert "answers.md, line 9" in out and "No answer found for 1(d)." in out
+    assert "read (w ≠ o): ∂J/∂u_w = ŷ_o v_c: wrong" in out

@@ -13,7 +13,7 @@ GOOD = """\
 defaults: {timeout: 30}
 parts:
   - {id: p, kind: code, points: 3}
-  - {id: w, kind: written, points: 2}
+  - {id: w, kind: written, points: 2, number: "2.1"}
 checks:
   - {id: a, part: p, name: A, number: "1.1", points: 1}
   - {id: b, part: p, name: B, number: "1.2", points: 2, visibility: hidden, partial: false, timeout: 5}
@@ -68,3 +68,54 @@ def test_unknown_and_missing_check_ids(tmp_path):
 def test_invalid_yaml(tmp_path):
     with pytest.raises(RubricError, match="not valid YAML"):
         load_rubric(write(tmp_path, "checks: [\n"))
+
+
+WRITTEN = """\
+defaults: {timeout: 30}
+parts:
+  - {id: p, kind: code, points: 1}
+  - {id: 3b, kind: written, points: 2, number: "8.2", auto: 1, checker: steps}
+  - {id: 3g, kind: written, points: 2, number: "8.6"}
+checks:
+  - {id: a, part: p, name: A, number: "1.1", points: 1}
+"""
+
+
+def test_written_parts_split_auto_and_manual_points(tmp_path):
+    rubric = load_rubric(write(tmp_path, WRITTEN), registered={"a"}, checkers={"steps"})
+    b, g = rubric.written
+    assert (b.auto, b.checker, b.manual_points, b.number, b.manual_number) == (1.0, "steps", 1.0, "8.2", "8.2.1")
+    assert (g.auto, g.checker, g.manual_points, g.manual_number) == (0.0, "", 2.0, "8.6")
+    assert b.auto_spec().points == 1.0 and b.auto_spec().number == "8.2"
+
+
+@pytest.mark.parametrize("edit, message", [
+    (("auto: 1, checker: steps", "auto: 3, checker: steps"), "line 4: written part '3b' has auto 3; use the number of its 2 points"),
+    (("auto: 1, checker: steps", "auto: 1"), "line 4: written part '3b' has auto 1 but no checker"),
+    (("auto: 1, checker: steps", "checker: steps"), "line 4: written part '3b' names checker 'steps' but auto is 0"),
+    (('number: "8.6"}', "}"), "line 5: written part '3g' has no number"),
+    (('number: "8.6"', 'number: "8.6b"'), "line 5: written part '3g' has number '8.6b'"),
+    (('number: "8.6"', 'number: "1.1"'), "check number '1.1' is used twice"),
+    (('number: "8.6"', 'number: "8.2.1"'), "check number '8.2.1' is used twice"),
+    (("checker: steps", "checker: stpes"), "line 4: written part '3b' names checker 'stpes', which is not registered"),
+    (('number: "8.6"}', 'number: "8.6", colour: red}'), "line 5: part '3g' has unknown key(s) ['colour']"),
+    (("kind: code, points: 1}", "kind: code, points: 1, auto: 1}"), "line 3: code part 'p' has ['auto']"),
+    (('number: "8.6"}', 'number: "8.6", visibility: secret}'), "line 5: written part '3g' has visibility 'secret'"),
+])
+def test_bad_written_keys_are_reported_with_line_and_fix(tmp_path, edit, message):
+    path = write(tmp_path, WRITTEN.replace(*edit))
+    with pytest.raises(RubricError) as info:
+        load_rubric(path, registered={"a"}, checkers={"steps"})
+    assert message in str(info.value)
+
+
+def test_unused_written_checkers_are_reported(tmp_path):
+    with pytest.raises(RubricError, match="written checker 'table' is registered in grader/written but no written part uses it"):
+        load_rubric(write(tmp_path, WRITTEN), registered={"a"}, checkers={"steps", "table"})
+
+
+def test_repository_rubric_matches_written_checkers():
+    from grader.written.checkers import all_written_checkers
+    rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
+    assert sum(p.points for p in rubric.written) == 49
+    assert sum(p.auto for p in rubric.written) == 31

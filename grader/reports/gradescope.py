@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from grader.results import PASSED, GradeReport
+from grader.results import PASSED, GradeReport, ManualItem
 
 # Gradescope's per-test status has two values; partial and errored checks are "failed".
 _STATUS = {PASSED: "passed"}
@@ -17,6 +17,33 @@ _STATUS = {PASSED: "passed"}
 def test_output(check_feedback: tuple[str, ...], status: str) -> str:
     head = {"timeout": "Timed out. ", "crashed": "Crashed. ", "error": "Error. "}.get(status, "")
     return head + "\n".join(check_feedback)
+
+
+def manual_test(item: ManualItem) -> dict[str, Any]:
+    """A written answer left to TAs, as a Gradescope test worth 0 of 0 points.
+
+    Gradescope adds up tests' scores, so a TA-graded answer must carry no points here: its points
+    are in the name and in extra_data, and the output is the extracted answer, so that the student
+    (visible by default, before the deadline) sees that the answer was found and a TA sees what
+    was read. Status "failed" means no answer was found, so the student can fix the heading.
+    """
+    head = f"Graded by a TA ({item.points:g} point{'s' if item.points != 1 else ''}); not part of the autograder's score."
+    where = f"Read from {item.where}." if item.where else ""
+    lines = [line for line in (head, where, *item.notes) if line]
+    output = "\n".join(lines) + "\n\n" + item.text
+    return {
+        "name": item.name,
+        "number": item.number,
+        "score": 0.0,
+        "max_score": 0.0,
+        "status": "passed" if item.found else "failed",
+        "output": output.strip(),
+        "output_format": "text",
+        "visibility": item.visibility,
+        "tags": [item.id, "written", "manual"],
+        "extra_data": {"question": item.id, "manual_points": item.points, "found": item.found,
+                       "where": item.where},
+    }
 
 
 def to_results_json(report: GradeReport) -> dict[str, Any]:
@@ -30,13 +57,20 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
         "output": test_output(c.outcome.feedback, c.status),
         "output_format": "text",
         "visibility": c.visibility,
-        "tags": [c.part],
-        "extra_data": {"check_id": c.id, "grader_status": c.status,
+        "tags": [c.part] if c.kind == "code" else [c.part, "written", "auto"],
+        # Code checks are keyed by check_id (a rubric check); written answers by question (a rubric part).
+        "extra_data": {("check_id" if c.kind == "code" else "question"): c.id, "grader_status": c.status,
                        "trials_passed": c.outcome.trials_passed,
                        "trials_total": c.outcome.trials_total},
     } for c in report.checks]
-    lines = [f"Autograder score: {report.score:g} / {report.max_score:g} (code checks).",
+    tests += [manual_test(m) for m in report.manual]
+    tests.sort(key=lambda t: tuple(int(x) for x in t["number"].split(".")) if t["number"] else ())
+    lines = [f"Autograder score: {report.score:g} / {report.max_score:g} (code checks and auto-graded "
+             "written answers).",
              f"Seed: {report.seed} (a rerun with --seed {report.seed} reproduces these checks exactly)."]
+    if report.manual:
+        lines.append(f"Written answers left to TAs: {len(report.manual)} ({report.manual_points:g} points, "
+                     "not included above).")
     lines += list(report.notes)
     doc: dict[str, Any] = {
         "score": report.score,

@@ -18,10 +18,16 @@ def to_json(report: GradeReport) -> dict[str, Any]:
         "notes": list(report.notes),
         "leaderboard": {name: value for name, value in report.leaderboard},
         "checks": [{
-            "id": c.id, "part": c.part, "number": c.number, "name": c.name,
+            "id": c.id, "kind": c.kind, "part": c.part, "number": c.number, "name": c.name,
             "score": c.score, "max_score": c.max_score, "status": c.status,
             "visibility": c.visibility,
             "trials_passed": c.outcome.trials_passed, "trials_total": c.outcome.trials_total,
             "feedback": list(c.outcome.feedback), "seconds": round(c.seconds, 3),
         } for c in report.checks],
+        "manual_points": report.manual_points,
+        "manual": [{
+            "id": m.id, "number": m.number, "name": m.name, "points": m.points,
+            "visibility": m.visibility, "found": m.found, "where": m.where,
+            "notes": list(m.notes), "text": m.text,
+        } for m in report.manual],
     }

@@ -39,9 +39,30 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
                   f"{report.seconds:.1f} s; replay with --seed {report.seed})")
     for note in report.notes:
         console.print(f"Note: {note}")
+    if report.manual:
+        render_manual(report, console)
     if details:
         failing = [c for c in report.checks if not c.passed]
         for c in failing:
             console.print(f"\n[bold]{c.number} {c.name}[/bold] — {c.score:g}/{c.max_score:g}")
             for line in c.outcome.feedback:
                 console.print(Text(line))
+
+
+def render_manual(report: GradeReport, console: Console) -> None:
+    """The written answers a TA grades: whether each was found, where, and its points."""
+    table = Table(title=f"Written answers for TA grading ({report.manual_points:g} points, not in the total)",
+                  show_lines=False, expand=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("question")
+    table.add_column("points", justify="right", no_wrap=True)
+    table.add_column("found", no_wrap=True)
+    table.add_column("read from / why not", overflow="fold")
+    for m in report.manual:
+        found = Text("yes", style="green") if m.found else Text("NO", style="red")
+        detail = m.where if m.found else m.text
+        if m.notes:
+            detail += " (" + " ".join(m.notes) + ")"
+        table.add_row(m.number, m.name.split(" (for TA grading")[0], f"{m.points:g}", found,
+                      Text(detail[:200] + ("…" if len(detail) > 200 else "")))
+    console.print(table)

@@ -1,0 +1,237 @@
+"""Find the final answer inside a section: what a TA's eye goes to first.
+
+Candidates come in the order a reader trusts them: math after an "Answer:" marker (on the same
+line or shortly after it), the text of an "Answer:" line without math, ``\\boxed{}`` contents,
+then display math from the last block backwards, then inline math from the last backwards. A
+derivation chain ``a = b = c`` (also over ``\\\\`` lines of ``aligned``) answers with its last
+right-hand side; trailing prose inside the math (``\\quad \\text{where ...}``) is cut off.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_CANDIDATES = 40
+"""Formulas considered per section (the rest of a long derivation is not read)."""
+MARKER_REACH = 700
+"""How far (characters) after an "Answer:" marker its math may start."""
+
+MARKED = "marked"
+MARKED_TEXT = "marked-text"
+BOXED = "boxed"
+DISPLAY = "display"
+INLINE = "inline"
+TEXT = "text"
+
+
+@dataclass(frozen=True)
+class MathSpan:
+    latex: str
+    display: bool
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible final answer: its LaTeX (whole), kind, and the text just before it."""
+
+    latex: str
+    kind: str
+    start: int
+    before: str
+    end: int = -1
+
+    @property
+    def rhs(self) -> str:
+        return last_rhs(self.latex)
+
+
+_MARKER = re.compile(r"(?im)(?:^|(?<=[\s>*_#(]))(?:\*\*|__|\\textbf\{)?[ \t]*(?:final[ \t]+answer|answer|result|solution)"
+                     r"[ \t]*(?:\*\*|__|\})?[ \t]*[:：][ \t]*(?:\*\*|__)?")
+_MATH = re.compile(
+    r"\$\$(?P<dd>.+?)\$\$|\\\[(?P<br>.+?)\\\]|\\begin\{(?P<env>equation\*?|align\*?|gather\*?|multline\*?|displaymath)\}"
+    r"(?P<envbody>.+?)\\end\{(?P=env)\}|(?<![\\$])\$(?P<d>[^$\n]+?)\$(?!\$)|\\\((?P<pr>.+?)\\\)",
+    re.S)
+
+
+_CONDITION_ONLY = re.compile(r"^\s*[a-z](?:_\{?\w\}?)?\s*(?:=|\\neq?|≠|!=|>|<|\\geq?|\\leq?)\s*[a-z0-9](?:_\{?\w\}?)?\s*$")
+
+
+def is_condition(latex: str) -> bool:
+    """``w = o``, ``i \\neq c``, ``z_i > 0``: a case condition, never an answer."""
+    return bool(_CONDITION_ONLY.match(latex))
+
+
+def math_spans(text: str) -> list[MathSpan]:
+    """Every math span of ``text`` in order: ``$$..$$``, ``\\[..\\]``, environments, ``$..$``, ``\\(..\\)``."""
+    spans = []
+    for m in _MATH.finditer(text):
+        if m.group("dd") is not None:
+            spans.append(MathSpan(m.group("dd"), True, m.start(), m.end()))
+        elif m.group("br") is not None:
+            spans.append(MathSpan(m.group("br"), True, m.start(), m.end()))
+        elif m.group("envbody") is not None:
+            spans.append(MathSpan(m.group("envbody"), True, m.start(), m.end()))
+        elif m.group("d") is not None:
+            spans.append(MathSpan(m.group("d"), False, m.start(), m.end()))
+        elif m.group("pr") is not None:
+            spans.append(MathSpan(m.group("pr"), False, m.start(), m.end()))
+    return spans
+
+
+def _line_before(text: str, pos: int) -> str:
+    """The text before ``pos``: its own line, or the previous non-empty line if that is empty."""
+    head = text[:pos]
+    line_start = head.rfind("\n") + 1
+    current = head[line_start:]
+    if current.strip(" *_#>$"):
+        return current
+    previous = [ln for ln in head[:line_start].split("\n") if ln.strip()]
+    return previous[-1] if previous else ""
+
+
+def boxed_contents(text: str) -> list[tuple[int, str]]:
+    out = []
+    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
+        depth = 0
+        for i in range(m.end() - 1, len(text)):
+            if text[i] == "{" and text[i - 1] != "\\":
+                depth += 1
+            elif text[i] == "}" and text[i - 1] != "\\":
+                depth -= 1
+                if depth == 0:
+                    out.append((m.start(), text[m.end():i]))
+                    break
+    return out
+
+
+def candidates(text: str) -> list[Candidate]:
+    """The section's possible final answers, most trusted first."""
+    spans = [s for s in math_spans(text) if not is_condition(s.latex)]
+    found: list[Candidate] = []
+    seen: set[tuple[int, bool]] = set()
+
+    def add(c: Candidate) -> None:
+        key = (c.start, c.kind in (MARKED, MARKED_TEXT))
+        if key not in seen and c.latex.strip():
+            seen.add(key)
+            found.append(c)
+
+    for m in _MARKER.finditer(text):
+        line_end = text.find("\n", m.end())
+        line_end = line_end if line_end >= 0 else len(text)
+        line_rest = text[m.end():line_end]
+        reach = [s for s in spans if m.end() <= s.start <= m.end() + MARKER_REACH
+                 or s.start < m.end() <= s.end]
+        next_marker = _MARKER.search(text, m.end())
+        if next_marker:
+            reach = [s for s in reach if s.start < next_marker.start()]
+        # The answer is the marker line's math if it has any, else the first display math after it
+        # ("Answer:" / "The derivative of $J$ with respect to $U$ is:" / $$...$$), else inline math.
+        on_line = [s for s in reach if s.start < line_end]
+        after = on_line or [s for s in reach if s.display] or reach
+        if after:
+            span = after[0]
+            add(Candidate(span.latex, MARKED, span.start, _line_before(text, span.start), span.end))
+        elif line_rest.strip(" *_"):
+            add(Candidate(line_rest.strip(" *_"), MARKED_TEXT, m.end(), text[max(0, m.start() - 80):m.start()],
+                          m.end() + len(line_rest)))
+    for start, inner in reversed(boxed_contents(text)):
+        add(Candidate(inner, BOXED, start, _line_before(text, start), start + len(inner)))
+    for span in reversed([s for s in spans if s.display]):
+        add(Candidate(span.latex, DISPLAY, span.start, _line_before(text, span.start), span.end))
+    for span in reversed([s for s in spans if not s.display]):
+        add(Candidate(span.latex, INLINE, span.start, _line_before(text, span.start), span.end))
+    return found[:MAX_CANDIDATES]
+
+
+# ---------------------------------------------------------------------------------------------
+# The last right-hand side of a chain
+
+_CHAIN_ENVS = re.compile(r"\\(?:begin|end)\s*\{(?:aligned|align\*?|split|gathered|gather\*?|eqnarray\*?|"
+                         r"array)\}(?:\s*\{[^{}]*\})?")
+_ATOMIC_ENVS = ("cases", "dcases", "rcases", "bmatrix", "pmatrix", "matrix", "vmatrix", "Bmatrix")
+_PROSE_CUT = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag)\b|\\,\s*\\text|\\;\\text")
+
+
+def _scan(text: str):
+    """Yield (index, char, at_top_level) over ``text``, treating braces, brackets, escaped braces
+    and atomic environments (cases, matrices) as nesting."""
+    depth = 0
+    env_depth = 0
+    i = 0
+    while i < len(text):
+        if text.startswith("\\begin{", i):
+            name = text[i + 7:text.find("}", i)]
+            if name in _ATOMIC_ENVS:
+                env_depth += 1
+        elif text.startswith("\\end{", i):
+            name = text[i + 5:text.find("}", i)]
+            if name in _ATOMIC_ENVS:
+                env_depth -= 1
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}":
+            depth += 1 if text[i + 1] == "{" else -1
+            i += 2
+            continue
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "[]()":
+            i += 2
+            continue
+        if ch in "{([":
+            depth += 1
+        elif ch in "})]":
+            depth -= 1
+        yield i, ch, depth == 0 and env_depth == 0 and ch not in "})]"
+        i += 1
+
+
+def _top_level_splits(text: str, seps: tuple[str, ...]) -> list[str]:
+    """Split at separators outside braces, brackets and atomic environments."""
+    parts: list[str] = []
+    last = 0
+    skip_to = -1
+    for i, _ch, top in _scan(text):
+        if i < skip_to or not top:
+            continue
+        for sep in seps:
+            if text.startswith(sep, i) and not (sep == "=" and i and text[i - 1] in "<>!:\\"):
+                parts.append(text[last:i])
+                last = i + len(sep)
+                skip_to = last
+                break
+    parts.append(text[last:])
+    return parts
+
+
+def cut_prose(expr: str) -> str:
+    """Drop trailing prose from a formula: ``\\quad \\text{where } ...``, ``, \\text{for } ...``."""
+    text = expr
+    for i, ch, top in _scan(text):
+        if top and ch == "\\" and _PROSE_CUT.match(text, i):
+            m = re.match(r"\\(?:text|mbox|textrm|textit)\s*\{\s*([^{}]*)\}", text[i:])
+            if m and re.fullmatch(r"[A-Za-z]|T|drop", m.group(1).strip()):
+                continue      # \text{T}, \text{drop}: notation, not prose
+            if text[:i].strip():
+                return text[:i].rstrip(" ,;.")
+    return text.strip().rstrip(" ,;.")
+
+
+def last_rhs(latex: str) -> str:
+    """The final right-hand side of a derivation chain (the whole formula if it has no ``=``)."""
+    text = _CHAIN_ENVS.sub(" ", latex)
+    lines = [ln for ln in _top_level_splits(text, ("\\\\",)) if ln.strip()]
+    for line in reversed(lines):
+        parts = [p for p in _top_level_splits(line, ("&=", "=", "\\approx", "\\equiv", "\\triangleq"))]
+        rhs = cut_prose(parts[-1])
+        if rhs.strip() and rhs.strip() not in ("\\dots", "\\cdots", "..."):
+            return rhs.strip()
+    return cut_prose(text).strip()
+
+
+def lhs(latex: str) -> str:
+    """The first left-hand side of a formula (empty if it has no ``=``)."""
+    text = _CHAIN_ENVS.sub(" ", latex)
+    parts = _top_level_splits(text, ("&=", "="))
+    return parts[0].strip() if len(parts) > 1 else ""

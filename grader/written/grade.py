@@ -1,0 +1,139 @@
+"""Grade a submission's written answers: scored CheckResults for the auto share, ManualItems for TAs.
+
+Runs in the trusted process. The writeup files are read here (size-capped) and everything that
+parses their text runs through a :mod:`grader.written.process` runner with a time limit per
+request. Whatever the text does, every written part of the rubric ends up in the report: an
+answer that is missing, unreadable or too slow to read scores 0 on its auto share with a message
+that says which, and is still listed for TAs.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+from grader.results import ERROR, FAILED, TIMEOUT, CheckResult, ManualItem, Outcome, score_outcome
+from grader.rubric import CheckSpec, Part
+from grader.written.process import ChildProcess, InProcess, Runner
+from grader.written.registry import MISSING, UNREADABLE
+from grader.written.sections import MAX_FILE_CHARS, MAX_FILES, pretty
+
+MAX_FILE_BYTES = 4 * MAX_FILE_CHARS
+"""Bytes read from one written file (UTF-8 takes up to 4 per character)."""
+LOCATE_TIMEOUT = 30.0
+"""Seconds allowed to find the sections of all written files."""
+MAX_MANUAL_CHARS = 6000
+"""Characters of an answer shown to TAs (the rest is cut, and said so)."""
+NO_WRITEUP = "No written answers found (upload answers.md or .tex)."
+
+ProgressHook = Callable[[CheckSpec, CheckResult], None]
+
+
+def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(name, text) of each written file, answers.md first, and notes about what was cut."""
+    notes: list[str] = []
+    files: list[tuple[str, str]] = []
+    ordered = sorted(paths, key=lambda p: (p.name != "answers.md", p.name))
+    for path in ordered[:MAX_FILES]:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            notes.append(f"{path.name} is larger than {MAX_FILE_BYTES} bytes; only the start was read")
+            data = data[:MAX_FILE_BYTES]
+        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        files.append((path.name, text))
+    if len(ordered) > MAX_FILES:
+        notes.append(f"{len(ordered)} written files were uploaded; only {MAX_FILES} were read")
+    return files, notes
+
+
+def _outcome(reply: dict, part: Part, notes: list[str]) -> Outcome:
+    """The Outcome of a checker's reply (or of its failure)."""
+    if not reply.get("ok"):
+        status = reply.get("status", "error")
+        if status == "timeout":
+            return Outcome(0, 1, (f"Reading your answer to {pretty(part.id)} took longer than {part.timeout:g} s "
+                                  "and was stopped; write the final answer on its own, in plain LaTeX.",), status=TIMEOUT)
+        if reply.get("internal"):
+            return Outcome(0, 1, ("Internal grader error while reading this answer; it is not your fault. "
+                                  "Please tell the course staff.", *reply.get("detail", [])[-3:]), status=ERROR)
+        return Outcome(0, 1, (f"Your answer to {pretty(part.id)} could not be read: {reply.get('error', status)}.",),
+                       status=FAILED)
+    verdict = reply["verdict"]
+    lines = tuple(verdict["feedback"]) + tuple(f"Note: {n}" for n in notes)
+    status = FAILED if verdict["status"] in (MISSING, UNREADABLE) else ""
+    return Outcome(int(verdict["passed"]), max(1, int(verdict["total"])), lines, status=status)
+
+
+def _manual(part: Part, section: dict | None, locate_problem: str) -> ManualItem:
+    points = f"{part.manual_points:g} point{'s' if part.manual_points != 1 else ''}"
+    name = f"{part.name} (for TA grading: {points}, not in the autograder's score)"
+    if section is None or not section.get("body", "").strip():
+        text = locate_problem or f"No answer found for {pretty(part.id)}."
+        return ManualItem(part.id, name, part.manual_number, part.manual_points, part.visibility, text, False)
+    body = section["body"].strip()
+    if len(body) > MAX_MANUAL_CHARS:
+        body = body[:MAX_MANUAL_CHARS] + f"\n[... {len(body) - MAX_MANUAL_CHARS} more characters in the writeup]"
+    return ManualItem(part.id, name, part.manual_number, part.manual_points, part.visibility, body, True,
+                      section.get("where", ""), tuple(section.get("notes", ())))
+
+
+def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
+                  runner: Runner | None = None,
+                  progress: ProgressHook | None = None) -> tuple[list[CheckResult], list[ManualItem], list[str]]:
+    """Auto-graded results, TA items and notes for the written ``parts`` of a submission."""
+    parts = list(parts)
+    files, notes = read_writeups(paths)
+    results: list[CheckResult] = []
+    manual: list[ManualItem] = []
+    if not parts:
+        return results, manual, notes
+    own_runner = runner is None
+    runner = runner or ChildProcess()
+    try:
+        sections: dict[str, dict] = {}
+        locate_problem = ""
+        if not files:
+            locate_problem = NO_WRITEUP
+        else:
+            reply = runner.request({"op": "locate", "files": files, "questions": [p.id for p in parts]},
+                                   timeout=LOCATE_TIMEOUT)
+            if reply.get("ok"):
+                sections = reply["sections"]
+                notes += reply.get("notes", [])
+            else:
+                locate_problem = ("Your written answers could not be read: "
+                                  + ("finding the sections took too long" if reply.get("status") == "timeout"
+                                     else str(reply.get("error", "an error"))) + ".")
+        for part in parts:
+            section = sections.get(part.id)
+            if part.auto > 0:
+                t0 = time.monotonic()
+                spec = part.auto_spec()
+                section_notes = list(section.get("notes", [])) if section else []
+                if locate_problem:
+                    outcome = Outcome(0, 1, (locate_problem,), status=FAILED)
+                elif section is None:
+                    outcome = Outcome(0, 1, (f"No answer found for {pretty(part.id)}: no section of your writeup "
+                                             f"is headed {pretty(part.id)} (e.g. '### {pretty(part.id)}').",),
+                                      status=FAILED)
+                else:
+                    reply = runner.request({"op": "check", "checker": part.checker, "question": part.id,
+                                            "section": section, "seed": seed}, timeout=part.timeout)
+                    outcome = _outcome(reply, part, section_notes)
+                result = CheckResult(part.id, part.id, f"{part.name} (auto-graded)", part.number, part.auto,
+                                     score_outcome(outcome, part.auto, part.partial), part.visibility, outcome,
+                                     time.monotonic() - t0, kind="written")
+                results.append(result)
+                if progress:
+                    progress(spec, result)
+            if part.manual_points > 0:
+                manual.append(_manual(part, section, locate_problem))
+    finally:
+        if own_runner:
+            runner.close()
+    return results, manual, notes
+
+
+__all__ = ["grade_written", "read_writeups", "InProcess", "ChildProcess", "NO_WRITEUP"]

@@ -1,0 +1,540 @@
+"""LaTeX of one final answer -> an ordered SymPy tree, without ever evaluating student text.
+
+The tree is built by latex2sympy2_extended from its ANTLR parse tree (no ``eval``, no
+``sympify`` of strings). Two things are adapted to what students write in this assignment:
+
+* Symbols are created non-commutative, so ``U^T(ŷ - y)`` and ``(ŷ - y)^T U`` keep their
+  order: the numeric evaluator (:mod:`grader.written.evaluate`) multiplies matrices left to
+  right and reports shape mismatches. The whole conversion runs under ``sympy.evaluate(False)``
+  so nothing is simplified or computed (``10^{10^{10}}`` stays a tree).
+* Notation the grammar does not know is rewritten first (:func:`normalise`): styles
+  (``\\mathbf``, ``\\boldsymbol``, ``\\bm``), transposes (``^\\top``, ``^T``, ``^\\intercal``),
+  ``p_{drop}``, unicode (ŷ, ᵀ, ·, −), and constructs that become *placeholders*: indicators
+  (``\\mathbb{1}\\{..\\}``, ``\\mathbf{1}[..]``, ``1[..]``, Iverson brackets, ``ReLU'(z)``),
+  indexing of a bracketed expression (``(xW + b_1)_i``) and ``cases`` environments. Each
+  placeholder's parts are parsed on their own and kept beside the tree.
+
+Sizes are capped (:data:`MAX_FORMULA_CHARS`, :data:`MAX_NESTING`, :data:`MAX_NODES`); a hostile
+formula costs its own question, and the process boundary (:mod:`grader.written.process`) adds a
+time limit on top.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+from latex2sympy2_extended.latex2sympy2 import ConversionConfig, _Latex2Sympy
+
+MAX_FORMULA_CHARS = 2000
+"""Longest formula (after normalisation) that is parsed; longer ones are reported, not read."""
+MAX_NESTING = 30
+"""Deepest bracket nesting accepted (the ANTLR parser recurses on nesting)."""
+MAX_NODES = 600
+"""Largest parsed tree that is evaluated."""
+PLACEHOLDER = "Omega"
+"""Greek capital used for placeholder symbols (``\\Omega_{3}``): no answer here uses Ω."""
+
+_CONFIG = ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=False,
+                           interpret_simple_eq_as_assignment=False, interpret_contains_as_eq=False)
+
+
+class FormulaError(ValueError):
+    """A formula that cannot be read; the message says what and why, for the student."""
+
+
+@dataclass(frozen=True)
+class Indicator:
+    """1 when ``condition`` holds, else 0 (``\\mathbb{1}\\{z_i > 0\\}``, ``ReLU'(z_i)``...)."""
+
+    condition: Any          # a SymPy Relational (or And/Or of them)
+    source: str
+
+
+@dataclass(frozen=True)
+class IndexOf:
+    """Entry ``indices`` of a bracketed expression: ``(xW + b_1)_i``."""
+
+    inner: Any
+    indices: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Cases:
+    """``\\begin{cases} a & cond \\\\ b & \\text{otherwise} \\end{cases}``; condition None = otherwise."""
+
+    branches: tuple[tuple[Any, Any], ...]
+    source: str
+
+
+Placeholder = Indicator | IndexOf | Cases
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A parsed answer: what was read, the tree, and the placeholders the tree refers to."""
+
+    source: str
+    normalised: str
+    tree: Any
+    placeholders: dict[str, Placeholder] = field(default_factory=dict)
+
+
+class _OrderedConverter(_Latex2Sympy):
+    """latex2sympy2_extended's converter with non-commutative symbols (keeps product order)."""
+
+    @staticmethod
+    def _ordered(out: Any) -> Any:
+        if isinstance(out, sympy.Basic):
+            swap = {s: sympy.Symbol(s.name, commutative=False) for s in out.atoms(sympy.Symbol)
+                    if s.is_commutative}
+            if swap:
+                out = out.xreplace(swap)
+        return out
+
+    def convert_atom_expr(self, atom_expr: Any) -> Any:
+        return self._ordered(super().convert_atom_expr(atom_expr))
+
+    def create_symbol(self, text: str, enforce_case: bool = False) -> Any:
+        return sympy.Symbol(text, commutative=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Normalisation: plain string rewriting, before anything is parsed.
+
+_UNICODE = {
+    "\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00b7": r" \cdot ", "\u22c5": r" \cdot ",
+    "\u00d7": r" \times ", "\u2299": r" \odot ", "\u2218": r" \circ ", "\u1d40": "^{T}",
+    "\u22a4": r"\top ", "\u03b3": r"\gamma ", "\u2202": r"\partial ", "\u03b4": r"\delta ",
+    "\u03c3": r"\sigma ", "\u2260": r" \neq ", "\u2264": r" \leq ", "\u2265": r" \geq ",
+    "\U0001d7d9": r"\mathbb{1}", "\u2211": r"\sum ", "\u00b2": "^{2}", "\u207b\u00b9": "^{-1}",
+    "\u2081": "_1", "\u1d62": "_i", "\u2c7c": "_j", "\u2092": "_o", "\u2113": "l", "\u2032": "'",
+    "\u0177": r"\hat{y}", "\u2026": r"\dots ", "\u22ef": r"\dots ", "\u2192": r" \rightarrow ",
+    "\u2190": r" \leftarrow ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
+}
+_COMBINING_HAT = re.compile(r"([A-Za-z])\u0302")
+
+_SPACING = re.compile(r"(?<!\\)\\(?:[,;:! ]|quad\b|qquad\b|displaystyle\b|textstyle\b|limits\b|nolimits\b"
+                      r"|middle\b)")
+_SIZING = re.compile(r"\\(?:left|right|[bB]igg?[lrm]?)(?![A-Za-z])\s*(\\?[\.\(\)\[\]\{\}|]|\\[lr]?[vV]ert"
+                     r"|\\langle|\\rangle|\\lbrace|\\rbrace|\\lbrack|\\rbrack)?")
+_STYLE_WITH_ARG = ("mathbf", "boldsymbol", "bm", "mathbfit", "mathit", "pmb", "vec", "mathsf",
+                   "mathrm", "textrm", "text", "textit", "textbf", "mbox", "operatorname", "mathnormal",
+                   "underline", "overrightarrow", "mathtt", "texttt", "textsf", "emph")
+_HAT_WITH_ARG = ("hat", "widehat")
+_FRAC_VARIANTS = re.compile(r"\\[dt]frac(?![A-Za-z])")
+_TRANSPOSE = re.compile(
+    r"\^\s*(?:\\top(?![A-Za-z])|\\intercal(?![A-Za-z])|\\mathsf\s*\{\s*T\s*\}|\\mathrm\s*\{\s*T\s*\}|\\text\s*\{\s*T\s*\}"
+    r"|\{\s*(?:\\top|\\intercal|T|\\mathsf\s*\{\s*T\s*\}|\\mathrm\s*\{\s*T\s*\}|\\text\s*\{\s*T\s*\}"
+    r"|\\textsf\s*\{\s*T\s*\})\s*\}|T)")
+_P_DROP = re.compile(r"p_\s*((?:\{\s*|\\(?:text|mathrm|rm|textrm|mathit|operatorname)\s*)*)"
+                     r"(?:drop(?:out)?|d)(?![A-Za-z])")
+_RELU_PRIME = re.compile(r"\\?(?:operatorname|mathrm|text|textrm|textsf|mathsf)?\s*\{?\s*(?:ReLU|ReLu|relu|RELU|Relu)"
+                         r"\s*\}?\s*(?:'|\^\s*\{?\s*\\prime\s*\}?)")
+_STEP_FUNCS = re.compile(r"\\?(?:operatorname|mathrm|text)?\s*\{?\s*(?:H|Heaviside|step|u)\s*\}?(?=\s*\()")
+_INDICATOR_HEAD = re.compile(
+    r"(?:\\(?:mathbb|mathbf|mathds|mathbbm|boldsymbol|bm|textbf|text|mathrm|operatorname)\s*\{\s*(?:1|I)\s*\}"
+    r"|\\(?:mathbb|mathds|mathbbm)\s*(?:1|I)|(?<![A-Za-z0-9_\\{}^.])1|(?<![A-Za-z\\{])I)"
+    r"\s*(?=\\\{|\[|\(|_\s*\{)")
+_RELATION = re.compile(r"(?:[<>]|\\(?:geq?|leq?|gt|lt|neq|ne|geqslant|leqslant)(?![A-Za-z])|(?<![<>!\\])=)")
+_SUM_HEAD = re.compile(r"\\sum\s*(?:_\s*(\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z]))?\s*(?:\^\s*(\{(?:[^{}]|\{[^{}]*\})*\}|\S))?")
+_TRAILING = re.compile(r"[\s.,;:]+$")
+_TEXT_OPERATORS = {"softmax": "softmax", "ReLU": "ReLU", "relu": "ReLU", "sgn": "sgn"}
+
+
+def _unicode(text: str) -> str:
+    text = _COMBINING_HAT.sub(r"\\hat{\1}", text)
+    for char, latex in _UNICODE.items():
+        text = text.replace(char, latex)
+    return text
+
+
+def matching_brace(text: str, start: int) -> int:
+    """Index of the bracket closing the one at ``start`` (``{``, ``(``, ``[``), or -1."""
+    opening = text[start]
+    closing = {"{": "}", "(": ")", "[": "]"}[opening]
+    depth = 0
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}[]()":
+            # An escaped brace: \{ and \} are a pair of their own.
+            i += 2
+            continue
+        if ch == opening:
+            depth += 1
+        elif ch == closing:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _matching_escaped(text: str, start: int) -> int:
+    """Index of the ``\\}`` closing the ``\\{`` at ``start`` (counting nested ``\\{``), or -1."""
+    depth = 0
+    i = start
+    while i < len(text) - 1:
+        pair = text[i:i + 2]
+        if pair == "\\{":
+            depth += 1
+            i += 2
+            continue
+        if pair == "\\}":
+            depth -= 1
+            if depth == 0:
+                return i
+            i += 2
+            continue
+        i += 1
+    return -1
+
+
+def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
+    """Replace ``\\cmd{arg}`` by ``arg`` (``keep`` "{}" keeps the braces) for each command."""
+    pattern = re.compile(r"\\(" + "|".join(commands) + r")(?![A-Za-z])\s*")
+    out = []
+    pos = 0
+    for m in pattern.finditer(text):
+        if m.start() < pos:
+            continue
+        out.append(text[pos:m.start()])
+        j = m.end()
+        if j < len(text) and text[j] == "{":
+            end = matching_brace(text, j)
+            if end < 0:
+                raise FormulaError(f"an unclosed brace after \\{m.group(1)}")
+            inner = text[j + 1:end]
+            out.append("{" + inner + "}" if keep == "{}" else inner)
+            pos = end + 1
+        else:
+            pos = j   # \mathbf x: the command applies to the next token, which stays as it is
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _hats(text: str) -> str:
+    """``\\hat y``, ``\\widehat{\\mathbf{y}}`` -> ``\\hat{y}``."""
+    text = re.sub(r"\\widehat(?![A-Za-z])", r"\\hat", text)
+    text = re.sub(r"\\hat\s*([A-Za-z])", r"\\hat{\1}", text)
+    # \hat{{y}} (after unwrapping a style) -> \hat{y}
+    text = re.sub(r"\\hat\{\s*\{\s*([A-Za-z])\s*\}\s*\}", r"\\hat{\1}", text)
+    return text
+
+
+def _p_drop(text: str) -> str:
+    """``p_{drop}``, ``p_{\\text{drop}}``, ``p_\\text{drop}``, ``p_d`` -> ``p`` (braces balanced)."""
+    out = []
+    pos = 0
+    for m in _P_DROP.finditer(text):
+        out.append(text[pos:m.start()])
+        opened = m.group(1).count("{")
+        j = m.end()
+        while opened and j < len(text):
+            if text[j] == "}":
+                opened -= 1
+            elif not text[j].isspace():
+                break
+            j += 1
+        if opened:
+            out.append(m.group(0))   # not a subscript we understand: leave it
+            pos = m.end()
+            continue
+        out.append("p")
+        pos = j
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _strip_braced_singletons(text: str) -> str:
+    """``{U}`` left behind by unwrapping -> ``U`` where it is not a command's argument."""
+    def keep(m: re.Match[str]) -> str:
+        before = text[:m.start()].rstrip()
+        if before and before[-1] in "_^}":
+            return m.group(0)
+        word = re.search(r"\\?[A-Za-z]+$", before)
+        if word and word.group(0).startswith("\\"):
+            return m.group(0)            # \frac{1}, \hat{y}, \sqrt{n}: a command's argument
+        return m.group(1)
+    return re.sub(r"\{\s*([A-Za-z0-9])\s*\}", keep, text)
+
+
+def nesting_depth(text: str) -> int:
+    depth = best = 0
+    for ch in text:
+        if ch in "{([":
+            depth += 1
+            best = max(best, depth)
+        elif ch in "})]":
+            depth -= 1
+    return best
+
+
+def normalise(latex: str) -> str:
+    """Rewrite one formula into the grammar latex2sympy2_extended reads (no placeholders yet)."""
+    text = _unicode(latex)
+    text = text.replace("$", " ")
+    text = re.sub(r"\\(?:boxed|fbox|colorbox\{[^{}]*\}|color\{[^{}]*\})\s*(?=\{)", "", text)
+    text = re.sub(r"\\tag\*?\s*\{[^{}]*\}|\\label\s*\{[^{}]*\}|\\nonumber|\\notag", " ", text)
+    text = _FRAC_VARIANTS.sub(r"\\frac", text)
+    text = re.sub(r"\\(?:left|right)\s*\.", "", text)
+    text = _SIZING.sub(lambda m: m.group(1) or "", text)
+    text = _SPACING.sub(" ", text)
+    text = _RELU_PRIME.sub(r" \\relustep ", text)
+    text = _TRANSPOSE.sub("^{T}", text)
+    text = _hats(text)
+    text = _p_drop(text)
+    text = _unwrap(text, _STYLE_WITH_ARG)
+    text = _hats(text)
+    text = _p_drop(text)
+    text = re.sub(r"\\(?:ell)(?![A-Za-z])", "l", text)
+    text = re.sub(r"\\(?:cdotp|bullet|ast)(?![A-Za-z])", r"\\cdot", text)
+    text = re.sub(r"\\(?:ldots|cdots|dotsc|dotsb|dots)(?![A-Za-z])", r"\\dots", text)
+    text = re.sub(r"\\(?:lvert|rvert|vert)(?![A-Za-z])", "|", text)
+    text = re.sub(r"\\(?:lbrace)(?![A-Za-z])", r"\\{", text)
+    text = re.sub(r"\\(?:rbrace)(?![A-Za-z])", r"\\}", text)
+    text = re.sub(r"\\(?:ge)(?![A-Za-z])", r"\\geq", text)
+    text = re.sub(r"\\(?:le)(?![A-Za-z])", r"\\leq", text)
+    text = re.sub(r"\\(?:ne)(?![A-Za-z])", r"\\neq", text)
+    text = re.sub(r"\\(?:gt)(?![A-Za-z])", ">", text)
+    text = re.sub(r"\\(?:lt)(?![A-Za-z])", "<", text)
+    text = _strip_braced_singletons(text)
+    text = re.sub(r"\s+", " ", text).strip()
+    return _TRAILING.sub("", text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Placeholders: constructs the grammar cannot read, parsed piecewise.
+
+class _Placeholders:
+    def __init__(self) -> None:
+        self.table: dict[str, Placeholder] = {}
+
+    def add(self, item: Placeholder) -> str:
+        key = str(len(self.table))
+        self.table[key] = item
+        return f" \\{PLACEHOLDER}_{{{key}}} "
+
+
+_CONDITION_WORDS = re.compile(r"\{\s*((?:if|when|for|where|otherwise|else|and|o\.w\.)\b[^{}]*)\}", re.I)
+
+
+def _condition_text(text: str) -> str:
+    text = _CONDITION_WORDS.sub(r" \1 ", text)
+    text = re.sub(r"^\s*(?:if|when|for|where)\b", "", text.strip(), flags=re.I)
+    return text.strip().strip(",;:").strip()
+
+
+_OTHERWISE = re.compile(r"^\s*(?:otherwise|else|elsewhere|o\.?w\.?|other(?:wise)?\s*cases?)\b", re.I)
+_IF_WORDS = re.compile(r"\b(?:if|when|for|where|and)\b", re.I)
+
+
+def _parse_condition(text: str, ph: _Placeholders) -> Any:
+    text = _condition_text(text)
+    if not text or _OTHERWISE.match(text):
+        return None
+    if re.search(r"\b(?:otherwise|else)\b", text, re.I):
+        return None
+    if not _RELATION.search(text):
+        raise FormulaError(f"the condition {text!r} has no comparison (=, ≠, <, >, ≤, ≥)")
+    return _convert(_substitute(text, ph), ph)
+
+
+def _cases(text: str, ph: _Placeholders) -> str:
+    pattern = re.compile(r"\\begin\s*\{\s*(?:cases|dcases|rcases)\s*\}")
+    while True:
+        m = pattern.search(text)
+        if not m:
+            return text
+        end = re.compile(r"\\end\s*\{\s*(?:cases|dcases|rcases)\s*\}").search(text, m.end())
+        if not end:
+            raise FormulaError("a \\begin{cases} without its \\end{cases}")
+        body = text[m.end():end.start()]
+        branches = []
+        for row in re.split(r"\\\\", body):
+            if not row.strip():
+                continue
+            parts = row.split("&", 1) if "&" in row else _split_row_without_ampersand(row)
+            expr_text = parts[0].strip().rstrip(",")
+            cond_text = parts[1] if len(parts) > 1 else ""
+            cond_text = re.sub(r"\\(?:text|mbox|textrm|mathrm)\s*\{([^{}]*)\}", r" \1 ", cond_text)
+            expr = _convert(_substitute(normalise(expr_text), ph), ph)
+            cond = _parse_condition(normalise(cond_text) if cond_text.strip() else "", ph)
+            branches.append((expr, cond))
+        if not branches:
+            raise FormulaError("an empty cases environment")
+        key = ph.add(Cases(tuple(branches), text[m.start():end.end()]))
+        text = text[:m.start()] + key + text[end.end():]
+
+
+def _split_row_without_ampersand(row: str) -> list[str]:
+    """``a, \\text{if } w = o`` (no ``&``): split at ``\\text{if`` or at the last top-level comma."""
+    m = re.search(r"\\(?:text|mbox|textrm|mathrm)\s*\{\s*(?:if|when|otherwise|else)", row)
+    if m:
+        return [row[:m.start()], row[m.start():]]
+    depth = 0
+    for i in range(len(row) - 1, -1, -1):
+        ch = row[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return [row[:i], row[i + 1:]]
+    return [row]
+
+
+def _indicators(text: str, ph: _Placeholders) -> str:
+    """``\\mathbb{1}\\{c\\}``, ``1[c]``, ``\\mathbf{1}(c)``, ``\\mathbb{1}_{c}``, ``\\relustep(z)``, ``[c]``."""
+    # ReLU'(z): 1 where z > 0.
+    while True:
+        m = re.search(r"\\relustep\s*", text)
+        if not m:
+            break
+        j = m.end()
+        if j >= len(text) or text[j] not in "({[":
+            raise FormulaError("ReLU' must be followed by its argument in brackets, e.g. ReLU'(z_i)")
+        end = matching_brace(text, j)
+        if end < 0:
+            raise FormulaError("an unclosed bracket after ReLU'")
+        inner = text[j + 1:end]
+        arg = _convert(_substitute(inner, ph), ph)
+        key = ph.add(Indicator(sympy.StrictGreaterThan(arg, 0, evaluate=False), f"ReLU'({inner})"))
+        text = text[:m.start()] + key + text[end + 1:]
+    while True:
+        m = _INDICATOR_HEAD.search(text)
+        if not m:
+            break
+        j = m.end()
+        if text.startswith("\\{", j):
+            end = _matching_escaped(text, j)
+            inner = text[j + 2:end] if end >= 0 else ""
+            stop = end + 2
+        elif text[j] == "_":
+            k = text.index("{", j)
+            end = matching_brace(text, k)
+            inner = text[k + 1:end] if end >= 0 else ""
+            stop = end + 1
+        else:
+            end = matching_brace(text, j)
+            inner = text[j + 1:end] if end >= 0 else ""
+            stop = end + 1
+        if end < 0:
+            raise FormulaError("an indicator whose bracket is never closed")
+        if not _RELATION.search(inner):
+            # 1(...) without a comparison is just a product with 1: leave it to the grammar.
+            text = text[:m.start()] + "{1}" + text[m.end():]
+            continue
+        cond = _parse_condition(inner, ph)
+        key = ph.add(Indicator(cond, text[m.start():stop]))
+        text = text[:m.start()] + key + text[stop:]
+    # Iverson brackets: [cond] with a comparison inside.
+    i = 0
+    while i < len(text):
+        if text[i] == "[" and (i == 0 or text[i - 1] != "\\"):
+            end = matching_brace(text, i)
+            if end > 0 and _RELATION.search(text[i + 1:end]) and not text[end + 1:end + 2] == "_":
+                cond = _parse_condition(text[i + 1:end], ph)
+                key = ph.add(Indicator(cond, text[i:end + 1]))
+                text = text[:i] + key + text[end + 1:]
+                i += len(key)
+                continue
+        i += 1
+    return text
+
+
+def _indexed_groups(text: str, ph: _Placeholders) -> str:
+    """``(xW + b_1)_i`` / ``[xW+b]_{i}`` -> a placeholder for the entry."""
+    while True:
+        m = re.search(r"[\)\]]\s*_\s*(\{[^{}]*\}|[A-Za-z0-9])", text)
+        if not m:
+            return text
+        close = m.start()
+        opening = "(" if text[close] == ")" else "["
+        depth = 0
+        start = -1
+        for k in range(close, -1, -1):
+            if text[k] == text[close]:
+                depth += 1
+            elif text[k] == opening:
+                depth -= 1
+                if depth == 0:
+                    start = k
+                    break
+        if start < 0:
+            raise FormulaError("a closing bracket before a subscript has no opening bracket")
+        inner = text[start + 1:close]
+        index = m.group(1).strip("{} ").replace(",", "").replace(" ", "")
+        tree = _convert(_substitute(inner, ph), ph)
+        key = ph.add(IndexOf(tree, index, text[start:m.end()]))
+        text = text[:start] + key + text[m.end():]
+
+
+def _sums(text: str) -> str:
+    """Every ``\\sum`` gets explicit limits ``_{w=1}^{N}``; the range is the question's."""
+    def fix(m: re.Match[str]) -> str:
+        sub = (m.group(1) or "").strip("{} ")
+        var = re.match(r"\s*([A-Za-z])", sub)
+        if not var:
+            raise FormulaError("a sum without its index (write e.g. \\sum_{w} or \\sum_{k=1}^{3})")
+        return f"\\sum_{{{var.group(1)}=1}}^{{N}} "
+    return _SUM_HEAD.sub(fix, text)
+
+
+def _substitute(text: str, ph: _Placeholders) -> str:
+    text = _cases(text, ph)
+    text = text.replace("&", " ")
+    text = _indicators(text, ph)
+    text = _indexed_groups(text, ph)
+    text = _sums(text)
+    return text
+
+
+def _count_nodes(tree: Any) -> int:
+    return sum(1 for _ in sympy.preorder_traversal(tree))
+
+
+def _convert(text: str, ph: _Placeholders) -> Any:
+    """Parse one piece of normalised LaTeX with the ordered converter."""
+    if not text.strip():
+        raise FormulaError("an empty expression")
+    if re.search(r"\\odot|\\circ|\\otimes|\\oplus", text):
+        raise FormulaError("element-wise products (⊙, ∘) are not read here; write the entry-wise "
+                           "form of the answer instead (e.g. with indices)")
+    try:
+        with sympy.evaluate(False):
+            tree = _OrderedConverter(config=_CONFIG).parse(text)
+    except RecursionError:
+        raise FormulaError("the expression is nested too deeply to read") from None
+    except FormulaError:
+        raise
+    except Exception as exc:  # the ANTLR grammar reports any syntax problem as Exception
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise FormulaError(f"the LaTeX could not be parsed ({detail})") from None
+    if isinstance(tree, (list, tuple)):
+        raise FormulaError("several expressions where one was expected")
+    if not isinstance(tree, sympy.Basic):
+        raise FormulaError("the LaTeX is not an expression")
+    return tree
+
+
+def parse_formula(latex: str) -> Formula:
+    """Parse one answer (already cut to the expression itself) into a :class:`Formula`."""
+    if len(latex) > MAX_FORMULA_CHARS:
+        raise FormulaError(f"the formula is {len(latex)} characters long; at most {MAX_FORMULA_CHARS} "
+                           "are read (give the final answer on its own)")
+    text = normalise(latex)
+    if not text:
+        raise FormulaError("an empty formula")
+    if nesting_depth(text) > MAX_NESTING:
+        raise FormulaError(f"the formula nests brackets more than {MAX_NESTING} deep")
+    ph = _Placeholders()
+    body = _substitute(text, ph)
+    tree = _convert(body, ph)
+    if _count_nodes(tree) > MAX_NODES:
+        raise FormulaError(f"the formula has more than {MAX_NODES} parts; give the final answer on its own")
+    return Formula(latex, text, tree, dict(ph.table))

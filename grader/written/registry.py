@@ -1,0 +1,81 @@
+"""What a written check is: a function of a question's section that returns a :class:`Verdict`.
+
+A written checker registers itself with ``@written_check("name")`` in one of the modules listed
+in :data:`grader.written.checkers.CHECKER_MODULES`; rubric.yaml names it on a written part
+(``checker: name``) together with how many of the part's points it grades (``auto: n``). It runs
+in the trusted grading process (or its parsing child), reads the student's text as data only,
+and returns plain data: items passed, items in all, feedback lines, and what was read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from grader.written.sections import Section, pretty
+
+MISSING = "missing"
+"""Status of a verdict whose answer was not found (a heading missing or an empty section)."""
+UNREADABLE = "unreadable"
+"""Status of a verdict whose answer was found but could not be read (LaTeX that does not parse)."""
+
+
+@dataclass
+class Verdict:
+    """A written check's conclusion before the rubric turns it into points."""
+
+    passed: int
+    total: int
+    feedback: list[str] = field(default_factory=list)
+    read: str = ""
+    status: str = ""
+
+    def to_dict(self) -> dict:
+        return {"passed": self.passed, "total": self.total, "feedback": list(self.feedback),
+                "read": self.read, "status": self.status}
+
+
+@dataclass
+class WrittenContext:
+    """What a checker may use: the question's id, its random generator and the run's seed."""
+
+    question: str
+    rng: np.random.Generator
+    seed: int
+
+    @property
+    def title(self) -> str:
+        return pretty(self.question)
+
+
+WrittenChecker = Callable[[Section, WrittenContext], Verdict]
+
+#: Every registered written checker, by name. Filled by @written_check on import.
+WRITTEN_REGISTRY: dict[str, WrittenChecker] = {}
+
+
+def written_check(name: str) -> Callable[[WrittenChecker], WrittenChecker]:
+    """Register ``fn`` as the written checker ``name`` (used by rubric.yaml's ``checker:``)."""
+
+    def register(fn: WrittenChecker) -> WrittenChecker:
+        if name in WRITTEN_REGISTRY:
+            raise ValueError(f"written checker {name!r} is registered twice "
+                             f"({WRITTEN_REGISTRY[name].__module__} and {fn.__module__})")
+        WRITTEN_REGISTRY[name] = fn
+        return fn
+
+    return register
+
+
+def missing(section: Section, what: str = "") -> Verdict:
+    """The verdict for a question whose answer is not in its section (or whose section is empty)."""
+    title = pretty(section.question)
+    place = f" ({section.where})" if section.where else ""
+    if section.empty:
+        detail = f"its section{place} is empty"
+    else:
+        detail = f"its section{place} has {what or 'no final answer'}"
+    return Verdict(0, 1, [f"No answer found for {title}: {detail}. Put the final result on a line starting "
+                          "with 'Answer:' (math in $...$) under the question's heading."], status=MISSING)

@@ -17,10 +17,15 @@ The trusted process never imports student code and never unpickles or evals what
 sends: replies are decoded by :mod:`grader.untrusted.wire` (JSON and ``.npy`` without pickle)
 and checked for shape before use. The caller prepares the submission folder, a private copy.
 
-Limits (see :class:`Limits`) are set in the worker with ``setrlimit`` before it starts. As root,
-Linux ignores ``RLIMIT_NPROC`` (it is counted per user and root is exempt), so it is not set and
-a fork bomb is bounded only by the call's wall-clock timeout and the kill of the process tree;
-running the worker as a dedicated unprivileged user makes it effective.
+Limits (see :class:`Limits`) are set in the worker with ``setrlimit`` before it starts.
+
+When the grader runs as root, the worker is confined as :mod:`grader.isolation` decides (once per
+process): it runs as the unprivileged sandbox user, in a private copy of the submission folder
+(``Sandbox.run_dir``, the only place it can write), started by :mod:`grader.confine`, and where
+the kernel allows in its own mount, network and PID namespaces that hide the grader's files and
+end every process it started when it ends. ``RLIMIT_NPROC`` then bounds its processes (it is
+counted per user; as root, which is exempt, it is not set and a fork bomb is bounded only by the
+call's timeout and the kill of the process tree).
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from grader import isolation as isolation_mod
+from grader.isolation import Isolation
 from grader.untrusted import wire
 
 UNTRUSTED_DIR = Path(__file__).resolve().parent / "untrusted"
@@ -82,6 +89,15 @@ MAX_ERROR_MESSAGE_CHARS = 4000
 MAX_TRACEBACK_LINES = 60
 MAX_TRACEBACK_LINE_CHARS = 500
 READ_CHUNK_BYTES = 1 << 20
+
+LEAVING_KEY = "leaving"
+"""Reply key by which the worker says it exits after this reply (the call left threads, child
+processes or open files behind); the next call then starts a fresh worker."""
+SCRIPTS_FOLDER = "worker"
+RUN_FOLDER = "run"
+PUBLIC_DIR_MODE = 0o755
+PUBLIC_FILE_MODE = 0o644
+PRIVATE_DIR_MODE = 0o700
 
 WORKER_PATH = "/usr/local/bin:/usr/bin:/bin"
 WORKER_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
@@ -214,26 +230,40 @@ def _parse_error(error: Any) -> ProbeError:
                                       for line in lines[-MAX_TRACEBACK_LINES:]))
 
 
-def _parse_reply(reply: Any, request: int) -> tuple[Status, Any, ProbeError | None]:
-    """Return (status, value, error) of a decoded reply to request number ``request``; raise
-    _BadReply for any other shape."""
+@dataclass(frozen=True)
+class _Reply:
+    """A checked reply: the call's result, and whether the worker is leaving after it."""
+
+    status: Status
+    value: Any = None
+    error: ProbeError | None = None
+    leaving: bool = False
+
+
+def _parse_reply(reply: Any, request: int) -> _Reply:
+    """Check a decoded reply to request number ``request``; raise _BadReply for any other
+    shape. A reply may say ``"leaving": [reasons]``: the worker exits after it."""
     if not isinstance(reply, dict) or type(reply.get("ok")) is not bool:
         raise _BadReply("a reply is a dict with a bool 'ok'")
     if type(reply.get("id")) is not int or reply["id"] != request:
         raise _BadReply(f"the reply answers request {reply.get('id')!r:.20}, not {request}")
+    leaving = reply.get(LEAVING_KEY, [])
+    if not (isinstance(leaving, list) and all(isinstance(item, str) for item in leaving)):
+        raise _BadReply(f"'{LEAVING_KEY}' is a list of reasons (str)")
     if reply["ok"]:
-        if set(reply) != {"id", "ok", "result"}:
+        if set(reply) - {LEAVING_KEY} != {"id", "ok", "result"}:
             raise _BadReply("a success reply is {'id': int, 'ok': true, 'result': value}")
-        return "ok", reply["result"], None
-    return "error", None, _parse_error(reply.get("error"))
+        return _Reply("ok", reply["result"], leaving=bool(leaving))
+    return _Reply("error", error=_parse_error(reply.get("error")), leaving=bool(leaving))
 
 
-def _read_reply_body(body: bytes, request: int) -> tuple[Status, Any, ProbeError | None]:
+def _read_reply_body(body: bytes, request: int) -> _Reply:
     """Decode and check a reply body; a violation is a protocol_error result."""
     try:
         return _parse_reply(wire.decode_message(body), request)
     except (wire.WireError, _BadReply) as exc:
-        return "protocol_error", None, ProbeError("ProtocolError", f"invalid reply: {exc}")
+        return _Reply("protocol_error",
+                      error=ProbeError("ProtocolError", f"invalid reply: {exc}"))
 
 
 class _Capture:
@@ -329,6 +359,21 @@ def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         raise SandboxError(f"worker {proc.pid} did not die within {KILL_WAIT_S} s of SIGKILL"
                            ) from None
+    # The rest die asynchronously (a PID namespace is torn down after its init): wait for them,
+    # so that when a call or close() returns, nothing the worker started still runs.
+    deadline = time.monotonic() + KILL_WAIT_S
+    while any(_running(pid) for pid in stopped) and time.monotonic() < deadline:
+        time.sleep(EXIT_POLL_S)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not exited (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            state = stat.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
 
 
 def _exited(proc: subprocess.Popen[bytes]) -> bool:
@@ -386,8 +431,9 @@ def describe_exit(returncode: int) -> str:
     return f"the worker process died from {name}: {reasons.get(name, 'a fatal signal')}"
 
 
-def _resource_plan(limits: Limits) -> list[tuple[int, int, int]]:
-    """(resource, soft, hard) for the worker, never above this process's own hard limits."""
+def _resource_plan(limits: Limits, *, uid: int | None = None) -> list[tuple[int, int, int]]:
+    """(resource, soft, hard) for a worker running as ``uid`` (default: this process's user),
+    never above this process's own hard limits."""
     plan = [
         (resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes),
         (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + CPU_HARD_GRACE_S),
@@ -395,8 +441,10 @@ def _resource_plan(limits: Limits) -> list[tuple[int, int, int]]:
         (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
         (resource.RLIMIT_CORE, 0, 0),
     ]
-    if os.geteuid() != 0:  # root is exempt from RLIMIT_NPROC; see the module docstring
-        tasks = _tasks_of_user(os.getuid()) + limits.processes
+    if (os.geteuid() if uid is None else uid) != 0:  # root is exempt; see the module docstring
+        # The limit counts every task of the (real) user, so it is set above what the user
+        # already runs (other graders' workers included).
+        tasks = _tasks_of_user(os.getuid() if uid is None else uid) + limits.processes
         plan.append((resource.RLIMIT_NPROC, tasks, tasks))
     clamped = []
     for kind, soft, hard in plan:
@@ -448,10 +496,13 @@ class _Worker:
     reader: wire.FrameReader
     stdout: _Capture
     stderr: _Capture
+    pid: int = 0
+    """The worker's own pid (proc is the launcher when the worker runs in a PID namespace)."""
     release: weakref.finalize[[subprocess.Popen[bytes], tuple[int, ...]], _Worker] = field(
         init=False, repr=False)
 
     def __post_init__(self) -> None:
+        self.pid = self.pid or self.proc.pid
         # Kills the tree and closes the pipes once: when stopped, when the Sandbox is dropped
         # without close(), or at interpreter exit, so no worker outlives a crashed grader.
         self.release = weakref.finalize(self, _release, self.proc, self.fds())
@@ -475,6 +526,17 @@ def _read_some(fd: int) -> bytes | None:
         return os.read(fd, READ_CHUNK_BYTES)
     except BlockingIOError:
         return None
+
+
+def _grandchild(pid: int) -> int | None:
+    """The only child of the only child of ``pid`` (the worker, under the launcher and the
+    namespace's init), or None."""
+    parents = _process_table()
+    children = [child for child, parent in parents.items() if parent == pid]
+    if len(children) != 1:
+        return None
+    grandchildren = [child for child, parent in parents.items() if parent == children[0]]
+    return grandchildren[0] if len(grandchildren) == 1 else None
 
 
 def _remove_tree(folder: str) -> None:
@@ -545,16 +607,25 @@ class Sandbox:
         with Sandbox(folder) as box:
             result = box.call("call", {"module": "word2vec", "function": "sigmoid",
                                        "args": [x]}, timeout=5)
+
+    ``isolation`` says how the worker is confined (default: :func:`grader.isolation.detect`,
+    the strongest this machine allows). When it runs as the sandbox user, the worker runs in a
+    private copy of ``submission`` (:attr:`run_dir`, made on first use, never following
+    links) and ``submission`` itself is never changed; otherwise it runs in ``submission``.
     """
 
     def __init__(self, submission: str | os.PathLike[str], *, limits: Limits = Limits(),
-                 python: str = sys.executable) -> None:
+                 python: str = sys.executable, isolation: Isolation | None = None) -> None:
         self.submission = _submission_folder(submission)
         self.limits = limits
         self.python = python
+        if isolation is not None and isolation.switches_user and os.geteuid() != 0:
+            raise ValueError(f"isolation mode {isolation.mode!r} runs the worker as another "
+                             "user, which needs root; use grader.isolation.detect()")
+        self._isolation = isolation
         self._worker: _Worker | None = None
-        self._worker_dir: Path | None = None
-        self._remove_worker_dir: weakref.finalize[[str], Sandbox] | None = None
+        self._private_dir: Path | None = None
+        self._remove_private_dir: weakref.finalize[[str], Sandbox] | None = None
         self._closed = False
         self._request_ids = itertools.count(1)
 
@@ -567,7 +638,21 @@ class Sandbox:
     @property
     def worker_pid(self) -> int | None:
         """The pid of the current worker process, if one is running."""
-        return None if self._worker is None else self._worker.proc.pid
+        return None if self._worker is None else self._worker.pid
+
+    @property
+    def isolation(self) -> Isolation:
+        """How the worker is confined (decided on first use)."""
+        if self._isolation is None:
+            self._isolation = isolation_mod.detect()
+        return self._isolation
+
+    @property
+    def run_dir(self) -> Path:
+        """The folder the worker runs in and may write: a private copy of the submission when
+        it runs as the sandbox user, else the submission folder itself."""
+        private = self._private_folder()
+        return private / RUN_FOLDER if self.isolation.switches_user else self.submission
 
     def call(self, probe: str, args: Mapping[str, Any] | None = None, *,
              timeout: float = DEFAULT_CALL_TIMEOUT_S) -> ProbeResult:
@@ -594,9 +679,9 @@ class Sandbox:
         """Kill the worker and everything it started, and remove its private folder."""
         self._closed = True
         self._discard_worker()
-        if self._remove_worker_dir is not None:
-            self._remove_worker_dir()
-            self._worker_dir = self._remove_worker_dir = None
+        if self._remove_private_dir is not None:
+            self._remove_private_dir()
+            self._private_dir = self._remove_private_dir = None
 
     # -- one call ------------------------------------------------------------------------------
 
@@ -606,14 +691,14 @@ class Sandbox:
         if outcome.kind == "reply":
             _drain(worker.stdout_fd, worker.stdout.add, FINAL_DRAIN_S)
             _drain(worker.stderr_fd, worker.stderr.add, FINAL_DRAIN_S)
-            status, value, error = _read_reply_body(outcome.body, request)
-            if status != "protocol_error" and worker.reader.buffered:
-                status, value, error = "protocol_error", None, ProbeError(
+            reply = _read_reply_body(outcome.body, request)
+            if reply.status != "protocol_error" and worker.reader.buffered:
+                reply = _Reply("protocol_error", error=ProbeError(
                     "ProtocolError", "unexpected bytes after the reply: something wrote to the "
-                    "worker's protocol channel")
-            if status == "protocol_error":
+                    "worker's protocol channel"))
+            if reply.status == "protocol_error" or reply.leaving:
                 self._discard_worker()
-            return status, value, error
+            return reply.status, reply.value, reply.error
         self._discard_worker()  # reaps the worker: its returncode is now known
         returncode = worker.proc.returncode
         if outcome.kind == "timeout":
@@ -681,7 +766,7 @@ class Sandbox:
         """The running worker, replaced first if it died or lacks CPU time for ``timeout``."""
         worker = self._worker
         if worker is not None and (_exited(worker.proc) or
-                                   _cpu_seconds(worker.proc.pid) + timeout
+                                   _cpu_seconds(worker.pid) + timeout
                                    > self.limits.cpu_seconds):
             self._discard_worker()
         if self._worker is None:
@@ -695,37 +780,73 @@ class Sandbox:
 
 
     def _private_folder(self) -> Path:
-        """A private copy of grader/untrusted/*.py, so the worker imports nothing from the
-        grader's own location."""
-        if self._worker_dir is None:
-            folder = Path(tempfile.mkdtemp(prefix="a2grader-worker-"))
+        """The sandbox's private folder: ``worker/``, a copy of grader/untrusted/*.py (so the
+        worker imports nothing from the grader's own location; read-only to a sandbox user),
+        and, when the worker runs as the sandbox user, ``run/``, its copy of the submission."""
+        if self._private_dir is None:
+            if self._closed:
+                raise SandboxError("the sandbox is closed; make a new Sandbox")
+            folder = Path(tempfile.mkdtemp(prefix="a2grader-sandbox-"))
+            self._private_dir = folder
+            # Removed by close(), or when the Sandbox is dropped, or at interpreter exit.
+            self._remove_private_dir = weakref.finalize(self, _remove_tree, str(folder))
+            folder.chmod(PUBLIC_DIR_MODE)
+            scripts = folder / SCRIPTS_FOLDER
+            scripts.mkdir()
+            scripts.chmod(PUBLIC_DIR_MODE)
             for source in sorted(UNTRUSTED_DIR.glob("*.py")):
                 if source.name != "__init__.py":
-                    shutil.copyfile(source, folder / source.name)
-            self._worker_dir = folder
-            # Removed by close(), or when the Sandbox is dropped, or at interpreter exit.
-            self._remove_worker_dir = weakref.finalize(self, _remove_tree, str(folder))
-        return self._worker_dir
+                    shutil.copyfile(source, scripts / source.name)
+                    (scripts / source.name).chmod(PUBLIC_FILE_MODE)
+            if self.isolation.switches_user:
+                self._copy_submission(folder / RUN_FOLDER)
+        return self._private_dir
+
+    def _copy_submission(self, run: Path) -> None:
+        """Copy the submission for the sandbox user: links are copied as links (never read
+        through as root), and the copy is the user's own."""
+        try:
+            shutil.copytree(self.submission, run, symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        except (OSError, shutil.Error) as exc:
+            raise SandboxError(f"cannot copy the submission {self.submission} for the "
+                               f"sandbox user: {exc}") from exc
+        run.chmod(PRIVATE_DIR_MODE)
+        isolation_mod.give_to(str(run), self.isolation.uid, self.isolation.gid)
 
     def _start(self) -> _Worker:
         """Start a worker and wait for it to say it is ready; SandboxError if it does not."""
-        script = self._private_folder() / WORKER_SCRIPT
+        isolation = self.isolation
+        run_dir = self.run_dir
+        script = self._private_folder() / SCRIPTS_FOLDER / WORKER_SCRIPT
         request_r, request_w = os.pipe()
         reply_r, reply_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
         ours = (request_w, reply_r, stdout_r, stderr_r)
+        # -s: no user site-packages; -B: no .pyc files. Not -I: it implies -E, which would
+        # ignore the PYTHONHASHSEED set in the (otherwise empty) environment.
+        argv = [self.python, "-s", "-B", str(script), str(request_r), str(reply_w),
+                str(self.limits.message_bytes)]
+        env = worker_environment(run_dir)
         try:
-            proc = subprocess.Popen(
-                # -s: no user site-packages; -B: no .pyc files. Not -I: it implies -E, which
-                # would ignore the PYTHONHASHSEED set in the (otherwise empty) environment.
-                [self.python, "-s", "-B", str(script), str(request_r), str(reply_w),
-                 str(self.limits.message_bytes)],
-                cwd=self.submission, env=worker_environment(self.submission),
-                stdin=subprocess.DEVNULL, stdout=stdout_w, stderr=stderr_w,
-                pass_fds=(request_r, reply_w), start_new_session=True,
-                preexec_fn=_limit_setter(_resource_plan(self.limits)))
-        except (OSError, subprocess.SubprocessError) as exc:
+            if not isolation.switches_user:
+                proc = subprocess.Popen(
+                    argv, cwd=run_dir, env=env, stdin=subprocess.DEVNULL, stdout=stdout_w,
+                    stderr=stderr_w, pass_fds=(request_r, reply_w), start_new_session=True,
+                    preexec_fn=_limit_setter(_resource_plan(self.limits)))
+            else:
+                if not os.access(self.python, os.X_OK):
+                    raise OSError(f"{self.python} is not an executable file")
+                plan = isolation_mod.confine_plan(
+                    isolation, private_dir=str(self._private_folder()), cwd=str(run_dir),
+                    argv=argv, env=env,
+                    rlimits=_resource_plan(self.limits, uid=isolation.uid))
+                proc = subprocess.Popen(
+                    isolation_mod.launcher_command(plan), cwd="/", env={},
+                    stdin=subprocess.DEVNULL, stdout=stdout_w, stderr=stderr_w,
+                    pass_fds=(request_r, reply_w), start_new_session=True)
+        except (OSError, subprocess.SubprocessError, isolation_mod.IsolationError) as exc:
             for fd in ours:
                 os.close(fd)
             raise SandboxError(f"cannot start the worker: {exc}") from exc
@@ -738,6 +859,8 @@ class Sandbox:
         worker = _Worker(proc, *ours, wire.FrameReader(max_bytes=self.limits.message_bytes),
                          stdout=startup_output, stderr=startup_output)
         self._await_ready(worker)
+        if isolation.mode == "namespaces":
+            worker.pid = _grandchild(proc.pid) or proc.pid
         return worker
 
     def _await_ready(self, worker: _Worker) -> None:
@@ -837,8 +960,8 @@ class InProcessRunner:
                                               self._handler.request_id(request))
         elapsed = time.monotonic() - started
         reader.feed(frame)
-        status, value, error = _read_reply_body(reader.pop() or b"", 1)
-        return ProbeResult(status=status, value=value, error=error,
+        reply = _read_reply_body(reader.pop() or b"", 1)
+        return ProbeResult(status=reply.status, value=reply.value, error=reply.error,
                            stdout=self._captured(stdout), stderr=self._captured(stderr),
                            elapsed=elapsed)
 

@@ -2,8 +2,11 @@
 
 The run folder holds the support files (``utils/``, ``data/``) copied from the student
 template, overlaid with the student's own files. It never contains the reference, the rubric
-or anything of the grader's. Zip archives are unpacked defensively: absolute paths, ``..``
-entries and links are refused, and sizes are capped.
+or anything of the grader's. Zip archives are unpacked defensively: only the files the grader
+reads (the student files and written answers, at the top level or in one folder) are
+extracted; entries with absolute paths, ``..`` or links, and files over the size limit (counted
+in real bytes, whatever the archive's header claims) are skipped with a note, so that one bad
+entry costs only the part it holds and the rest is still graded.
 """
 
 from __future__ import annotations
@@ -11,76 +14,140 @@ from __future__ import annotations
 import shutil
 import stat
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from grader.paths import STUDENT_FILES, SUPPORT_DIRS, TEMPLATE_DIR, WRITTEN_FILES
 
 MAX_ZIP_ENTRIES = 2000
 MAX_UNPACKED_BYTES = 200 * 1024 * 1024
+"""Most bytes extracted from one archive, all files together."""
 MAX_STUDENT_FILE_BYTES = 5 * 1024 * 1024
+"""Largest student file (or written answer) that is graded."""
+MAX_FOLDER_DEPTH = 2
+"""Files are looked for at the top of an upload or in one folder inside it."""
+READ_CHUNK_BYTES = 1 << 20
 IGNORED_NAMES = {"__MACOSX", ".DS_Store", "__pycache__"}
+WRITTEN_SUFFIXES = (".tex",)
 
 
 class SubmissionError(ValueError):
-    """The upload cannot be graded at all (not a folder or zip, or an unsafe archive)."""
+    """The upload cannot be graded at all (not a folder or zip, or not a usable archive)."""
 
 
 @dataclass(frozen=True)
 class PreparedSubmission:
     run_dir: Path                 # where the worker runs: support files + student files
     present: tuple[str, ...]      # student files found
-    missing: tuple[str, ...]      # student files not found
+    missing: tuple[str, ...]      # student files not found (or refused: see refused)
     notes: tuple[str, ...]        # things worth telling (skipped files, nested folder...)
     written: tuple[Path, ...]     # written answers (answers.md, *.tex) in the upload
+    refused: Mapping[str, str] = field(default_factory=dict)
+    """Student files that were in the upload but are not graded, each with why (a clause:
+    "sgd.py is 6000000 bytes; the limit is 5242880")."""
 
 
-def _check_member(info: zipfile.ZipInfo) -> str | None:
-    name = info.filename
-    path = PurePosixPath(name)
-    if name.startswith("/") or (len(name) > 1 and name[1] == ":") or "\\" in name:
-        return f"{name!r} is an absolute path"
-    if ".." in path.parts:
-        return f"{name!r} leaves the archive's folder ('..')"
+def _wanted(name: str) -> bool:
+    """Whether the grader reads a file of this name (so it is worth extracting)."""
+    return name in STUDENT_FILES or name in WRITTEN_FILES or name.endswith(WRITTEN_SUFFIXES)
+
+
+def _member_name(info: zipfile.ZipInfo) -> str:
+    # Archives made on Windows may separate folders with backslashes.
+    return info.filename.replace("\\", "/")
+
+
+def _member_problem(info: zipfile.ZipInfo) -> str | None:
+    """Why an archive entry must not be extracted, or None."""
+    name = _member_name(info)
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return "it is an absolute path"
+    if ".." in PurePosixPath(name).parts:
+        return "it leaves the archive's folder ('..')"
     mode = info.external_attr >> 16
     if stat.S_ISLNK(mode):
-        return f"{name!r} is a symbolic link"
+        return "it is a symbolic link"
+    if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
+        return "it is not a regular file"
     return None
 
 
-def unpack_zip(archive: Path, dest: Path) -> list[str]:
-    """Extract ``archive`` into ``dest`` after validating every entry; return notes."""
+def _too_big(name: str, size: int, *, declared: int | None = None) -> str:
+    claim = f" (its header claimed {declared})" if declared is not None and declared != size else ""
+    return f"{name} unpacks to more than {size} bytes{claim}; the limit is {MAX_STUDENT_FILE_BYTES}"
+
+
+def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, budget: int) -> int | None:
+    """Copy one entry to ``target``, stopping past MAX_STUDENT_FILE_BYTES or ``budget`` real
+    bytes; return the bytes written, or None (and no file) if it was too big."""
+    limit = min(MAX_STUDENT_FILE_BYTES, budget)
+    written = 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zf.open(info) as src, open(target, "wb") as out:
+        while chunk := src.read(READ_CHUNK_BYTES):
+            written += len(chunk)
+            if written > limit:
+                break
+            out.write(chunk)
+    if written > limit:
+        target.unlink()
+        return None
+    return written
+
+
+def unpack_zip(archive: Path, dest: Path) -> tuple[list[str], dict[str, str]]:
+    """Extract the entries of ``archive`` that the grader reads into ``dest``.
+
+    Return (notes, refused): a note per skipped entry, and the files (by their path in the
+    archive) that were skipped because they are too large. Folders are recreated (two levels
+    deep) so that the layout can still be recognised. Raise SubmissionError only when the
+    archive cannot be read at all.
+    """
     try:
         zf = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as exc:
         raise SubmissionError(f"{archive.name} is not a readable zip archive ({exc})") from None
+    notes: list[str] = []
+    refused: dict[str, str] = {}
     with zf:
         infos = zf.infolist()
         if len(infos) > MAX_ZIP_ENTRIES:
-            raise SubmissionError(f"{archive.name} has {len(infos)} entries; the limit is {MAX_ZIP_ENTRIES}")
-        problems = [p for p in map(_check_member, infos) if p]
-        if problems:
-            raise SubmissionError(f"{archive.name} was refused: " + "; ".join(problems[:5]))
-        total = sum(i.file_size for i in infos)
-        if total > MAX_UNPACKED_BYTES:
-            raise SubmissionError(f"{archive.name} unpacks to {total} bytes; the limit is "
-                                  f"{MAX_UNPACKED_BYTES} (remove data files and checkpoints)")
-        written = 0
+            raise SubmissionError(f"{archive.name} has {len(infos)} entries; the limit is "
+                                  f"{MAX_ZIP_ENTRIES} (zip only your .py files and answers)")
+        budget = MAX_UNPACKED_BYTES
         for info in infos:
-            target = dest / info.filename
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
+            name = _member_name(info)
+            problem = _member_problem(info)
+            if problem:
+                if _wanted(PurePosixPath(name).name):
+                    refused[name] = f"{name} in {archive.name} was skipped: {problem}"
+                else:
+                    notes.append(f"{name!r} in {archive.name} was skipped: {problem}")
                 continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(info) as src, open(target, "wb") as out:
-                # Count real bytes: the header's file_size can lie (zip bombs).
-                while chunk := src.read(1 << 20):
-                    written += len(chunk)
-                    if written > MAX_UNPACKED_BYTES:
-                        raise SubmissionError(f"{archive.name} unpacks to more than "
-                                              f"{MAX_UNPACKED_BYTES} bytes; refused")
-                    out.write(chunk)
-    return []
+            parts = PurePosixPath(name).parts
+            folders = parts if info.is_dir() else parts[:-1]
+            if folders:
+                dest.joinpath(*folders[:MAX_FOLDER_DEPTH]).mkdir(parents=True, exist_ok=True)
+            if info.is_dir() or len(parts) > MAX_FOLDER_DEPTH or not _wanted(parts[-1]):
+                continue
+            if info.file_size > MAX_STUDENT_FILE_BYTES:
+                refused[name] = _too_big(name, info.file_size)
+                continue
+            target = dest.joinpath(*parts)
+            try:
+                written = _extract(zf, info, target, budget)
+            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+                target.unlink(missing_ok=True)
+                refused[name] = f"{name} could not be extracted ({exc})"
+                continue
+            if written is None:
+                refused[name] = _too_big(name, min(MAX_STUDENT_FILE_BYTES, budget),
+                                         declared=info.file_size)
+                continue
+            budget -= written
+    notes += [f"{reason}, so it was not graded" for reason in refused.values()]
+    return notes, refused
 
 
 def _find_root(folder: Path) -> tuple[Path, list[str]]:
@@ -96,14 +163,31 @@ def _find_root(folder: Path) -> tuple[Path, list[str]]:
     return folder, []
 
 
+def _file_problem(path: Path, name: str) -> str | None:
+    """Why an uploaded student file is not graded, or None if it is (missing is not a
+    problem here: it is reported as missing)."""
+    if path.is_symlink():
+        return f"{name} is a symbolic link (upload the file itself)"
+    if not path.exists():
+        return None
+    if not path.is_file():
+        return f"{name} is not a regular file"
+    size = path.stat().st_size
+    if size > MAX_STUDENT_FILE_BYTES:
+        return f"{name} is {size} bytes; the limit is {MAX_STUDENT_FILE_BYTES}"
+    return None
+
+
 def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
     """Build the run folder for ``upload`` inside ``workdir`` (a fresh private folder)."""
     upload = Path(upload)
     notes: list[str] = []
+    refused_in_zip: dict[str, str] = {}
     if upload.is_file() and upload.suffix.lower() == ".zip":
         unpacked = workdir / "upload"
         unpacked.mkdir()
-        notes += unpack_zip(upload, unpacked)
+        zip_notes, refused_in_zip = unpack_zip(upload, unpacked)
+        notes += zip_notes
         source = unpacked
     elif upload.is_dir():
         source = upload
@@ -112,29 +196,34 @@ def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
                               "with your .py files or a zip of it")
     root, found_notes = _find_root(source)
     notes += found_notes
+    in_archive = "" if root == source else f"{root.name}/"
 
     run_dir = workdir / "run"
     run_dir.mkdir()
     for name in SUPPORT_DIRS:
         shutil.copytree(TEMPLATE_DIR / name, run_dir / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    present, missing = [], []
+    present: list[str] = []
+    missing: list[str] = []
+    refused: dict[str, str] = {}
     for name in STUDENT_FILES:
         src = root / name
-        if src.is_file() and not src.is_symlink():
-            if src.stat().st_size > MAX_STUDENT_FILE_BYTES:
-                notes.append(f"{name} is larger than {MAX_STUDENT_FILE_BYTES} bytes and was not graded")
-                missing.append(name)
-                continue
+        problem = refused_in_zip.get(in_archive + name) or _file_problem(src, name)
+        if problem:
+            refused[name] = problem
+            if f"{problem}, so it was not graded" not in notes:
+                notes.append(f"{problem}, so it was not graded")
+            missing.append(name)
+        elif src.is_file():
             shutil.copyfile(src, run_dir / name)
             present.append(name)
         else:
-            if src.is_symlink():
-                notes.append(f"{name} is a symbolic link and was ignored")
             missing.append(name)
     for support in SUPPORT_DIRS:
         if (root / support).exists():
             notes.append(f"your {support}/ folder was ignored: the grader provides its own copy")
     written = tuple(p for p in sorted(root.iterdir())
-                    if p.is_file() and not p.is_symlink() and (p.name in WRITTEN_FILES or p.suffix == ".tex"))
-    return PreparedSubmission(run_dir, tuple(present), tuple(missing), tuple(notes), written)
+                    if p.is_file() and not p.is_symlink() and _wanted(p.name)
+                    and p.name not in STUDENT_FILES and p.stat().st_size <= MAX_STUDENT_FILE_BYTES)
+    return PreparedSubmission(run_dir, tuple(present), tuple(missing), tuple(notes), written,
+                              refused)

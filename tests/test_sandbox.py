@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from grader import isolation
 from grader.sandbox import (
     InProcessRunner,
     Limits,
@@ -119,6 +120,15 @@ def tensor():
     return torch.ones(2, 3, requires_grad=True) * 2
 
 
+def leak_descriptors(unused):
+    kept = []
+    while True:
+        try:
+            kept.append(os.open(os.devnull, os.O_RDONLY))
+        except OSError:
+            return len(kept)
+
+
 def immortal_thread(path):
     def beat():
         while True:
@@ -184,9 +194,10 @@ def inspect():
         "env": dict(os.environ),
         "wire_file": sys.modules["wire"].__file__,
         "grader_imported": "grader" in sys.modules,
+        "uid": os.getuid(),
         "limits": {name: list(resource.getrlimit(getattr(resource, name)))
                    for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE",
-                                "RLIMIT_CORE")},
+                                "RLIMIT_CORE", "RLIMIT_NPROC")},
     }
 '''
 
@@ -220,10 +231,30 @@ def student(runner: Runner, function: str, *args: Any,
                        timeout=timeout)
 
 
-def worker_pid(runner: Runner, timeout: float = CALL_TIMEOUT) -> int:
-    result = runner.call("ping", {}, timeout=timeout)
+def worker_pid(box: Sandbox, timeout: float = CALL_TIMEOUT) -> int:
+    """The host pid of the box's worker (ping's own pid is the one inside its namespace)."""
+    result = box.call("ping", {}, timeout=timeout)
     assert result.ok, result
-    return int(result.value["pid"])
+    assert box.worker_pid is not None
+    return box.worker_pid
+
+
+def namespace_of(pid: int) -> str | None:
+    """The PID namespace a process is in, or None if it is gone."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def members(namespace: str) -> list[int]:
+    """The live processes of a PID namespace."""
+    return [int(entry) for entry in os.listdir("/proc")
+            if entry.isdigit() and namespace_of(int(entry)) == namespace and alive(int(entry))]
+
+
+NAMESPACED = isolation.detect().mode == "namespaces"
+SWITCHES_USER = isolation.detect().switches_user
 
 
 def wait_until(condition: Callable[[], bool], limit: float = WAIT_LIMIT) -> bool:
@@ -482,11 +513,13 @@ def test_worker_runs_in_the_submission_under_limits(submission: Path) -> None:
                     cpu_seconds=100)
     with Sandbox(submission, limits=limits) as box:
         result = student(box, "inspect")
+        run_dir = box.run_dir
+        run_dir_owner = run_dir.stat().st_uid
     assert result.ok, result
     info = result.value
-    real = os.path.realpath(submission)
+    real = os.path.realpath(run_dir)
     assert info["cwd"] == real and info["path0"] == real
-    assert info["env"] == worker_environment(submission.resolve())
+    assert info["env"] == worker_environment(run_dir)
     assert info["env"]["HOME"] == real
     assert info["env"]["OMP_NUM_THREADS"] == "1" and info["env"]["PYTHONHASHSEED"] == "0"
     assert "VIRTUAL_ENV" not in info["env"] and "PYTHONPATH" not in info["env"]
@@ -497,6 +530,12 @@ def test_worker_runs_in_the_submission_under_limits(submission: Path) -> None:
     assert info["limits"]["RLIMIT_FSIZE"] == [10 * 2**20] * 2
     assert info["limits"]["RLIMIT_NOFILE"] == [128, 128]
     assert info["limits"]["RLIMIT_CORE"] == [0, 0]
+    if SWITCHES_USER:  # as root, the worker runs as the sandbox user in a copy
+        assert info["uid"] == isolation.sandbox_ids()[0]  # type: ignore[index]
+        assert run_dir != submission.resolve() and run_dir_owner == info["uid"]
+        assert info["limits"]["RLIMIT_NPROC"][0] >= Limits().processes
+    else:
+        assert run_dir == submission.resolve()
 
 
 def test_process_limit_is_set_above_the_users_count_when_not_root(
@@ -507,6 +546,10 @@ def test_process_limit_is_set_above_the_users_count_when_not_root(
     assert soft == hard and soft >= 40 + 1  # this test process's own tasks count too
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     assert resource.RLIMIT_NPROC not in {kind for kind, _, _ in _resource_plan(Limits())}
+    # A worker that runs as another user (the sandbox user) gets one even when we are root.
+    plan = {kind: (soft, hard) for kind, soft, hard in _resource_plan(Limits(processes=40),
+                                                                      uid=54321)}
+    assert plan[resource.RLIMIT_NPROC] == (40, 40)  # that uid runs nothing
 
 
 def test_a_worker_short_of_cpu_time_is_replaced_before_the_call(submission: Path) -> None:
@@ -614,40 +657,61 @@ def test_writes_to_the_protocol_channel_are_protocol_errors(box: Sandbox, payloa
 # -- the sandbox: threads and processes that outlive the call ----------------------------------
 
 
-def test_a_thread_that_never_ends_does_not_block_and_dies_on_close(submission: Path,
-                                                                  tmp_path: Path) -> None:
-    beats = tmp_path / "beats"
-    box = Sandbox(submission)
-    try:
+def test_a_thread_that_never_ends_does_not_block_and_ends_with_its_worker(
+        submission: Path) -> None:
+    with Sandbox(submission) as box:
         pid = worker_pid(box)
-        result = student(box, "immortal_thread", str(beats))
+        beats = box.run_dir / "beats"
+        result = student(box, "immortal_thread", "beats")
         assert result.ok and result.value == "started"
+        # The worker replied, saw the thread still running, and left: the next call gets a
+        # fresh worker, so the thread cannot touch later calls.
         assert student(box, "add", 1, 2).value == 3
-        assert wait_until(lambda: beats.exists() and beats.stat().st_size > 2)
-    finally:
-        box.close()
-    assert not alive(pid)
-    size = beats.stat().st_size
-    time.sleep(0.1)
-    assert beats.stat().st_size == size
+        assert not alive(pid) and worker_pid(box) != pid
+        size = beats.stat().st_size if beats.exists() else 0
+        time.sleep(0.1)
+        assert (beats.stat().st_size if beats.exists() else 0) == size
+
+
+@pytest.mark.parametrize("function", ["leak_descriptors", "immortal_thread"])
+def test_a_call_that_leaves_things_behind_is_answered_then_its_worker_replaced(
+        submission: Path, function: str) -> None:
+    with Sandbox(submission, limits=Limits(open_files=64)) as box:
+        pid = worker_pid(box)
+        result = student(box, function, "beats")
+        assert result.ok, result
+        assert wait_until(lambda: not alive(pid))
+        assert student(box, "add", 1, 2).value == 3  # not starved of descriptors
+        assert worker_pid(box) != pid
+
+
+def test_a_call_that_leaves_nothing_behind_keeps_its_worker(box: Sandbox) -> None:
+    pid = worker_pid(box)
+    assert student(box, "add", 1, 2).value == 3
+    assert student(box, "nested").status == "error"
+    assert worker_pid(box) == pid and alive(pid)
 
 
 @pytest.mark.parametrize(("then", "status"), [
     ("return", "ok"), ("spin", "timeout"), ("exit", "crashed")])
-def test_forked_children_die_with_the_worker(submission: Path, tmp_path: Path, then: str,
-                                             status: str) -> None:
-    record = tmp_path / "pids"
+def test_forked_children_die_with_the_worker(submission: Path, then: str, status: str) -> None:
     box = Sandbox(submission)
+    namespace = namespace_of(worker_pid(box)) if NAMESPACED else None
     try:
-        result = student(box, "fork_and_sleep", str(record), 3, then, timeout=1.5)
+        result = student(box, "fork_and_sleep", f"pids-{then}", 3, then, timeout=1.5)
         assert result.status == status, result
-        pids = recorded_pids(record, 4)
-        if then == "return":
-            assert all(alive(pid) for pid in pids)
+        if namespace is None:
+            pids = recorded_pids(box.run_dir / f"pids-{then}", 4)
     finally:
         box.close()
-    # When the worker itself exits first, a process that left its session (setsid) is an
-    # orphan of init that neither the group kill nor the tree walk can find: a known gap.
+    if namespace is not None:
+        # The worker was the namespace's only child of init: with it, every process of the
+        # namespace is gone, including the orphan in its own session.
+        assert wait_until(lambda: not members(namespace)), members(namespace)
+        return
+    # Without a PID namespace, when the worker itself exits first, a process that left its
+    # session (setsid) is an orphan of init that neither the group kill nor the tree walk can
+    # find: a known gap (see the README's security model).
     must_die = [pid for pid, left in pids.items() if not left or then != "exit"]
     try:
         assert wait_until(lambda: not any(alive(pid) for pid in must_die)), \
@@ -658,13 +722,17 @@ def test_forked_children_die_with_the_worker(submission: Path, tmp_path: Path, t
                 os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="as root the kernel ignores RLIMIT_NPROC, so a "
-                    "fork bomb would only be bounded by the machine")
+@pytest.mark.skipif(os.geteuid() == 0 and not SWITCHES_USER, reason="as root without a sandbox "
+                    "user the kernel ignores RLIMIT_NPROC, so a fork bomb would only be "
+                    "bounded by the machine")
 def test_a_fork_bomb_is_bounded_and_killed(submission: Path) -> None:
     with Sandbox(submission, limits=Limits(processes=32)) as box:
+        namespace = namespace_of(worker_pid(box)) if NAMESPACED else None
         result = student(box, "fork_bomb", timeout=1.0)
         assert result.status in ("timeout", "crashed")
         assert student(box, "add", 1, 2).value == 3
+    if namespace is not None:
+        assert wait_until(lambda: not members(namespace))
 
 
 def test_student_files_named_like_modules_do_not_break_the_worker(tmp_path: Path) -> None:
@@ -690,7 +758,7 @@ def test_a_worker_that_cannot_start_is_a_grader_error(submission: Path) -> None:
 def test_a_sandbox_dropped_without_close_still_kills_its_worker(submission: Path) -> None:
     box = Sandbox(submission)
     pid = worker_pid(box)
-    folder = box._worker_dir
+    folder = box._private_dir
     assert folder is not None and folder.is_dir()
     del box
     gc.collect()
@@ -701,7 +769,7 @@ def test_a_sandbox_dropped_without_close_still_kills_its_worker(submission: Path
 def test_a_closed_sandbox_refuses_calls(submission: Path) -> None:
     box = Sandbox(submission)
     worker_pid(box)
-    folder = box._worker_dir
+    folder = box._private_dir
     box.close()
     box.close()
     assert folder is not None and not folder.exists()

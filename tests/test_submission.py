@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import stat
 import zipfile
 
@@ -44,37 +43,116 @@ def test_zip_with_single_nested_folder(tmp_path):
     assert any("hw2/" in n for n in prepared.notes)
 
 
-@pytest.mark.parametrize("name", ["../evil.py", "/etc/evil.py", "a/../../evil.py"])
-def test_zip_path_traversal_refused(tmp_path, name):
-    archive = make_zip(tmp_path / "s.zip", {name: "x"})
+@pytest.mark.parametrize("name", ["../evil.py", "/etc/evil.py", "a/../../evil.py",
+                                  "C:/evil.py", "..\\sgd.py"])
+def test_zip_entries_outside_the_folder_are_skipped_and_the_rest_graded(tmp_path, name):
+    archive = make_zip(tmp_path / "s.zip", {name: "x", "sgd.py": "x = 1\n"})
     work = tmp_path / "work"
     work.mkdir()
-    with pytest.raises(SubmissionError, match="refused"):
-        prepare(archive, work)
-    assert not (tmp_path / "evil.py").exists()
+    prepared = prepare(archive, work)
+    assert prepared.present == ("sgd.py",)
+    assert any("was skipped" in note and name.replace("\\", "/") in note
+               for note in prepared.notes), prepared.notes
+    assert not (tmp_path / "evil.py").exists() and not (tmp_path / "sgd.py").exists()
+    assert sorted(p.name for p in work.rglob("*.py") if p.parent.name != "utils") == \
+        ["sgd.py", "sgd.py"]  # the upload's copy and the run folder's
 
 
-def test_zip_symlink_refused(tmp_path):
+def test_zip_symlink_is_skipped(tmp_path):
     info = zipfile.ZipInfo("sgd.py")
     info.external_attr = (stat.S_IFLNK | 0o777) << 16
-    archive = make_zip(tmp_path / "s.zip", {"sgd.py": info})
+    archive = make_zip(tmp_path / "s.zip", {"sgd.py": info, "word2vec.py": "x = 1\n"})
     work = tmp_path / "work"
     work.mkdir()
-    with pytest.raises(SubmissionError, match="symbolic link"):
-        prepare(archive, work)
+    prepared = prepare(archive, work)
+    assert prepared.present == ("word2vec.py",) and "sgd.py" in prepared.missing
+    assert any("symbolic link" in note for note in prepared.notes)
+    assert not (work / "run" / "sgd.py").exists()
 
 
-def test_zip_bomb_refused(tmp_path, monkeypatch):
+def bomb(path, name, size):
+    """A zip whose entry ``name`` inflates to ``size`` zero bytes."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        entry = zipfile.ZipInfo(name)
+        entry.compress_type = zipfile.ZIP_DEFLATED
+        with zf.open(entry, "w", force_zip64=True) as out:
+            block = b"0" * (1 << 20)
+            for _ in range(size // len(block)):
+                out.write(block)
+        zf.writestr("word2vec.py", "x = 1\n")
+    return path
+
+
+def test_zip_bomb_entry_is_refused_without_inflating_it_and_the_rest_graded(tmp_path, monkeypatch):
     import grader.submission as sub
-    monkeypatch.setattr(sub, "MAX_UNPACKED_BYTES", 10_000)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("sgd.py", b"0" * 100_000)
-    archive = tmp_path / "bomb.zip"
-    archive.write_bytes(buf.getvalue())
+    monkeypatch.setattr(sub, "MAX_STUDENT_FILE_BYTES", 100_000)
+    archive = bomb(tmp_path / "bomb.zip", "sgd.py", 4 << 20)
     work = tmp_path / "work"
     work.mkdir()
-    with pytest.raises(SubmissionError, match="unpacks to"):
+    prepared = prepare(archive, work)
+    assert prepared.present == ("word2vec.py",)
+    assert "unpacks to more than" in prepared.refused["sgd.py"]
+    assert not (work / "upload" / "sgd.py").exists()
+
+
+def test_zip_entry_with_a_lying_header_is_refused(tmp_path, monkeypatch):
+    import grader.submission as sub
+    monkeypatch.setattr(sub, "MAX_STUDENT_FILE_BYTES", 100_000)
+    archive = tmp_path / "liar.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("sgd.py", b"0" * (1 << 20))
+        zf.writestr("word2vec.py", "x = 1\n")
+    data = bytearray(archive.read_bytes())
+    # The central directory's record of sgd.py claims 10 bytes (it inflates to 1 MiB).
+    central = next(at for at in range(len(data)) if data[at:at + 4] == b"PK\x01\x02"
+                   and data[at + 46:at + 52] == b"sgd.py")
+    data[central + 24:central + 28] = (10).to_bytes(4, "little")
+    archive.write_bytes(bytes(data))
+    work = tmp_path / "work"
+    work.mkdir()
+    prepared = prepare(archive, work)
+    assert prepared.present == ("word2vec.py",) and "sgd.py" in prepared.refused, prepared
+    assert not (work / "upload" / "sgd.py").exists()
+
+
+def test_only_files_the_grader_reads_are_extracted(tmp_path):
+    archive = make_zip(tmp_path / "s.zip", {
+        "hw/sgd.py": "x = 1\n", "hw/answers.md": "# a\n", "hw/model.weights": b"0" * 1000,
+        "hw/utils/utils.py": "evil = 1\n", "hw/deep/er/word2vec.py": "x = 1\n"})
+    work = tmp_path / "work"
+    work.mkdir()
+    prepared = prepare(archive, work)
+    extracted = sorted(str(p.relative_to(work / "upload")) for p in (work / "upload").rglob("*")
+                       if p.is_file())
+    assert extracted == ["hw/answers.md", "hw/sgd.py"]
+    assert prepared.present == ("sgd.py",)
+    assert any("utils/ folder was ignored" in note for note in prepared.notes)
+
+
+def test_too_large_or_linked_files_in_a_folder_are_refused_with_a_reason(tmp_path, monkeypatch):
+    import grader.submission as sub
+    monkeypatch.setattr(sub, "MAX_STUDENT_FILE_BYTES", 1000)
+    upload = tmp_path / "upload"
+    upload.mkdir()
+    (upload / "sgd.py").write_text("#" * 2000)
+    (upload / "word2vec.py").symlink_to(REFERENCE / "word2vec.py")
+    (upload / "run.py").write_text("x = 1\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    prepared = prepare(upload, work)
+    assert prepared.present == ("run.py",)
+    assert "is 2000 bytes; the limit is 1000" in prepared.refused["sgd.py"]
+    assert "symbolic link" in prepared.refused["word2vec.py"]
+    assert not (work / "run" / "word2vec.py").exists()
+
+
+def test_too_many_entries_is_an_unreadable_upload(tmp_path, monkeypatch):
+    import grader.submission as sub
+    monkeypatch.setattr(sub, "MAX_ZIP_ENTRIES", 3)
+    archive = make_zip(tmp_path / "s.zip", {f"f{i}.txt": "x" for i in range(4)})
+    work = tmp_path / "work"
+    work.mkdir()
+    with pytest.raises(SubmissionError, match="4 entries; the limit is 3"):
         prepare(archive, work)
 
 

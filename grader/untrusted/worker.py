@@ -13,18 +13,25 @@ prints never reach the protocol channel. The protocol (frames of :mod:`wire`):
     grader -> worker   {"id": N, "probe": NAME, "args": {...}}           then, in turn:
     worker -> grader   {"id": N, "ok": true, "result": VALUE}
                      | {"id": N, "ok": false, "error": {"type", "message", "traceback": [lines]}}
+                       either with "leaving": [reasons] when the worker exits after it
 
 Anything a probe raises, ``SystemExit`` and ``KeyboardInterrupt`` included, is an error reply; the
 traceback keeps only frames in the submission folder (paths relative to it) and the final
-exception line. The worker exits when the request stream ends.
+exception line. The worker exits when the request stream ends, and right after a reply when the
+call left something behind that could change later calls (see :func:`leftovers`: a thread
+still running, a child process, most of its file descriptors in use): the grader then starts a
+fresh worker for the next call, so what one student function did costs only its own check.
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import faulthandler
 import os
+import resource
 import sys
+import threading
 import traceback
 from typing import Any
 
@@ -47,6 +54,10 @@ PR_SET_CHILD_SUBREAPER = 36
 
 EXIT_INTERNAL_ERROR = 70
 STDERR_FD = 2
+LEAVING_KEY = "leaving"
+"""Reply key listing what the call left behind, when the worker exits after the reply."""
+FD_SHARE_BEFORE_RECYCLING = 0.5
+"""A worker with more than this share of its descriptor limit open is replaced after the call."""
 
 
 # -- replies -----------------------------------------------------------------------------------
@@ -163,6 +174,41 @@ def _become_subreaper() -> None:
         pass  # not Linux: the grader still kills the process group
 
 
+def _children() -> list[int]:
+    """Live (or unreaped) child processes of this process, from /proc; [] where unknown."""
+    found: list[int] = []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as listing:
+                found += [int(pid) for pid in listing.read().split()]
+    except (OSError, ValueError):
+        return []
+    return found
+
+
+def _open_fds() -> int:
+    """How many descriptors are open (all of them, if not even one more can be opened)."""
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError as exc:
+        return sys.maxsize if exc.errno == errno.EMFILE else 0
+
+
+def leftovers(fd_limit: int) -> list[str]:
+    """What the last call left running or held that a later call could trip over."""
+    found = []
+    threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()
+               and t.is_alive()]
+    if threads:
+        found.append(f"threads {threads[:5]}")
+    children = _children()
+    if children:
+        found.append(f"{len(children)} child process(es)")
+    if fd_limit > 0 and _open_fds() > fd_limit * FD_SHARE_BEFORE_RECYCLING:
+        found.append(f"{_open_fds()} open file descriptors")
+    return found
+
+
 def _flush_std_streams() -> None:
     """Push buffered student prints into the output pipes before the reply is sent."""
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
@@ -186,6 +232,7 @@ def _prepare(submission: str, protocol_fds: tuple[int, int]) -> None:
 def main(argv: list[str]) -> int:
     """Serve requests until the grader closes the request stream; return the exit code."""
     fd_in, fd_out, max_bytes = (int(arg) for arg in argv)
+    fd_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     submission = os.path.realpath(os.getcwd())
     _prepare(submission, (fd_in, fd_out))
     reader = wire.FrameReader(max_bytes=max_bytes)
@@ -201,7 +248,12 @@ def main(argv: list[str]) -> int:
             return EXIT_INTERNAL_ERROR
         reply = handle_request(request, submission)
         _flush_std_streams()
+        left = leftovers(fd_limit)
+        if left:
+            reply[LEAVING_KEY] = left
         wire.write_all(fd_out, reply_frame(reply, max_bytes, request_id(request)))
+        if left:
+            return 0  # the grader starts a fresh worker for the next call
 
 
 if __name__ == "__main__":

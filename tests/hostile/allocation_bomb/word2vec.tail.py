@@ -1,0 +1,2 @@
+def sigmoid(x):
+    return np.ones((10**6, 10**6)) * 0 + x

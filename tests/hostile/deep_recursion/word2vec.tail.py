@@ -1,0 +1,2 @@
+def sigmoid(x):
+    return sigmoid(x) + 0

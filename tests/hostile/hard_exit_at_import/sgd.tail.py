@@ -1,0 +1,3 @@
+import os as _os
+
+_os._exit(0)

@@ -1,0 +1,3 @@
+def sigmoid(x):
+    while True:
+        pass

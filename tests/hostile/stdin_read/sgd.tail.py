@@ -1,0 +1,1 @@
+_answer = input("learning rate? ")

@@ -124,7 +124,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
                     outcome = Outcome(0, 1, tuple(import_problems[blocked[0]]), status=ERROR)
                 else:
                     ctx = CheckContext(spec.id, runner, check_rng(seed, spec.id), seed, ref,
-                                       spec.timeout, prepared.run_dir / "data")
+                                       spec.timeout)
                     outcome = run_check(spec, registered.function, ctx)
                 result = CheckResult(spec.id, spec.part, spec.name, spec.number, spec.points,
                                      score_outcome(outcome, spec.points, spec.partial),

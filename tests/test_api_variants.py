@@ -120,3 +120,13 @@ def test_negatives_deduplicated_by_comparing_values_lose_the_duplicates_check(tm
          "        seen.append(outsideVectors[idx])\n"
          "        gradOutsideVecs[idx] += (1.0 - s_neg[k]) * centerWordVec\n")], W2V_CHECKS)
     assert set(lost(results)) == {"w2v_neg_sampling_dups"}
+
+
+def test_minibatch_parse_sorting_its_input_in_place_is_seen_by_the_grader(tmp_path):
+    # The comparison of the sentences before and after happens in the trusted process.
+    results = graded(tmp_path, "parser_transitions.py", [
+        ("    partial_parses = [PartialParse(sentence) for sentence in sentences]\n",
+         "    sentences.sort(key=len)  # shortest first, to finish batches early\n"
+         "    partial_parses = [PartialParse(sentence) for sentence in sentences]\n")], MB_CHECKS)
+    assert "the input sentences were modified" in text(results["mb_finished_removed"])
+    assert results["mb_finished_removed"].score < results["mb_finished_removed"].max_score

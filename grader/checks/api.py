@@ -99,7 +99,6 @@ class CheckContext:
     seed: int
     ref: SimpleNamespace
     timeout: float
-    data_dir: Any = None
     notes: list[str] = field(default_factory=list)
 
     def call(self, probe: str, what: str, **args: Any) -> Any:

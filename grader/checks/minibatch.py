@@ -74,6 +74,8 @@ def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:
         if not got["used_student_partial_parse"]:
             trials.note("your PartialParse gave wrong configurations, so minibatch_parse was run "
                         "with a correct PartialParse (its own bugs are charged in 3(c) only)")
+        # Compared here, not in the worker: the sentences as they were sent, and as they came back.
+        got["sentences_unchanged"] = got.get("sentences_after") == sentences
         problem = judge(got, _expected(ctx, sentences, scripts), batch_size)
         trials.record(not problem, f"{what}: {problem}")
     return trials.outcome()

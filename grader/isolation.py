@@ -15,8 +15,9 @@ Three modes, the strongest the machine allows, chosen once per process by :func:
 ``none``        (not root, or no sandbox user) the worker runs as the grader's own user, with
                 resource limits only.
 
-Anything short of ``namespaces`` is logged once (a warning on the grader's stderr, which
-Gradescope shows to instructors only). The sandbox user is created on first use when missing
+Anything short of ``namespaces`` is logged once: as root, a warning on the grader's stderr
+(which Gradescope shows to instructors only); not as root, where ``none`` is expected (a
+student's own ``grader check``), at INFO level. The sandbox user is created on first use when missing
 (``useradd --system``); Gradescope's setup.sh creates it ahead with the same name.
 """
 
@@ -338,7 +339,9 @@ def readable_grader_files() -> list[str]:
 def detect() -> Isolation:
     """The strongest isolation this process can use; decided once, and logged if partial."""
     isolation = _choose()
-    if isolation.note:
+    if isolation.note and os.geteuid() != 0:  # a student's or developer's own run: expected
+        _LOG.info("student code isolation is %r: %s", isolation.mode, isolation.note)
+    elif isolation.note:  # as root (Gradescope), weaker isolation is worth an instructor's eye
         _LOG.warning("student code isolation is %r, not 'namespaces': %s", isolation.mode,
                      isolation.note)
     else:

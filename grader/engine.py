@@ -7,15 +7,20 @@ reported as such on that check and the others still run.
 
 from __future__ import annotations
 
+import ast
+import difflib
+import functools
 import secrets
 import tempfile
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from grader.checks import all_checks
-from grader.checks.api import CheckAborted, CheckContext, check_rng, describe_failure
+from grader.checks.api import CheckAborted, CheckContext, RegisteredCheck, check_rng, describe_failure
+from grader.paths import TEMPLATE_DIR
 from grader.reference import load_reference
 from grader.results import ERROR, CheckResult, GradeReport, Outcome, score_outcome
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
@@ -30,6 +35,8 @@ ProgressHook = Callable[[CheckSpec, CheckResult], None]
 
 #: Time allowed to import one student file (torch's first import alone can take seconds).
 IMPORT_TIMEOUT = 60.0
+#: At most this many of a file's names are listed when a check's function is missing from it.
+MAX_LISTED_NAMES = 40
 
 
 def new_seed() -> int:
@@ -50,28 +57,75 @@ def select_written(rubric: Rubric, *, visible_only: bool, only: Iterable[str] | 
             if (not visible_only or part.visibility == "visible") and (wanted is None or part.id in wanted)]
 
 
-def _import_files(runner: Runner, files: Iterable[str], present: set[str],
-                  timeout: float, refused: Mapping[str, str] | None = None) -> dict[str, list[str]]:
-    """Import each student file once; map a file that cannot be used to the feedback lines why.
+@dataclass(frozen=True)
+class _FileState:
+    """A student file as imported once for a run: why it cannot be used (empty if it can), which
+    of the names the checks call it lacks, and the public callables it does define."""
+
+    problems: tuple[str, ...] = ()
+    missing: frozenset[str] = frozenset()
+    defined: tuple[str, ...] = ()
+
+
+def _import_file(runner: Runner, name: str, *, present: set[str], refused: Mapping[str, str],
+                 needed: Iterable[str], timeout: float) -> _FileState:
+    """Import one student file in the worker and ask which of the ``needed`` names it lacks.
 
     ``refused`` maps files that were uploaded but not accepted (too large, a link) to why.
     """
-    problems: dict[str, list[str]] = {}
-    refused = refused or {}
-    for name in files:
-        if name in refused:
-            problems[name] = [f"{refused[name]}, so it was not graded and this check could not run."]
-            continue
-        if name not in present:
-            problems[name] = [f"{name} was not found in your submission, so this check could not run. "
-                              f"Upload {name} (at the top level of your submission)."]
-            continue
-        module = name[:-3]
-        result = runner.call("import_module", {"module": module}, timeout=timeout)
-        if result.status != "ok":
-            _, lines = describe_failure(result, f"importing {name}", timeout)
-            problems[name] = lines
-    return problems
+    if name in refused:
+        return _FileState((f"{refused[name]}, so it was not graded and this check could not run.",))
+    if name not in present:
+        return _FileState((f"{name} was not found in your submission, so this check could not run. "
+                           f"Upload {name} (at the top level of your submission).",))
+    result = runner.call("import_module", {"module": name[:-3], "attributes": sorted(needed)},
+                         timeout=timeout)
+    if result.status != "ok":
+        return _FileState(tuple(describe_failure(result, f"importing {name}", timeout)[1]))
+    value = result.value if isinstance(result.value, dict) else {}
+    missing = value.get("missing") if isinstance(value.get("missing"), list) else []
+    defined = value.get("callables") if isinstance(value.get("callables"), list) else []
+    return _FileState(missing=frozenset(str(n) for n in missing),
+                      defined=tuple(str(n) for n in defined[:MAX_LISTED_NAMES]))
+
+
+@functools.lru_cache(maxsize=None)
+def starter_names(file: str) -> frozenset[str]:
+    """Top-level names the starter code of ``file`` (student_template/) defines or imports: read
+    with ast from the grader's own copy, never run."""
+    path = TEMPLATE_DIR / file
+    if not path.is_file():
+        return frozenset()
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return frozenset(names)
+
+
+def missing_name_lines(file: str, name: str, defined: tuple[str, ...]) -> tuple[str, ...]:
+    """Feedback for a check whose function or class is not in the student's file: the names the
+    file defines beyond the starter code's, and the closest of them."""
+    own = [n for n in defined if n not in starter_names(file)]
+    line = (f"{file} has no {name}, so this check could not run: define it with exactly this name "
+            "(names are case-sensitive and must match the assignment's).")
+    close = difflib.get_close_matches(name, own, n=1, cutoff=0.6)
+    if close:
+        line += f" Is your {close[0]} meant to be {name}?"
+    listed = ", ".join(own) if own else "none"
+    return line, f"Functions and classes of {file} that the starter code does not have: {listed}."
+
+
+def _names_needed(registry: Mapping[str, RegisteredCheck]) -> dict[str, set[str]]:
+    """For each student file, the top-level names any registered check calls in it."""
+    needed: dict[str, set[str]] = {}
+    for registered in registry.values():
+        for dotted in registered.names:
+            module, attribute = dotted.split(".")
+            needed.setdefault(f"{module}.py", set()).add(attribute)
+    return needed
 
 
 def run_check(spec: CheckSpec, fn: Callable[[CheckContext], Outcome], ctx: CheckContext) -> Outcome:
@@ -112,16 +166,25 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
         factory = runner_factory or (lambda run_dir: Sandbox(run_dir))
         runner = factory(prepared.run_dir)
         try:
-            import_problems: dict[str, list[str]] = {}
+            files: dict[str, _FileState] = {}
+            needed = _names_needed(registry)
             for spec in specs:
                 registered = registry[spec.id]
                 t0 = time.monotonic()
-                todo = [f for f in registered.files if f not in import_problems]
-                import_problems.update(_import_files(runner, todo, set(prepared.present), import_timeout,
-                                                     prepared.refused))
-                blocked = [f for f in registered.files if f in import_problems]
+                for name in registered.files:
+                    if name not in files:
+                        files[name] = _import_file(runner, name, present=set(prepared.present),
+                                                   refused=prepared.refused, needed=needed.get(name, ()),
+                                                   timeout=import_timeout)
+                blocked = [files[f].problems for f in registered.files if files[f].problems]
+                absent = [(f"{m}.py", a) for m, a in (n.split(".") for n in registered.names)
+                          if a in files[f"{m}.py"].missing]
                 if blocked:
-                    outcome = Outcome(0, 1, tuple(import_problems[blocked[0]]), status=ERROR)
+                    outcome = Outcome(0, 1, blocked[0], status=ERROR)
+                elif absent:
+                    file, attribute = absent[0]
+                    outcome = Outcome(0, 1, missing_name_lines(file, attribute, files[file].defined),
+                                      status=ERROR)
                 else:
                     ctx = CheckContext(spec.id, runner, check_rng(seed, spec.id), seed, ref,
                                        spec.timeout)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import assemble, variant
+from conftest import REFERENCE, assemble, variant
 from grader.engine import grade
 
 W2V_CHECKS = ["w2v_naive_softmax", "w2v_neg_sampling", "w2v_neg_sampling_dups", "w2v_skipgram"]
@@ -130,3 +130,27 @@ def test_minibatch_parse_sorting_its_input_in_place_is_seen_by_the_grader(tmp_pa
          "    partial_parses = [PartialParse(sentence) for sentence in sentences]\n")], MB_CHECKS)
     assert "the input sentences were modified" in text(results["mb_finished_removed"])
     assert results["mb_finished_removed"].score < results["mb_finished_removed"].max_score
+
+
+def test_a_renamed_function_is_named_with_its_likely_intended_name(tmp_path):
+    results = graded(tmp_path, "word2vec.py", [("def skipgram(", "def skip_gram(")],
+                     ["w2v_skipgram", "w2v_naive_softmax"])
+    assert results["w2v_naive_softmax"].passed
+    skipgram = results["w2v_skipgram"]
+    assert skipgram.score == 0 and skipgram.status == "error"
+    assert "word2vec.py has no skipgram" in text(skipgram) and "Is your skip_gram meant to be skipgram?" in text(skipgram)
+
+
+def test_minibatch_parse_is_judged_even_without_partial_parse(tmp_path):
+    source = (REFERENCE / "parser_transitions.py").read_text()
+    start, end = source.index("class PartialParse(object):"), source.index("def minibatch_parse(")
+    folder = tmp_path / "renamed"
+    folder.mkdir()
+    (folder / "parser_transitions.py").write_text(
+        source[:start] + source[start:end].replace("class PartialParse(object):", "class Partial_Parse(object):")
+        + source[end:])
+    report = grade(assemble(folder, tmp_path / "submission"), seed=5, only=PP_CHECKS + MB_CHECKS)
+    results = {c.id: c for c in report.checks}
+    assert all(results[c].score == 0 for c in PP_CHECKS)
+    assert "Is your Partial_Parse meant to be PartialParse?" in text(results["pp_init"])
+    assert lost({c: results[c] for c in MB_CHECKS}) == {}

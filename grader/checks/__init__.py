@@ -1,6 +1,6 @@
 """The registry of checks: every module listed here registers its checks with @check.
 
-To add a check: write a function decorated with ``@check("my_id", files=(...))`` in the
+To add a check: write a function decorated with ``@check("my_id", files=(...), names=(...))`` in the
 module of its part (or a new module added to CHECK_MODULES), and give it a line in
 rubric.yaml. ``grader validate`` fails until both exist.
 """

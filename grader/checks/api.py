@@ -25,11 +25,14 @@ CheckFunction = Callable[["CheckContext"], Outcome]
 
 @dataclass(frozen=True)
 class RegisteredCheck:
-    """A check function and the student files it needs (imported before it runs)."""
+    """A check function, the student files it needs (imported before it runs) and the names it
+    calls in them, as "module.name" (a missing one fails the check before it runs, with the
+    names the file does define)."""
 
     id: str
     function: CheckFunction
     files: tuple[str, ...]
+    names: tuple[str, ...] = ()
 
 
 #: Every registered check, by id. Filled by the @check decorator when grader.checks is imported.
@@ -39,17 +42,24 @@ REGISTRY: dict[str, RegisteredCheck] = {}
 MAX_MESSAGES = 3
 
 
-def check(check_id: str, *, files: tuple[str, ...]) -> Callable[[CheckFunction], CheckFunction]:
-    """Register a function as the check ``check_id``; it needs the student ``files``.
+def check(check_id: str, *, files: tuple[str, ...],
+          names: tuple[str, ...] = ()) -> Callable[[CheckFunction], CheckFunction]:
+    """Register a function as the check ``check_id``; it needs the student ``files`` and, in
+    them, the top-level ``names`` ("word2vec.skipgram").
 
     The check's points, visibility and time limit come from its line in rubric.yaml.
     """
+    modules = {f[:-3] for f in files}
+    for name in names:
+        if name.split(".")[0] not in modules or name.count(".") != 1:
+            raise ValueError(f"check {check_id!r} names {name!r}; names are 'module.attribute' "
+                             f"of its files {files}")
 
     def register(fn: CheckFunction) -> CheckFunction:
         if check_id in REGISTRY:
             raise ValueError(f"check id {check_id!r} is registered twice "
                              f"({REGISTRY[check_id].function.__module__} and {fn.__module__})")
-        REGISTRY[check_id] = RegisteredCheck(check_id, fn, tuple(files))
+        REGISTRY[check_id] = RegisteredCheck(check_id, fn, tuple(files), tuple(names))
         return fn
 
     return register

@@ -111,21 +111,21 @@ def _judge_finished(got, expected, batch_size) -> str:
     return "; ".join(problems)
 
 
-@check("mb_results", files=FILES)
+@check("mb_results", files=FILES, names=("parser_transitions.minibatch_parse",))
 def results(ctx: CheckContext) -> Outcome:
     return _mb_trials(ctx, ["unidirectional", "interleave"] * 3, _judge_results)
 
 
-@check("mb_random_model", files=FILES)
+@check("mb_random_model", files=FILES, names=("parser_transitions.minibatch_parse",))
 def random_model(ctx: CheckContext) -> Outcome:
     return _mb_trials(ctx, ["random"] * 4, _judge_results)
 
 
-@check("mb_batch_size", files=FILES)
+@check("mb_batch_size", files=FILES, names=("parser_transitions.minibatch_parse",))
 def batch_size(ctx: CheckContext) -> Outcome:
     return _mb_trials(ctx, ["unidirectional", "random", "interleave", "random"], _judge_batches)
 
 
-@check("mb_finished_removed", files=FILES)
+@check("mb_finished_removed", files=FILES, names=("parser_transitions.minibatch_parse",))
 def finished_removed(ctx: CheckContext) -> Outcome:
     return _mb_trials(ctx, ["random", "interleave", "random", "unidirectional"], _judge_finished)

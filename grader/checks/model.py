@@ -364,7 +364,7 @@ def _output_value(out: dict[str, Any], method: str) -> tuple[Any, str]:
 # -- the checks -------------------------------------------------------------------------------------
 
 
-@check("model_structure", files=FILES)
+@check("model_structure", files=FILES, names=("parser_model.ParserModel",))
 def structure(ctx: CheckContext) -> Outcome:
     """Names and shapes of the five parameters, embeddings as a Parameter, dropout, no nn.Linear."""
     trials = Trials()
@@ -444,7 +444,7 @@ def _init_verdict(name: str, w: np.ndarray, fan_in: int, fan_out: int) -> str:
     return ""
 
 
-@check("model_init", files=FILES)
+@check("model_init", files=FILES, names=("parser_model.ParserModel",))
 def init(ctx: CheckContext) -> Outcome:
     """Both weight matrices Xavier-uniform (checked statistically), both biases present."""
     trials = Trials()
@@ -476,7 +476,7 @@ def init(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("model_embedding_lookup", files=FILES)
+@check("model_embedding_lookup", files=FILES, names=("parser_model.ParserModel",))
 def embedding_lookup(ctx: CheckContext) -> Outcome:
     """embedding_lookup(w) against the reference, with the same embeddings set in both models."""
     trials = Trials()
@@ -507,7 +507,7 @@ def embedding_lookup(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("model_forward", files=FILES)
+@check("model_forward", files=FILES, names=("parser_model.ParserModel",))
 def forward(ctx: CheckContext) -> Outcome:
     """forward(w) in eval mode (built with dropout_prob=0) against the reference's logits."""
     trials = Trials()
@@ -650,7 +650,7 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
     trials.record(not problems, f"{what}: " + "; ".join(problems))
 
 
-@check("model_dropout", files=FILES)
+@check("model_dropout", files=FILES, names=("parser_model.ParserModel",))
 def dropout(ctx: CheckContext) -> Outcome:
     """Dropout: train mode zeroes about p of the hidden units and scales the rest by 1/(1-p);
     eval mode is deterministic and applies no dropout."""
@@ -663,7 +663,7 @@ def dropout(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("model_gradients", files=FILES)
+@check("model_gradients", files=FILES, names=("parser_model.ParserModel",))
 def gradients(ctx: CheckContext) -> Outcome:
     """A backward pass through forward reaches every one of the five parameters, embeddings included."""
     trials = Trials()

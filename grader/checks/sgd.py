@@ -26,7 +26,7 @@ def _reference_path(x0, step, iterations, a, b, scale):
     return np.array(points), x
 
 
-@check("sgd_update", files=FILES)
+@check("sgd_update", files=FILES, names=("sgd.sgd",))
 def update(ctx: CheckContext) -> Outcome:
     trials = Trials()
     rng = ctx.rng
@@ -66,7 +66,7 @@ def update(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("sgd_anneal", files=FILES)
+@check("sgd_anneal", files=FILES, names=("sgd.sgd",))
 def anneal(ctx: CheckContext) -> Outcome:
     trials = Trials()
     step = float(ctx.rng.uniform(1e-4, 1e-3))

@@ -99,7 +99,7 @@ def _returned_uas(returned: Any, uas: float) -> tuple[bool, str]:
     return False, ""
 
 
-@check("train_loop", files=FILES)
+@check("train_loop", files=FILES, names=("run.train_for_epoch",))
 def train_loop(ctx: CheckContext) -> Outcome:
     """train_for_epoch: train mode, zero_grad/forward/backward/step per minibatch, then eval
     mode, dev UAS returned."""
@@ -215,7 +215,7 @@ def _saved_problem(saved: dict[str, Any], state_keys: list[str], best: int, n_ca
     return ""
 
 
-@check("train_setup", files=FILES)
+@check("train_setup", files=FILES, names=("run.train",))
 def train_setup(ctx: CheckContext) -> Outcome:
     """train: Adam over the model's parameters with the given lr, mean cross-entropy,
     train_for_epoch once per epoch, the best epoch's state_dict saved to output_path."""
@@ -335,7 +335,7 @@ def grader_dev_uas(ctx: CheckContext) -> tuple[float, int]:
     return 100 * float(uas), model.nonfinite_rows
 
 
-@check("train_uas", files=FILES)
+@check("train_uas", files=FILES, names=("parser_model.ParserModel", "run.train"))
 def train_uas(ctx: CheckContext) -> Outcome:
     """The student's model, train and train_for_epoch on the reduced bundled treebank must reach
     UAS_FLOOR, as measured by the grader's own parse of the trained model; that UAS is the

@@ -25,7 +25,7 @@ def _ref_state(pp) -> dict[str, Any]:
     return {"stack": list(pp.stack), "buffer": list(pp.buffer), "dependencies": _deps(pp.dependencies)}
 
 
-@check("pp_init", files=FILES)
+@check("pp_init", files=FILES, names=("parser_transitions.PartialParse",))
 def init(ctx: CheckContext) -> Outcome:
     trials = Trials()
     for _ in range(4):
@@ -86,7 +86,7 @@ def _configurations(ctx: CheckContext, count: int) -> list[dict[str, Any]]:
     return cases
 
 
-@check("pp_parse_step", files=FILES)
+@check("pp_parse_step", files=FILES, names=("parser_transitions.PartialParse",))
 def parse_step(ctx: CheckContext) -> Outcome:
     cases = _configurations(ctx, 12)
     sent = [{k: c[k] for k in ("sentence", "stack", "buffer", "dependencies", "transition")} for c in cases]
@@ -111,7 +111,7 @@ def parse_step(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("pp_parse", files=FILES)
+@check("pp_parse", files=FILES, names=("parser_transitions.PartialParse",))
 def parse(ctx: CheckContext) -> Outcome:
     """parse() applies the whole sequence: 2n steps end in the terminal state with n arcs.
 
@@ -141,7 +141,7 @@ def parse(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("pp_example_3a", files=FILES)
+@check("pp_example_3a", files=FILES, names=("parser_transitions.PartialParse",))
 def example_3a(ctx: CheckContext) -> Outcome:
     ref = ctx.ref.parser_transitions
     pp = ref.PartialParse(list(EXAMPLE))

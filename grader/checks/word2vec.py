@@ -138,7 +138,7 @@ def _loss_trial(ctx: CheckContext, trials: Trials, function: str, inst: dict,
     trials.record(False, message)
 
 
-@check("w2v_sigmoid", files=FILES)
+@check("w2v_sigmoid", files=FILES, names=("word2vec.sigmoid",))
 def sigmoid(ctx: CheckContext) -> Outcome:
     rng = ctx.rng
     shapes = [(), (int(rng.integers(1, 8)),), (int(rng.integers(2, 5)), int(rng.integers(2, 6)))]
@@ -156,7 +156,7 @@ def sigmoid(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("w2v_naive_softmax", files=FILES)
+@check("w2v_naive_softmax", files=FILES, names=("word2vec.naiveSoftmaxLossAndGradient",))
 def naive_softmax(ctx: CheckContext) -> Outcome:
     trials = Trials()
     for t in range(TRIALS):
@@ -165,7 +165,7 @@ def naive_softmax(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("w2v_neg_sampling", files=FILES)
+@check("w2v_neg_sampling", files=FILES, names=("word2vec.negSamplingLossAndGradient",))
 def neg_sampling(ctx: CheckContext) -> Outcome:
     trials = Trials()
     for t in range(TRIALS):
@@ -176,7 +176,7 @@ def neg_sampling(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("w2v_neg_sampling_dups", files=FILES)
+@check("w2v_neg_sampling_dups", files=FILES, names=("word2vec.negSamplingLossAndGradient",))
 def neg_sampling_duplicates(ctx: CheckContext) -> Outcome:
     trials = Trials()
     for t in range(4):
@@ -188,7 +188,7 @@ def neg_sampling_duplicates(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("w2v_skipgram", files=FILES)
+@check("w2v_skipgram", files=FILES, names=("word2vec.skipgram",))
 def skipgram(ctx: CheckContext) -> Outcome:
     trials = Trials()
     rng = ctx.rng

@@ -201,8 +201,8 @@ def mb_parse(*, sentences: list[list[str]], scripts: list[list[str]], batch_size
     """Run the student's minibatch_parse with a scripted model; report results and behaviour."""
     module = _module()
     sentences = [[sys.intern(w) for w in s] for s in sentences]
-    student_cls = module.PartialParse
-    used_student_class = _student_partial_parse_ok(student_cls, sentences, scripts)
+    student_cls = getattr(module, "PartialParse", None)  # None: judged with the probe's class
+    used_student_class = student_cls is not None and _student_partial_parse_ok(student_cls, sentences, scripts)
     base = student_cls if used_student_class else _ProbeParse
     module.PartialParse = _guard_finished(base)
     model = _ScriptedModel(sentences, scripts)
@@ -214,7 +214,10 @@ def mb_parse(*, sentences: list[list[str]], scripts: list[list[str]], batch_size
         by_index = {entry[1]: entry[0] for entry in model.by_parse.values()}
         result = [by_index[i].dependencies if i in by_index else [] for i in range(len(sentences))]
     finally:
-        module.PartialParse = student_cls
+        if student_cls is None:
+            del module.PartialParse
+        else:
+            module.PartialParse = student_cls
     if not isinstance(result, (list, tuple)):
         raise TypeError(f"minibatch_parse returned {type(result).__name__}; expected a list with "
                         "one list of dependencies per sentence")

@@ -4,6 +4,8 @@
     grader grade SUBMISSION [options]  every check; writes Gradescope's results.json
     grader validate                    reference full marks, template zero, rubric consistent
     grader template [--check]          regenerate student_template/ from reference/
+    grader package [--out ZIP|--check] the Gradescope autograder zip
+    grader batch SUBMISSIONS --out DIR grade a whole class: results, CSV, summary, plots
 """
 
 from __future__ import annotations
@@ -15,11 +17,21 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
+from grader import batch as batch_mod
+from grader import package as package_mod
 from grader import template as template_mod
 from grader.engine import grade
 from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.reports import gradescope, jsonout, terminal
+from grader.reports import summary as summary_mod
 from grader.rubric import RubricError
 from grader.submission import SubmissionError
 
@@ -118,3 +130,68 @@ def validate() -> None:
 def template_cmd(check_only: bool) -> None:
     """Regenerate student_template/ from reference/ by its solution markers."""
     sys.exit(template_mod.main(["--check"] if check_only else []))
+
+
+@main.command("package")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
+              show_default=True, help="Where to write the zip to upload to Gradescope.")
+@click.option("--check", "check_only", is_flag=True,
+              help="Only list what would go in and warn on what should not; exit 1 if it cannot be built.")
+def package_cmd(out: Path, check_only: bool) -> None:
+    """Build the Gradescope autograder zip (setup.sh, run_autograder, grader, reference, rubric)."""
+    console = _console()
+    plan = package_mod.plan_package()
+    package_mod.render_plan(plan, console, list_files=check_only)
+    if not plan.ok:
+        raise click.ClickException(f"{len(plan.errors)} problem(s) above; nothing was written")
+    if check_only:
+        return
+    try:
+        package_mod.build_package(out)
+    except package_mod.PackageError as exc:
+        raise click.ClickException(str(exc)) from None
+    console.print(f"[green]wrote {out}[/green] ({out.stat().st_size / 2**20:.1f} MiB): upload it as the "
+                  "autograder of a Gradescope programming assignment")
+
+
+@main.command("batch")
+@click.argument("submissions", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for the results, grades.csv, summary.md and plots (rerun to resume).")
+@click.option("--workers", type=int, default=None,
+              help="Submissions graded at once  [default: the number of cores]")
+@click.option("--seed", type=int, default=None, help="The checks' seed (the same for every submission).")
+@click.option("--quick", is_flag=True, help="Skip the checks that train a parser (about 20 s each).")
+@click.option("--only", multiple=True, metavar="CHECK_ID", help="Only this check (repeatable).")
+@click.option("--timeout", type=float, default=batch_mod.SUBMISSION_TIMEOUT_S, show_default=True,
+              help="Seconds one submission's grading may take before it is stopped.")
+@click.option("--restart", is_flag=True, help="Grade everything again instead of resuming.")
+def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | None, quick: bool,
+              only: tuple[str, ...], timeout: float, restart: bool) -> None:
+    """Grade every submission in SUBMISSIONS (folders or zips, or a Gradescope export)."""
+    console = _console()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("grading", total=None)
+
+        def advance(result: batch_mod.GradedSubmission, resumed: bool) -> None:
+            mark = "resumed" if resumed else result.status
+            bar.console.print(f"  {result.submission.key}: {result.report.score:g}/"
+                              f"{result.report.max_score:g} ({mark})", highlight=False)
+            bar.advance(task)
+
+        try:
+            n = len(batch_mod.discover(submissions, exclude=out))
+            bar.update(task, total=n, description=f"grading {n} submissions")
+            with batch_mod.sigterm_interrupts():
+                outcome = batch_mod.run_batch(submissions, out, workers=workers, seed=seed, only=only,
+                                              quick=quick, restart=restart, timeout=timeout,
+                                              progress=advance)
+        except batch_mod.BatchError as exc:
+            raise click.ClickException(str(exc)) from None
+        except KeyboardInterrupt:
+            raise click.ClickException(f"interrupted: the gradings that finished are kept in {out}; "
+                                       "run the same command again to grade the rest") from None
+    summary_mod.render(outcome.summary, console)
+    console.print(f"{outcome.graded_now} graded now, {outcome.resumed} resumed, in "
+                  f"{outcome.seconds:.1f} s; wrote " + ", ".join(str(p) for p in outcome.files))

@@ -1,0 +1,472 @@
+"""Build the autograder zip that Gradescope expects (``grader package``).
+
+Gradescope unpacks the zip into ``/autograder/source``, runs ``setup.sh`` there once, as root,
+when it builds the grading image, and then, for every submission, runs ``run_autograder`` with
+the student's files in ``/autograder/submission``; it reads ``/autograder/results/results.json``.
+
+What goes in (an allowlist: tests/, .venv, .git and the rest of the repository never do):
+
+    setup.sh            Python >= 3.11, a virtual environment readable by every user with
+                        PyTorch's CPU build and the pinned requirements, the sandbox user
+    run_autograder      grades the submission; writes a valid results.json whatever happens
+    requirements.txt    exact versions of the runtime dependencies, read off this environment
+    grader/ reference/ student_template/ rubric.yaml pyproject.toml
+
+Caches and run artifacts inside those folders are left out; large files are flagged; a copy of
+the solution anywhere but ``reference/`` (the one folder the grader keeps from student code)
+stops the build. ``plan_package`` says all of that without writing anything (``--check``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import re
+import stat
+import tempfile
+import tomllib
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from packaging.markers import default_environment
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from grader.isolation import EXTRA_HIDDEN_VARIABLE, SANDBOX_USER
+from grader.paths import REPO_ROOT, STUDENT_FILES, WRITTEN_FILES
+from grader.template import MD_BEGIN, PY_BEGIN
+
+#: Folders and files of the repository that go into the zip, as they are.
+PACKAGE_DIRS = ("grader", "reference", "student_template")
+PACKAGE_FILES = ("rubric.yaml", "pyproject.toml")
+#: The only folder allowed to hold the solution.
+SOLUTION_DIR = "reference"
+#: Folders whose files are compared with the solution by content only: the grader's own code
+#: names the solution markers (the template generator), so a marker line there is no leak.
+MARKER_EXEMPT_DIRS = ("grader",)
+
+KIB = 1024
+MIB = 1024 * KIB
+#: A file above this size is flagged (it still goes in): the bundled data is under 4 MiB, and
+#: every megabyte is unpacked into every grading container.
+LARGE_FILE_BYTES = 10 * MIB
+
+#: Folder names never packaged: caches, and what running the code leaves behind.
+SKIPPED_DIR_NAMES = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+                               ".ipynb_checkpoints", "results", ".git"})
+#: File names never packaged (compiled files, editor litter, saved parameters of a run).
+SKIPPED_FILE_PATTERNS = tuple(re.compile(p) for p in (
+    r".*\.py[co]$", r"^\.DS_Store$", r".*~$", r".*\.sw[op]$",
+    r"^saved_params_\d+\.npy$", r"^saved_state_\d+\.pickle$", r".*\.weights$"))
+
+#: Where setup.sh puts the virtual environment, and so the interpreter run_autograder uses
+#: unless A2GRADER_PYTHON names another one.
+VENV_DIR = "/opt/a2grader/venv"
+DEFAULT_PYTHON = f"{VENV_DIR}/bin/python"
+MIN_PYTHON = (3, 11)
+TORCH_INDEX_URL = "https://download.pytorch.org/whl/cpu"
+#: Environment variables run_autograder reads (set by the tests to simulate Gradescope).
+ROOT_VARIABLE = "A2GRADER_AUTOGRADER_ROOT"
+PYTHON_VARIABLE = "A2GRADER_PYTHON"
+DEFAULT_AUTOGRADER_ROOT = "/autograder"
+
+#: Permissions of the zip's entries (Gradescope runs setup.sh and run_autograder directly).
+EXECUTABLE_MODE = 0o755
+FILE_MODE = 0o644
+#: Every entry gets this timestamp, so that the same tree always gives the same zip.
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+GENERATED = ("setup.sh", "run_autograder", "requirements.txt")
+
+Severity = Literal["left out", "warning", "error"]
+
+
+class PackageError(RuntimeError):
+    """The package cannot be built; the message lists every reason and what to do."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file of the zip: its path there, its size, and where its bytes come from."""
+
+    path: str
+    size: int
+    source: Path | None = None     # a repository file, or None for a generated one
+    content: bytes = b""           # the bytes of a generated file
+    executable: bool = False
+
+    def data(self) -> bytes:
+        return self.source.read_bytes() if self.source is not None else self.content
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something about a file worth telling: left out, suspicious (warning) or fatal (error)."""
+
+    path: str
+    severity: Severity
+    reason: str
+
+
+@dataclass(frozen=True)
+class PackagePlan:
+    """What ``grader package`` would put in the zip, and what it noticed on the way."""
+
+    root: Path
+    entries: tuple[Entry, ...]
+    findings: tuple[Finding, ...]
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "warning")
+
+    @property
+    def ok(self) -> bool:
+        """Whether the package can be built (no errors; warnings and left-out files are fine)."""
+        return not self.errors
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(e.size for e in self.entries)
+
+
+# -- pinned requirements -----------------------------------------------------------------------
+
+
+def _project_requirements(pyproject: Path) -> list[Requirement]:
+    try:
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+        return [Requirement(line) for line in project.get("dependencies", [])]
+    except (OSError, KeyError, tomllib.TOMLDecodeError, InvalidRequirement) as exc:
+        raise PackageError(f"{pyproject}: cannot read [project].dependencies ({exc}); the "
+                           "package pins the runtime dependencies listed there") from None
+
+
+def _applies(req: Requirement, extras: set[str]) -> bool:
+    if req.marker is None:
+        return True
+    environment: dict[str, str] = {k: str(v) for k, v in default_environment().items()}
+    return any(req.marker.evaluate({**environment, "extra": extra}) for extra in extras | {""})
+
+
+def pinned_requirements(pyproject: Path) -> tuple[Requirement, list[str]]:
+    """(the torch requirement, ``name==version`` of every other runtime dependency).
+
+    The versions are the ones installed in this environment, for the project's dependencies and
+    everything they depend on, so the image runs what was tested here. torch and its own
+    dependencies are left to setup.sh, which installs torch from PyTorch's CPU index.
+    """
+    requirements = _project_requirements(pyproject)
+    torch = [r for r in requirements if canonicalize_name(r.name) == "torch"]
+    if not torch:
+        raise PackageError(f"{pyproject}: no torch requirement in [project].dependencies; "
+                           "setup.sh installs the torch version pinned there")
+    pinned: dict[str, str] = {}
+    missing: list[str] = []
+    queue = [(r, set(r.extras)) for r in requirements if r is not torch[0]]
+    while queue:
+        req, extras = queue.pop()
+        name = canonicalize_name(req.name)
+        if name == "torch" or name in pinned:
+            continue
+        try:
+            dist = importlib.metadata.distribution(req.name)
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(req.name)
+            continue
+        pinned[name] = f"{dist.metadata['Name']}=={dist.version}"
+        for line in dist.requires or []:
+            dep = Requirement(line)
+            if _applies(dep, extras):
+                queue.append((dep, set(dep.extras)))
+    if missing:
+        raise PackageError(f"runtime dependencies not installed here: {', '.join(sorted(missing))}; "
+                           "the package pins the versions installed in this environment, so "
+                           "install the project first (pip install -e .)")
+    return torch[0], [pinned[name] for name in sorted(pinned)]
+
+
+def requirements_txt(pyproject: Path) -> str:
+    torch, pins = pinned_requirements(pyproject)
+    header = [
+        "# Runtime dependencies of the grader at the versions it was packaged with",
+        "# (generated by `grader package` from pyproject.toml and the environment it ran in).",
+        f"# {torch} itself is installed by setup.sh from {TORCH_INDEX_URL}.",
+    ]
+    return "\n".join(header + pins) + "\n"
+
+
+# -- the two scripts ---------------------------------------------------------------------------
+
+SETUP_SH = r"""#!/usr/bin/env bash
+# Gradescope runs this once, as root, in /autograder/source while it builds the grading image
+# (an Ubuntu image: 22.04 by default, whose python3 is 3.10). It installs:
+#   - Python >= @MIN_PYTHON@: the release's own python3 when it is recent enough, otherwise
+#     python@MIN_PYTHON@ from the deadsnakes PPA (the usual source of newer Pythons on Ubuntu);
+#   - a virtual environment at @VENV@, readable by every user, with PyTorch's CPU
+#     build (@TORCH@) and the pinned versions of requirements.txt;
+#   - the unprivileged user @SANDBOX_USER@, which student code runs as.
+set -euxo pipefail
+export DEBIAN_FRONTEND=noninteractive PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+VENV="@VENV@"
+
+apt-get update
+if command -v python3 >/dev/null && python3 -c 'import sys; sys.exit(sys.version_info < (@MIN_PYTHON_TUPLE@))'; then
+    apt-get install -y --no-install-recommends python3-venv python3-dev
+    BASE_PYTHON=python3
+else
+    apt-get install -y --no-install-recommends software-properties-common gpg-agent
+    add-apt-repository -y ppa:deadsnakes/ppa
+    apt-get update
+    apt-get install -y --no-install-recommends python@MIN_PYTHON@ python@MIN_PYTHON@-venv python@MIN_PYTHON@-dev
+    BASE_PYTHON=python@MIN_PYTHON@
+fi
+
+"$BASE_PYTHON" -m venv "$VENV"
+"$VENV/bin/python" -m pip install --upgrade pip
+"$VENV/bin/python" -m pip install "@TORCH@" --index-url @TORCH_INDEX_URL@
+"$VENV/bin/python" -m pip install -r "$SOURCE/requirements.txt"
+chmod -R a+rX "$(dirname "$VENV")"
+
+if ! id -u @SANDBOX_USER@ >/dev/null 2>&1; then
+    useradd --system --no-create-home --shell /usr/sbin/nologin @SANDBOX_USER@
+fi
+
+# Smoke tests: the sandbox user can import what student code needs, and the grader loads.
+(cd / && runuser -u @SANDBOX_USER@ -- "$VENV/bin/python" -c "import numpy, torch; print('@SANDBOX_USER@ imports torch', torch.__version__)")
+(cd "$SOURCE" && A2GRADER_ROOT="$SOURCE" PYTHONPATH="$SOURCE" "$VENV/bin/python" -c "import grader.cli, grader.checks; grader.checks.all_checks()")
+"""
+
+RUN_AUTOGRADER = r"""#!/usr/bin/env bash
+# Gradescope runs this for every submission, as root. It grades the files in
+# $ROOT/submission with the grader in $ROOT/source and writes $ROOT/results/results.json.
+# A valid results.json is written whatever happens: the grader writes one for anything a
+# submission does, and this script writes one if the grader itself could not run.
+#   @ROOT_VARIABLE@  the autograder root (default @DEFAULT_ROOT@)
+#   @PYTHON_VARIABLE@           the interpreter (default @DEFAULT_PYTHON@, made by setup.sh)
+set -u
+ROOT="${@ROOT_VARIABLE@:-@DEFAULT_ROOT@}"
+PYTHON="${@PYTHON_VARIABLE@:-@DEFAULT_PYTHON@}"
+SOURCE="$ROOT/source"
+RESULTS="$ROOT/results/results.json"
+
+mkdir -p "$ROOT/results"
+rm -f "$RESULTS"
+cd "$SOURCE" || exit 1
+export A2GRADER_ROOT="$SOURCE" PYTHONPATH="$SOURCE" PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg
+# Student code must not see the root (source, submission, results) wherever it is.
+export @HIDE_VARIABLE@="$ROOT${@HIDE_VARIABLE@:+:$@HIDE_VARIABLE@}"
+"$PYTHON" -m grader grade "$ROOT/submission" --results "$RESULTS"
+status=$?
+if [ ! -s "$RESULTS" ]; then
+    printf '%s\n' "{\"score\": 0.0, \"execution_time\": 0, \"output\": \"The autograder could not run (exit status $status), so this submission was not graded. This is not your fault: please tell the course staff.\", \"output_format\": \"text\", \"visibility\": \"visible\", \"stdout_visibility\": \"hidden\", \"tests\": []}" > "$RESULTS"
+fi
+exit 0
+"""
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        template = template.replace(f"@{key}@", value)
+    leftover = re.findall(r"@[A-Z_]+@", template)
+    if leftover:
+        raise AssertionError(f"unfilled placeholders {leftover} in a packaged script")
+    return template
+
+
+def setup_sh(torch: Requirement) -> str:
+    return _fill(SETUP_SH, {
+        "MIN_PYTHON": ".".join(map(str, MIN_PYTHON)),
+        "MIN_PYTHON_TUPLE": ", ".join(map(str, MIN_PYTHON)),
+        "VENV": VENV_DIR, "TORCH": str(torch), "TORCH_INDEX_URL": TORCH_INDEX_URL,
+        "SANDBOX_USER": SANDBOX_USER,
+    })
+
+
+def run_autograder() -> str:
+    return _fill(RUN_AUTOGRADER, {
+        "ROOT_VARIABLE": ROOT_VARIABLE, "PYTHON_VARIABLE": PYTHON_VARIABLE,
+        "DEFAULT_ROOT": DEFAULT_AUTOGRADER_ROOT, "DEFAULT_PYTHON": DEFAULT_PYTHON,
+        "HIDE_VARIABLE": EXTRA_HIDDEN_VARIABLE,
+    })
+
+
+# -- choosing the files ------------------------------------------------------------------------
+
+
+def _skipped_file(name: str) -> bool:
+    return any(p.match(name) for p in SKIPPED_FILE_PATTERNS)
+
+
+def _walk(root: Path, folder: str, entries: list[Entry], findings: list[Finding]) -> None:
+    """Add the files of ``root/folder`` to ``entries``; note what is left out and why."""
+    for current, dirs, files in os.walk(root / folder):
+        here = Path(current)
+        rel_dir = here.relative_to(root).as_posix()
+        for name in sorted(dirs):
+            if name in SKIPPED_DIR_NAMES or name.endswith(".egg-info"):
+                findings.append(Finding(f"{rel_dir}/{name}/", "left out",
+                                        "a cache or the output of a run"))
+            elif (here / name).is_symlink():
+                findings.append(Finding(f"{rel_dir}/{name}/", "left out", "a symbolic link"))
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIR_NAMES
+                         and not d.endswith(".egg-info") and not (here / d).is_symlink())
+        for name in sorted(files):
+            path, rel = here / name, f"{rel_dir}/{name}"
+            if _skipped_file(name):
+                findings.append(Finding(rel, "left out", "a compiled file, editor file or saved run output"))
+            elif path.is_symlink():
+                findings.append(Finding(rel, "left out", "a symbolic link"))
+            else:
+                entries.append(Entry(rel, path.stat().st_size, source=path))
+
+
+def _solution_digests(root: Path) -> dict[str, str]:
+    """sha256 -> the solution file it belongs to (reference/'s student and answer files)."""
+    digests = {}
+    for name in (*STUDENT_FILES, *WRITTEN_FILES):
+        path = root / SOLUTION_DIR / name
+        if path.is_file():
+            digests[hashlib.sha256(path.read_bytes()).hexdigest()] = f"{SOLUTION_DIR}/{name}"
+    return digests
+
+
+def _has_marker(path: Path) -> int:
+    """The first line (1-based) holding a solution marker, or 0."""
+    if path.suffix not in (".py", ".md", ".tex", ".ipynb"):
+        return 0
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return 0
+    for number, line in enumerate(lines, 1):
+        if PY_BEGIN.match(line) or MD_BEGIN.match(line):
+            return number
+    return 0
+
+
+def _solution_findings(root: Path, entries: list[Entry]) -> list[Finding]:
+    digests = _solution_digests(root)
+    findings = []
+    for entry in entries:
+        top = PurePosixPath(entry.path).parts[0]
+        if entry.source is None or top == SOLUTION_DIR:
+            continue
+        digest = hashlib.sha256(entry.source.read_bytes()).hexdigest()
+        if digest in digests:
+            findings.append(Finding(entry.path, "error", (
+                f"a copy of the solution {digests[digest]} outside {SOLUTION_DIR}/, the only folder "
+                "the grader keeps from student code; delete it")))
+        elif top not in MARKER_EXEMPT_DIRS and (line := _has_marker(entry.source)):
+            findings.append(Finding(entry.path, "error", (
+                f"line {line} is a solution marker: solution code outside {SOLUTION_DIR}/; "
+                "regenerate student_template/ with `grader template` or delete the file")))
+    return findings
+
+
+def plan_package(root: Path = REPO_ROOT) -> PackagePlan:
+    """What the zip of ``root`` would hold, and every finding; builds nothing."""
+    root = Path(root)
+    entries: list[Entry] = []
+    findings: list[Finding] = []
+    for folder in PACKAGE_DIRS:
+        if (root / folder).is_dir():
+            _walk(root, folder, entries, findings)
+        else:
+            findings.append(Finding(f"{folder}/", "error", f"missing: the grader needs {folder}/ "
+                                    f"(is {root} the repository's root?)"))
+    for name in PACKAGE_FILES:
+        path = root / name
+        if path.is_file():
+            entries.append(Entry(name, path.stat().st_size, source=path))
+        else:
+            findings.append(Finding(name, "error", f"missing: the package needs {name}"))
+    findings += [Finding(e.path, "warning", f"{e.size / MIB:.1f} MiB, above {LARGE_FILE_BYTES // MIB} "
+                         "MiB: unpacked into every grading container; is it needed?")
+                 for e in entries if e.size > LARGE_FILE_BYTES]
+    findings += _solution_findings(root, entries)
+    if (root / "pyproject.toml").is_file():
+        try:
+            torch, _ = pinned_requirements(root / "pyproject.toml")
+            generated = {"setup.sh": setup_sh(torch), "run_autograder": run_autograder(),
+                         "requirements.txt": requirements_txt(root / "pyproject.toml")}
+        except PackageError as exc:
+            findings.append(Finding("requirements.txt", "error", str(exc)))
+        else:
+            for name, text in generated.items():
+                data = text.encode("utf-8")
+                entries.append(Entry(name, len(data), content=data,
+                                     executable=name != "requirements.txt"))
+    entries.sort(key=lambda e: (e.source is not None, e.path))
+    return PackagePlan(root, tuple(entries), tuple(findings))
+
+
+# -- writing the zip ---------------------------------------------------------------------------
+
+
+def _zip_info(entry: Entry) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(entry.path, date_time=ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    mode = EXECUTABLE_MODE if entry.executable else FILE_MODE
+    info.external_attr = (stat.S_IFREG | mode) << 16
+    return info
+
+
+def build_package(out: Path, *, root: Path = REPO_ROOT) -> PackagePlan:
+    """Write the autograder zip to ``out`` (atomically); PackageError if the plan has errors."""
+    plan = plan_package(root)
+    if not plan.ok:
+        raise PackageError("the package was not built:\n" + "\n".join(
+            f"  {f.path}: {f.reason}" for f in plan.errors))
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".autograder-", suffix=".zip", dir=out.parent)
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(tmp, "w") as zf:
+            for entry in plan.entries:
+                zf.writestr(_zip_info(entry), entry.data())
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return plan
+
+
+# -- telling the instructor --------------------------------------------------------------------
+
+_SEVERITY_STYLE = {"left out": "dim", "warning": "yellow", "error": "red"}
+
+
+def _size(n: int) -> str:
+    return f"{n / MIB:.1f} MiB" if n >= MIB else f"{n / KIB:.1f} KiB" if n >= KIB else f"{n} B"
+
+
+def render_plan(plan: PackagePlan, console: Console, *, list_files: bool) -> None:
+    """Print the plan: every file when ``list_files``, then what was left out and why."""
+    if list_files:
+        table = Table(title=f"autograder.zip from {plan.root}", expand=False)
+        table.add_column("file")
+        table.add_column("size", justify="right", no_wrap=True)
+        table.add_column("", no_wrap=True)
+        for entry in plan.entries:
+            table.add_row(entry.path, _size(entry.size),
+                          "generated" + (", executable" if entry.executable else "")
+                          if entry.source is None else "")
+        console.print(table)
+    console.print(f"{len(plan.entries)} files, {_size(plan.total_bytes)} before compression.")
+    for finding in plan.findings:
+        if finding.severity == "left out" and not list_files:
+            continue
+        style = _SEVERITY_STYLE[finding.severity]
+        console.print(Text(f"{finding.severity}: {finding.path}: {finding.reason}", style=style))

@@ -1,0 +1,238 @@
+"""grader package: the zip Gradescope expects, and its run_autograder in a simulated root.
+
+There is no Docker here: the slow test unpacks the zip into a temporary folder laid out like
+Gradescope's /autograder (source/, submission/, results/), runs run_autograder there as a real
+process with this virtualenv's Python, and reads results.json for four kinds of submission.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import REFERENCE, REPO
+from rich.console import Console
+
+from grader import package
+from grader.checks import all_checks
+from grader.cli import main
+from grader.isolation import SANDBOX_USER
+from grader.paths import STUDENT_FILES, WRITTEN_FILES
+
+SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
+BUGGY = Path(__file__).parent / "submissions" / "buggy"
+#: A realistic bug confined to parser_transitions.py (its checks only, no training involved).
+BUG = "pp_remove_by_value"
+#: Seconds the four full gradings (training included) may take together in the simulated root.
+SIMULATED_TIMEOUT_S = 900
+
+
+@pytest.fixture(scope="module")
+def autograder_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("package") / "autograder.zip"
+    package.build_package(out)
+    return out
+
+
+def unpack_like_gradescope(archive: Path, root: Path) -> Path:
+    """Lay out ``root`` as Gradescope does: the zip in source/ (with its modes), run_autograder
+    copied to the root, and empty submission/ and results/ folders."""
+    with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():
+            target = Path(zf.extract(info, root / "source"))
+            os.chmod(target, (info.external_attr >> 16) & 0o777)
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "submission").mkdir()
+    (root / "results").mkdir()
+    return root
+
+
+def run_autograder_env(root: Path, python: str = sys.executable) -> dict[str, str]:
+    return {**os.environ, package.ROOT_VARIABLE: str(root), package.PYTHON_VARIABLE: python}
+
+
+# -- what goes in ------------------------------------------------------------------------------
+
+
+def test_plan_holds_the_grader_and_nothing_else_of_the_repository():
+    plan = package.plan_package(REPO)
+    paths = {e.path for e in plan.entries}
+    for expected in ("setup.sh", "run_autograder", "requirements.txt", "rubric.yaml", "pyproject.toml",
+                     "grader/cli.py", "grader/untrusted/worker.py", "reference/word2vec.py",
+                     "reference/data/train.conll", "student_template/utils/parser_utils.py"):
+        assert expected in paths
+    for path in paths:
+        assert path.split("/")[0] in {*package.PACKAGE_DIRS, *package.PACKAGE_FILES, *package.GENERATED}, path
+        assert "__pycache__" not in path and not path.endswith(".pyc"), path
+    assert plan.ok, plan.errors
+
+
+def _fake_repository(root: Path) -> Path:
+    """A small repository with one of each thing the plan must catch."""
+    (root / "grader" / "__pycache__").mkdir(parents=True)
+    (root / "grader" / "__init__.py").write_text("")
+    (root / "grader" / "__pycache__" / "cli.cpython-311.pyc").write_bytes(b"\0")
+    # The template generator names the markers: not a leak.
+    (root / "grader" / "template.py").write_text('"""\n    ### BEGIN SOLUTION\n"""\n')
+    (root / "reference" / "results").mkdir(parents=True)
+    shutil.copyfile(REFERENCE / "word2vec.py", root / "reference" / "word2vec.py")
+    (root / "reference" / "results" / "model.weights").write_bytes(b"\0" * 10)
+    (root / "student_template" / "data").mkdir(parents=True)
+    (root / "student_template" / "word2vec.py").write_text("def sigmoid(x):\n    raise NotImplementedError\n")
+    shutil.copyfile(REFERENCE / "word2vec.py", root / "student_template" / "old_word2vec.py")
+    (root / "student_template" / "notes.md").write_text("# notes\n<!-- BEGIN SOLUTION -->\nx\n")
+    with open(root / "student_template" / "data" / "huge.txt", "wb") as f:
+        f.truncate(package.LARGE_FILE_BYTES + 1)
+    (root / "rubric.yaml").write_text("checks: []\n")
+    shutil.copyfile(REPO / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def test_plan_leaves_out_caches_and_flags_large_files_and_stray_solutions(tmp_path: Path):
+    plan = package.plan_package(_fake_repository(tmp_path))
+    found = {(f.path, f.severity) for f in plan.findings}
+    assert ("grader/__pycache__/", "left out") in found
+    assert ("reference/results/", "left out") in found
+    assert ("student_template/data/huge.txt", "warning") in found
+    assert ("student_template/old_word2vec.py", "error") in found      # a copy of the solution
+    assert ("student_template/notes.md", "error") in found             # a solution marker
+    assert {f.path for f in plan.errors} == {"student_template/old_word2vec.py", "student_template/notes.md"}
+    paths = {e.path for e in plan.entries}
+    assert "grader/template.py" in paths and "reference/word2vec.py" in paths
+    assert not any("__pycache__" in p or p.startswith("reference/results") for p in paths)
+
+    console = Console(file=io.StringIO(), width=200)
+    package.render_plan(plan, console, list_files=True)
+    printed = console.file.getvalue()
+    assert "left out: grader/__pycache__/" in printed and "error: student_template/notes.md" in printed
+
+    with pytest.raises(package.PackageError, match="old_word2vec.py"):
+        package.build_package(tmp_path / "out.zip", root=tmp_path)
+    assert not (tmp_path / "out.zip").exists()
+
+
+def test_a_missing_folder_is_an_error(tmp_path: Path):
+    shutil.copyfile(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    plan = package.plan_package(tmp_path)
+    assert {f.path for f in plan.errors} >= {"grader/", "reference/", "student_template/", "rubric.yaml"}
+
+
+# -- the zip -----------------------------------------------------------------------------------
+
+
+def test_zip_has_gradescope_layout_modes_and_pinned_requirements(autograder_zip: Path, tmp_path: Path):
+    with zipfile.ZipFile(autograder_zip) as zf:
+        infos = {i.filename: i for i in zf.infolist()}
+        requirements = zf.read("requirements.txt").decode()
+        setup = zf.read("setup.sh").decode()
+    assert {"setup.sh", "run_autograder", "requirements.txt"} <= set(infos)   # at the zip's root
+    for name, info in infos.items():
+        mode = (info.external_attr >> 16) & 0o777
+        assert mode == (0o755 if name in ("setup.sh", "run_autograder") else 0o644), name
+        assert not name.startswith(("tests/", ".venv/", ".git/", "bench/", "tools/")), name
+    pins = [line for line in requirements.splitlines() if line and not line.startswith("#")]
+    assert f"numpy=={importlib.metadata.version('numpy')}" in pins
+    assert f"matplotlib=={importlib.metadata.version('matplotlib')}" in pins
+    assert all("==" in line for line in pins) and not any(line.startswith("torch") for line in pins)
+    assert '"torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu' in setup
+    assert f"useradd --system --no-create-home --shell /usr/sbin/nologin {SANDBOX_USER}" in setup
+    for script in ("setup.sh", "run_autograder"):
+        unpacked = tmp_path / script
+        unpacked.write_text(setup if script == "setup.sh" else package.run_autograder())
+        check = subprocess.run(["bash", "-n", str(unpacked)], capture_output=True, text=True, check=False)
+        assert check.returncode == 0, check.stderr
+    # The same tree gives the same bytes.
+    again = tmp_path / "again.zip"
+    package.build_package(again)
+    assert again.read_bytes() == autograder_zip.read_bytes()
+
+
+def test_cli_check_lists_and_builds_nothing(tmp_path: Path):
+    result = CliRunner().invoke(main, ["package", "--check", "--out", str(tmp_path / "a.zip")])
+    assert result.exit_code == 0, result.output
+    assert "run_autograder" in result.output and "reference/word2vec.py" in result.output
+    assert not (tmp_path / "a.zip").exists()
+
+
+def test_run_autograder_writes_results_when_python_cannot_run(autograder_zip: Path, tmp_path: Path):
+    root = unpack_like_gradescope(autograder_zip, tmp_path / "autograder")
+    proc = subprocess.run([str(root / "run_autograder")], capture_output=True, text=True, timeout=60,
+                          env=run_autograder_env(root, python=str(tmp_path / "no-such-python")), check=False)
+    assert proc.returncode == 0
+    doc = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["score"] == 0 and "could not run" in doc["output"]
+
+
+# -- four submissions graded by run_autograder ---------------------------------------------------
+
+
+def _submission(kind: str, folder: Path) -> None:
+    if kind == "empty":
+        return
+    for name in (*STUDENT_FILES, *WRITTEN_FILES):
+        shutil.copyfile(REFERENCE / name, folder / name)
+    if kind == "buggy":
+        for path in (BUGGY / BUG).glob("*.py"):
+            shutil.copyfile(path, folder / path.name)
+    if kind == "broken":
+        with open(folder / "word2vec.py", "a", encoding="utf-8") as f:
+            f.write("\ndef oops(:\n    pass\n")
+        text = (folder / "sgd.py").read_text(encoding="utf-8")
+        (folder / "sgd.py").write_text("import numpyy\n" + text, encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_run_autograder_grades_four_submissions_in_a_simulated_root(autograder_zip: Path, tmp_path: Path):
+    kinds = ("correct", "buggy", "empty", "broken")
+    roots = {k: unpack_like_gradescope(autograder_zip, tmp_path / k) for k in kinds}
+    procs = {}
+    for kind, root in roots.items():
+        _submission(kind, root / "submission")
+        procs[kind] = subprocess.Popen([str(root / "run_autograder")], cwd=root, env=run_autograder_env(root),
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    outputs = {kind: proc.communicate(timeout=SIMULATED_TIMEOUT_S)[0] for kind, proc in procs.items()}
+    docs, scores = {}, {}
+    for kind, proc in procs.items():
+        assert proc.returncode == 0, outputs[kind].decode(errors="replace")[-3000:]
+        doc = json.loads((roots[kind] / "results" / "results.json").read_text())
+        jsonschema.validate(doc, SCHEMA)
+        docs[kind] = doc
+        # Code checks carry a check_id; written questions a question id (the manual ones score 0/0).
+        scores[kind] = {t["extra_data"].get("check_id") or t["number"]: (t["score"], t["max_score"], t["output"])
+                        for t in doc["tests"]}
+    code_ids = {t["extra_data"]["check_id"] for t in docs["correct"]["tests"] if "check_id" in t["extra_data"]}
+    assert len(code_ids) == len(all_checks())
+    max_total = sum(m for _, m, _ in scores["correct"].values())
+
+    assert docs["correct"]["score"] == max_total > 0
+    assert {c for c, (s, m, _) in scores["correct"].items() if s < m} == set()
+
+    expected = set(yaml.safe_load((BUGGY / BUG / "expect.yaml").read_text())["fails"])
+    assert {c for c, (s, m, _) in scores["buggy"].items() if s < m} == expected
+
+    assert docs["empty"]["score"] == 0 and set(scores["empty"]) >= code_ids
+    assert all("was not found in your submission" in scores["empty"][c][2] for c in code_ids)
+
+    broken = scores["broken"]
+    for check_id in code_ids:
+        score, max_score, out = broken[check_id]
+        if check_id.startswith("w2v_"):
+            assert score == 0 and "SyntaxError" in out, check_id
+        elif check_id.startswith("sgd_"):
+            assert score == 0 and "numpyy" in out, check_id
+        else:  # the other files are the reference's: unaffected
+            assert score == max_score, (check_id, out)
+    assert docs["broken"]["score"] == max_total - sum(broken[c][1] for c in code_ids
+                                                      if c.startswith(("w2v_", "sgd_")))

@@ -1,0 +1,174 @@
+#!/usr/bin/env python
+"""Generate a class of submissions shaped like a Gradescope export, from committed material.
+
+From the repository root:
+
+    python tools/make_class.py --out /tmp/class            # 20 submissions
+    python tools/make_class.py --out /tmp/class --count 8 --seed 3
+    python tools/make_class.py --out /tmp/zips --layout zips
+
+Nothing here is committed 20 times: every submission is assembled from reference/, the
+realistic bugs of tests/submissions/buggy/ (their files laid over the reference's, as the
+tests do), the correct variants of tests/submissions/alternative/, student_template/ and a few
+broken uploads. With ``--layout gradescope`` (the default) the folder looks like Gradescope's
+"Export Submissions": ``submission_<id>/`` folders and a ``submission_metadata.yml`` naming
+each one's submitters. With ``--layout zips`` each submission is a ``<name>.zip`` and there is
+no metadata. Either way ``class_key.yml`` records what each submission is (and which checks a
+buggy one must fail); ``grader batch`` ignores it.
+
+The output depends only on --seed and --count and on the committed material.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+REFERENCE = REPO / "reference"
+TEMPLATE = REPO / "student_template"
+BUGGY = REPO / "tests" / "submissions" / "buggy"
+ALTERNATIVE = REPO / "tests" / "submissions" / "alternative"
+STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py")
+WRITTEN = "answers.md"
+
+DEFAULT_COUNT = 20
+#: Shares of a class that are not buggy: correct, correct but written differently, correct in a
+#: nested folder, not started (the template), empty, and with a syntax error.
+FIXED_KINDS = ("correct", "alternative", "nested", "template", "empty", "syntax_error")
+#: Of a class of DEFAULT_COUNT, this many are correct plain copies; the rest are buggy.
+CORRECT_COPIES = 2
+FIRST_SUBMISSION_ID = 271_800_01
+FIRST_NAMES = ("Ada", "Bo", "Chiara", "Dmitri", "Esi", "Farid", "Grace", "Hiro", "Ines", "Jonas",
+               "Kemal", "Lena", "Mateo", "Nia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tala",
+               "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe")
+LAST_NAMES = ("Abara", "Brandt", "Castillo", "Dube", "Eriksen", "Fontaine", "Gupta", "Haddad",
+              "Ito", "Jovanovic", "Kowalski", "Lindqvist", "Moreau", "Nakamura", "Okafor",
+              "Petrov", "Quispe", "Rossi", "Sato", "Tanaka", "Umarov", "Vargas", "Weber", "Yilmaz")
+SYNTAX_ERROR = "\n\ndef sigmoid(x)\n    return 1 / (1 + np.exp(-x))\n"
+
+
+@dataclass
+class Member:
+    """One submission of the class and what it is."""
+
+    folder: str
+    kind: str
+    submitters: list[dict[str, str]]
+    description: str
+    fails: list[str] | None = None          # checks a buggy submission must fail (expect.yaml)
+    files: dict[str, bytes] = field(default_factory=dict, repr=False)
+
+
+def _files_of(kind: str, bug: Path | None) -> tuple[dict[str, bytes], str, list[str] | None]:
+    ref = {name: (REFERENCE / name).read_bytes() for name in (*STUDENT_FILES, WRITTEN)}
+    if kind == "correct":
+        return ref, "the reference solution", []
+    if kind == "alternative":
+        files = ref | {p.name: p.read_bytes() for p in sorted(ALTERNATIVE.glob("*.py"))}
+        return files, "correct, written differently (tests/submissions/alternative)", []
+    if kind == "nested":
+        return ({f"assignment2/{name}": data for name, data in ref.items()},
+                "the reference inside a single top folder", [])
+    if kind == "template":
+        return ({name: (TEMPLATE / name).read_bytes() for name in (*STUDENT_FILES, WRITTEN)},
+                "the student template, not started", None)
+    if kind == "empty":
+        return {}, "an empty upload", None
+    if kind == "syntax_error":
+        broken = ref["word2vec.py"] + SYNTAX_ERROR.encode()
+        return ref | {"word2vec.py": broken}, "word2vec.py has a syntax error; the rest is correct", None
+    assert bug is not None
+    expect = yaml.safe_load((bug / "expect.yaml").read_text(encoding="utf-8"))
+    files = ref | {p.name: p.read_bytes() for p in sorted(bug.glob("*.py"))}
+    return files, f"bug {bug.name}: {expect['description']}", list(expect["fails"])
+
+
+def plan_class(*, count: int = DEFAULT_COUNT, seed: int = 0) -> list[Member]:
+    """The members of a class of ``count`` submissions (count >= len(FIXED_KINDS))."""
+    if count < len(FIXED_KINDS):
+        raise SystemExit(f"--count must be at least {len(FIXED_KINDS)} (one of each kind: "
+                         f"{', '.join(FIXED_KINDS)}); got {count}")
+    rng = random.Random(seed)
+    bugs = sorted(p for p in BUGGY.iterdir() if (p / "expect.yaml").is_file())
+    n_correct = min(CORRECT_COPIES, count - len(FIXED_KINDS)) + 1
+    n_buggy = count - len(FIXED_KINDS) - (n_correct - 1)
+    chosen = rng.sample(bugs, min(n_buggy, len(bugs)))
+    chosen += [rng.choice(bugs) for _ in range(n_buggy - len(chosen))]
+    kinds: list[tuple[str, Path | None]] = [("correct", None)] * n_correct
+    kinds += [(k, None) for k in FIXED_KINDS if k != "correct"]
+    kinds += [("buggy", bug) for bug in chosen]
+    rng.shuffle(kinds)
+    people = rng.sample([(f, l) for f in FIRST_NAMES for l in LAST_NAMES], count + 1)
+    members = []
+    for i, (kind, bug) in enumerate(kinds):
+        first, last = people[i]
+        submitters = [{":name": f"{first} {last}", ":sid": str(rng.randrange(10**7, 10**8)),
+                       ":email": f"{first.lower()}.{last.lower()}@example.edu"}]
+        if i == 0:  # a group submission: two submitters
+            first, last = people[count]
+            submitters.append({":name": f"{first} {last}", ":sid": str(rng.randrange(10**7, 10**8)),
+                               ":email": f"{first.lower()}.{last.lower()}@example.edu"})
+        files, description, fails = _files_of(kind, bug)
+        members.append(Member(f"submission_{FIRST_SUBMISSION_ID + i}", kind, submitters,
+                              description, fails, files))
+    return members
+
+
+def write_class(out: Path, members: list[Member], *, layout: str = "gradescope") -> None:
+    """Write ``members`` into ``out`` (which must not exist or be empty)."""
+    if out.exists() and any(out.iterdir()):
+        raise SystemExit(f"{out} is not empty; pass a new folder (or remove it first)")
+    out.mkdir(parents=True, exist_ok=True)
+    metadata, key = {}, {}
+    for number, member in enumerate(members):
+        if layout == "zips":
+            with zipfile.ZipFile(out / f"{member.folder}.zip", "w") as zf:
+                for name, data in sorted(member.files.items()):
+                    zf.writestr(name, data)
+        else:
+            folder = out / member.folder
+            folder.mkdir()
+            for name, data in sorted(member.files.items()):
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                (folder / name).write_bytes(data)
+        metadata[member.folder] = {
+            ":submitters": member.submitters,
+            ":created_at": f"2025-10-{14 + number // 8:02d} 2{number % 4}:{(7 * number) % 60:02d}:00 -0700",
+            ":score": 0.0,
+            ":status": "processed",
+        }
+        key[member.folder] = {"kind": member.kind, "description": member.description,
+                              **({"fails": member.fails} if member.fails is not None else {})}
+    if layout == "gradescope":
+        (out / "submission_metadata.yml").write_text(
+            yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (out / "class_key.yml").write_text(
+        "# What each submission is (written by tools/make_class.py; not part of Gradescope's export).\n"
+        + yaml.safe_dump(key, sort_keys=False), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="folder to create")
+    parser.add_argument("--count", type=int, default=DEFAULT_COUNT, help="number of submissions")
+    parser.add_argument("--seed", type=int, default=0, help="which bugs, names and order")
+    parser.add_argument("--layout", choices=("gradescope", "zips"), default="gradescope",
+                        help="a Gradescope export (folders + metadata) or a folder of zips")
+    args = parser.parse_args(argv)
+    members = plan_class(count=args.count, seed=args.seed)
+    write_class(args.out, members, layout=args.layout)
+    kinds = sorted({m.kind for m in members})
+    print(f"wrote {len(members)} submissions to {args.out} "
+          f"({', '.join(f'{sum(m.kind == k for m in members)} {k}' for k in kinds)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,9 +14,10 @@ import secrets
 import tempfile
 import time
 import traceback
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Any
 
 from grader.checks import all_checks
 from grader.checks.api import CheckAborted, CheckContext, RegisteredCheck, check_rng, describe_failure
@@ -82,14 +83,14 @@ def _import_file(runner: Runner, name: str, *, present: set[str], refused: Mappi
                          timeout=timeout)
     if result.status != "ok":
         return _FileState(tuple(describe_failure(result, f"importing {name}", timeout)[1]))
-    value = result.value if isinstance(result.value, dict) else {}
-    missing = value.get("missing") if isinstance(value.get("missing"), list) else []
-    defined = value.get("callables") if isinstance(value.get("callables"), list) else []
+    value: dict[str, Any] = result.value if isinstance(result.value, dict) else {}
+    missing: list[Any] = value["missing"] if isinstance(value.get("missing"), list) else []
+    defined: list[Any] = value["callables"] if isinstance(value.get("callables"), list) else []
     return _FileState(missing=frozenset(str(n) for n in missing),
                       defined=tuple(str(n) for n in defined[:MAX_LISTED_NAMES]))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def starter_names(file: str) -> frozenset[str]:
     """Top-level names the starter code of ``file`` (student_template/) defines or imports: read
     with ast from the grader's own copy, never run."""

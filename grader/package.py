@@ -243,8 +243,10 @@ if ! id -u @SANDBOX_USER@ >/dev/null 2>&1; then
 fi
 
 # Smoke tests: the sandbox user can import what student code needs, and the grader loads.
-(cd / && runuser -u @SANDBOX_USER@ -- "$VENV/bin/python" -c "import numpy, torch; print('@SANDBOX_USER@ imports torch', torch.__version__)")
-(cd "$SOURCE" && A2GRADER_ROOT="$SOURCE" PYTHONPATH="$SOURCE" "$VENV/bin/python" -c "import grader.cli, grader.checks; grader.checks.all_checks()")
+(cd / && runuser -u @SANDBOX_USER@ -- "$VENV/bin/python" -c \
+    "import numpy, torch; print('@SANDBOX_USER@ imports torch', torch.__version__)")
+(cd "$SOURCE" && A2GRADER_ROOT="$SOURCE" PYTHONPATH="$SOURCE" "$VENV/bin/python" -c \
+    "import grader.cli, grader.checks; grader.checks.all_checks()")
 """
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
@@ -269,7 +271,10 @@ export @HIDE_VARIABLE@="$ROOT${@HIDE_VARIABLE@:+:$@HIDE_VARIABLE@}"
 "$PYTHON" -m grader grade "$ROOT/submission" --results "$RESULTS"
 status=$?
 if [ ! -s "$RESULTS" ]; then
-    printf '%s\n' "{\"score\": 0.0, \"execution_time\": 0, \"output\": \"The autograder could not run (exit status $status), so this submission was not graded. This is not your fault: please tell the course staff.\", \"output_format\": \"text\", \"visibility\": \"visible\", \"stdout_visibility\": \"hidden\", \"tests\": []}" > "$RESULTS"
+    message="The autograder could not run (exit status $status), so this submission was not graded."
+    message="$message This is not your fault: please tell the course staff."
+    printf '{"score": 0.0, "execution_time": 0, "output": "%s", "output_format": "text", %s}\n' \
+        "$message" '"visibility": "visible", "stdout_visibility": "hidden", "tests": []' > "$RESULTS"
 fi
 exit 0
 """

@@ -24,7 +24,7 @@ def _owned(name: str) -> bool:
     return name.split(".")[0] in _TOP_LEVEL
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_reference(root: Path = REFERENCE_DIR) -> SimpleNamespace:
     """Import every module of ``root``; attribute names are the last part (``ref.parser_utils``)."""
     saved = {name: mod for name, mod in sys.modules.items() if _owned(name)}

@@ -8,8 +8,8 @@ sandbox on the checks of that file.
 from __future__ import annotations
 
 import pytest
-
 from conftest import REFERENCE, assemble, variant
+
 from grader.engine import grade
 
 W2V_CHECKS = ["w2v_naive_softmax", "w2v_neg_sampling", "w2v_neg_sampling_dups", "w2v_skipgram"]

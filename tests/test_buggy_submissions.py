@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import assemble
+
 from grader.checks import all_checks
 from grader.engine import grade
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 import torch
 import yaml
-
 from conftest import REFERENCE, TEMPLATE, assemble, variant
+
 from grader.checks import model as model_checks
 from grader.checks import training as training_checks
 from grader.engine import grade

@@ -7,8 +7,8 @@ import json
 import jsonschema
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO
+
 from grader.cli import main
 
 EXAMPLE = REPO / "examples" / "buggy_submission"

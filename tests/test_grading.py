@@ -9,8 +9,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
-
 from conftest import REFERENCE, TEMPLATE, assemble
+
 from grader.checks import all_checks
 from grader.cli import main
 from grader.engine import grade

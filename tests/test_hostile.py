@@ -34,8 +34,8 @@ import jsonschema
 import pytest
 import yaml
 from click.testing import CliRunner
-
 from conftest import REFERENCE, REPO
+
 from grader import isolation
 from grader.cli import main
 from grader.engine import grade

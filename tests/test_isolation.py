@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
+
 from grader import confine, isolation
 from grader.isolation import Isolation, IsolationError
 from grader.paths import RUBRIC_PATH

@@ -7,7 +7,6 @@ import random
 import numpy as np
 import pytest
 import torch
-
 from conftest import REFERENCE, run_script
 
 EXAMPLE = "I presented my findings at the NLP conference".split()

@@ -6,7 +6,6 @@ import random
 
 import numpy as np
 import pytest
-
 from conftest import REFERENCE, run_script
 
 SEEDS = range(8)
@@ -113,8 +112,8 @@ def test_skipgram_sums_over_window(ref, seed):
     loss, gc, go = ref.word2vec.skipgram("c", 3, window, word2ind, centers, outsides, None, f)
     exp_loss, exp_gc, exp_go = 0.0, np.zeros(3), np.zeros((6, 3))
     for w in window:
-        l, a, b = f(centers[2], word2ind[w], outsides, None)
-        exp_loss, exp_gc, exp_go = exp_loss + l, exp_gc + a, exp_go + b
+        part_loss, a, b = f(centers[2], word2ind[w], outsides, None)
+        exp_loss, exp_gc, exp_go = exp_loss + part_loss, exp_gc + a, exp_go + b
     assert loss == pytest.approx(exp_loss)
     np.testing.assert_allclose(gc[2], exp_gc)
     assert np.all(np.delete(gc, 2, axis=0) == 0)

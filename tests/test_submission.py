@@ -6,8 +6,8 @@ import stat
 import zipfile
 
 import pytest
-
 from conftest import REFERENCE
+
 from grader.submission import SubmissionError, prepare
 
 

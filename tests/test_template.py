@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
 from conftest import REFERENCE, TEMPLATE, run_script
+
 from grader.template import MarkerError, build_template, check_template, strip_markdown, strip_python
 
 
@@ -120,7 +120,7 @@ def test_every_template_stub_raises_not_implemented(template, tmp_path):
     stubs = build_template(REFERENCE, tmp_path / "t")
     calls = _stub_calls(template)
     assert sorted(calls) == sorted(f"{s.path}:{s.function}" for s in stubs)
-    for key, call in calls.items():
+    for call in calls.values():
         with pytest.raises(NotImplementedError, match="is not implemented yet"):
             call()
 

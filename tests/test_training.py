@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REFERENCE, REPO
 
 UAS_FLOOR = 80.0

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import REFERENCE, TEMPLATE
+
 from grader.engine import grade
 from grader.rubric import load_rubric
 from grader.written.grade import NO_WRITEUP, grade_written

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import REFERENCE, TEMPLATE
+
 from grader.rubric import load_rubric
 from grader.written.latex_doc import tex_to_markdown
 from grader.written.sections import locate, locate_markdown, parse_label

@@ -105,7 +105,7 @@ def plan_class(*, count: int = DEFAULT_COUNT, seed: int = 0) -> list[Member]:
     kinds += [(k, None) for k in FIXED_KINDS if k != "correct"]
     kinds += [("buggy", bug) for bug in chosen]
     rng.shuffle(kinds)
-    people = rng.sample([(f, l) for f in FIRST_NAMES for l in LAST_NAMES], count + 1)
+    people = rng.sample([(first, last) for first in FIRST_NAMES for last in LAST_NAMES], count + 1)
     members = []
     for i, (kind, bug) in enumerate(kinds):
         first, last = people[i]

@@ -68,8 +68,8 @@ def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:
             scripts = [rule_sequence(ctx.ref.parser_transitions, s, kind) for s in sentences]
         batch_size = _batch_size(ctx, n, trial)
         got, err, what = _run(ctx, sentences, scripts, batch_size, kind)
-        if err:
-            trials.record(False, err)
+        if err or got is None:
+            trials.record(False, err or f"{what}: no result")
             continue
         if not got["used_student_partial_parse"]:
             trials.note("your PartialParse gave wrong configurations, so minibatch_parse was run "

@@ -314,8 +314,7 @@ def _close(a: Any, b: np.ndarray) -> bool:
 def forward_hint(got: Any, inst: Instance, w: np.ndarray) -> str:
     """The likeliest cause of wrong logits, when one simple variant explains them."""
     f = _manual_forward(inst, w)
-    W, b1, U, b2 = (f["embed_to_hidden_weight"], f["embed_to_hidden_bias"],
-                    f["hidden_to_logits_weight"], f["hidden_to_logits_bias"])
+    W, U, b2 = f["embed_to_hidden_weight"], f["hidden_to_logits_weight"], f["hidden_to_logits_bias"]
     logits = f["logits"]
     variants = [
         (_softmax(logits), "they equal softmax of the expected logits: forward must return the raw "
@@ -386,7 +385,7 @@ def structure(ctx: CheckContext) -> Outcome:
             lay = layout(shapes[role], wanted[role]) if role in shapes else None
             if role in shapes and lay is None:
                 problems.append(f"{role} has shape {shapes[role]}; expected {wanted[role]}")
-            elif role in shapes and lay != "same":
+            elif role in shapes and lay is not None and lay != "same":
                 trials.note(layout_note(role, Match(role, lay, shapes[role]),
                                         tolerated="as long as forward computes the right thing"))
             elif role not in shapes:
@@ -596,9 +595,10 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
     if err:
         record_error(trials, err, aspects=len(labels))
         return
-    arrays = [as_float_array(o.get("value")) for o in plain + got]
-    if any(a is None or a.shape != (DROPOUT_ROWS, N_CLASSES) for a in arrays):
-        shapes = [None if a is None else a.shape for a in arrays]
+    maybe = [as_float_array(o.get("value")) for o in plain + got]
+    arrays = [a for a in maybe if a is not None and a.shape == (DROPOUT_ROWS, N_CLASSES)]
+    if len(arrays) != len(maybe):
+        shapes = [None if a is None else a.shape for a in maybe]
         for label in labels:
             trials.record(False, f"{what} ({label}): cannot be judged: forward returned shapes {shapes}; "
                                  f"expected ({DROPOUT_ROWS}, {N_CLASSES}) (see the forward check)")

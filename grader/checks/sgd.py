@@ -40,7 +40,7 @@ def update(ctx: CheckContext) -> Outcome:
         scale = float(rng.uniform(0.8, 0.99)) if t % 2 else None
         x0 = rng.normal(0, 2, n)
         what = (f"sgd(f, x0 of shape ({n},), step={step:.4g}, iterations={iterations}"
-                f"{', postprocessing=lambda x: x * %.3g' % scale if scale else ''}) on f(x) = ½xᵀAx − bᵀx")
+                f"{f', postprocessing=lambda x: x * {scale:.3g}' if scale else ''}) on f(x) = ½xᵀAx − bᵀx")
         got, err = ctx.try_call("sgd_run", what, kind="quadratic", x0=x0, step=step,
                                 iterations=iterations, a=a, b=b, postprocess_scale=scale)
         if err:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from grader.checks.api import CheckContext, Trials, check
 from grader.checks.parsing_inputs import fmt_config, legal_sequence, sentence
 from grader.results import Outcome

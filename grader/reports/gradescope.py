@@ -64,7 +64,7 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
                        "trials_total": c.outcome.trials_total},
     } for c in report.checks]
     tests += [manual_test(m) for m in report.manual]
-    tests.sort(key=lambda t: tuple(int(x) for x in t["number"].split(".")) if t["number"] else ())
+    tests.sort(key=lambda t: tuple(int(x) for x in str(t["number"]).split(".")) if t["number"] else ())
     lines = [f"Autograder score: {report.score:g} / {report.max_score:g} (code checks and auto-graded "
              "written answers).",
              f"Seed: {report.seed} (a rerun with --seed {report.seed} reproduces these checks exactly)."]

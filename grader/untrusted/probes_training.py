@@ -60,7 +60,7 @@ def _torch() -> Any:
 
 def _data() -> tuple[Any, np.ndarray, list[Any], list[Any]]:
     """(parser, embeddings, train_examples, dev_data) of the reduced treebank, loaded once."""
-    parser_utils = importlib.import_module("utils.parser_utils")
+    parser_utils: Any = importlib.import_module("utils.parser_utils")
     key = os.path.realpath("data")
     # The parser is an instance of this module's Parser (which the probes instrument), so a
     # re-imported module (a new submission in the same process) needs a new load.
@@ -72,7 +72,7 @@ def _data() -> tuple[Any, np.ndarray, list[Any], list[Any]]:
         finally:
             np.random.set_state(state)
         _DATA[key] = (parser_utils, *loaded[:4])
-    return _DATA[key][1:]  # type: ignore[return-value]
+    return _DATA[key][1:]
 
 
 def _slices(n_train: int | None, n_dev: int | None) -> tuple[Any, np.ndarray, list[Any], list[Any]]:
@@ -174,7 +174,7 @@ class _Recorder:
 @contextlib.contextmanager
 def _instrumented_parsing(rec: _Recorder) -> Iterator[None]:
     """Parser.parse records each UAS and marks its forwards; minibatch_parse is the grader's."""
-    parser_utils = importlib.import_module("utils.parser_utils")
+    parser_utils: Any = importlib.import_module("utils.parser_utils")
     original_parse = parser_utils.Parser.parse
     original_minibatch_parse = parser_utils.minibatch_parse
 
@@ -220,7 +220,7 @@ def _instrument_model(model: Any, rec: _Recorder) -> None:
 def _spy_adam(rec: _Recorder) -> type:
     torch = _torch()
 
-    class SpyAdam(torch.optim.Adam):
+    class SpyAdam(torch.optim.Adam):  # type: ignore[name-defined]  # torch is imported lazily
         """torch.optim.Adam that records its zero_grad and step calls."""
 
         def zero_grad(self, *args: Any, **kwargs: Any) -> Any:
@@ -258,7 +258,7 @@ def _stand_in_model(embeddings: np.ndarray) -> Any:
     torch = _torch()
     nn = torch.nn
 
-    class StandInModel(nn.Module):
+    class StandInModel(nn.Module):  # type: ignore[name-defined]  # torch is imported lazily
         def __init__(self) -> None:
             super().__init__()
             d = embeddings.shape[1]
@@ -331,7 +331,7 @@ def train_loop(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: floa
     """run.train_for_epoch on a slice of the treebank, with a spy Adam and loss; the model is put
     in eval mode first (as after the previous epoch's evaluation)."""
     torch = _torch()
-    run = importlib.import_module("run")
+    run: Any = importlib.import_module("run")
     parser, embeddings, train, dev = _slices(n_train, n_dev)
     rec = _Recorder()
     with _one_thread():
@@ -447,7 +447,7 @@ def train_setup(*, seed: int, n_train: int, n_dev: int, batch_size: int, n_epoch
                 fake_uas: list[float], logits: np.ndarray, targets: np.ndarray) -> dict[str, Any]:
     """run.train with a stand-in train_for_epoch; if train needs names from run.py's main block
     (NameError), run.py is run as ``python run.py -d`` with the same stand-in instead."""
-    run = importlib.import_module("run")
+    run: Any = importlib.import_module("run")
     parser, embeddings, train, dev = _slices(n_train, n_dev)
     session = _SetupSession(fake_uas, logits, targets)
     result: dict[str, Any] = {"mode": "call"}
@@ -475,7 +475,7 @@ def train_setup(*, seed: int, n_train: int, n_dev: int, batch_size: int, n_epoch
         finally:
             run.train_for_epoch = original
     result.update(calls=session.calls, train_args=session.train_args,
-                  saved=session.saved(session.train_args.get("output_path")))
+                  saved=session.saved(str(session.train_args.get("output_path"))))
     return result
 
 
@@ -486,7 +486,7 @@ def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float) -> dict[s
     """The student's ParserModel trained by their train() on the reduced treebank; the dev UAS
     of every evaluation, and of the final model parsed here in eval mode."""
     torch = _torch()
-    run = importlib.import_module("run")
+    run: Any = importlib.import_module("run")
     parser, embeddings, train, dev = _slices(None, None)
     rec = _Recorder()
     result: dict[str, Any] = {"mode": "call"}

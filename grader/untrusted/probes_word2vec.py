@@ -93,11 +93,11 @@ def w2v_skipgram(*, function: str, center_word: str, window_size: int, outside_w
         replay = ReplayDataset(draws or [])
         center = center_vectors[word2ind[center_word]]
         for word in outside_words:
-            l, gc, go = loss_fn(center.copy(), word2ind[word], outside_vectors.copy(), replay)
+            loss, gc, go = loss_fn(center.copy(), word2ind[word], outside_vectors.copy(), replay)
             if np.size(gc) != d or np.size(go) != V * d or np.shape(go)[0] != V:
                 return {"parts_error": f"{function} returned gradients of shapes {np.shape(gc)} "
                                        f"and {np.shape(go)}; expected ({d},) and ({V}, {d})"}
-            parts.append({"loss": l, "grad_center": np.reshape(gc, (d,)),
+            parts.append({"loss": loss, "grad_center": np.reshape(gc, (d,)),
                           "grad_outside": np.reshape(go, (V, d))})
     except Exception as exc:  # noqa: BLE001 - the loss function is broken: skipgram can't be judged
         return {"parts_error": f"{function} raised {type(exc).__name__}: {exc}"}

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import sympy
@@ -338,6 +339,7 @@ class Evaluator:
         if isinstance(node, sympy.core.function.AppliedUndef):
             name = str(node.func).lstrip("\\")
         arrays = [np.asarray(a, dtype=float) if not is_scalar(a) else as_scalar(a) for a in args]
+        out: Value
         if name == "exp":
             out = np.exp(arrays[0])
         elif name == "log":

@@ -12,16 +12,25 @@ instances are chosen to cover each case (z_i > 0 and z_i < 0; i = c and i ≠ c)
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import sympy
 
-from grader.written.answers import (BOXED, DISPLAY, INLINE, MARKED, MARKED_TEXT, TEXT, Candidate,
-                                    candidates, lhs, math_spans)
-from grader.written.evaluate import (Env, EvalError, Evaluator, ShapeMismatch, evaluate, is_scalar, show,
-                                     split_name)
+from grader.written.answers import (
+    BOXED,
+    DISPLAY,
+    INLINE,
+    MARKED,
+    MARKED_TEXT,
+    TEXT,
+    Candidate,
+    candidates,
+    lhs,
+    math_spans,
+)
+from grader.written.evaluate import Env, EvalError, Evaluator, ShapeMismatch, evaluate, is_scalar, show, split_name
 from grader.written.mathparse import Formula, FormulaError, parse_formula
 from grader.written.numeric import central_difference, close, difference, softmax
 from grader.written.registry import UNREADABLE, Verdict, WrittenContext, missing, written_check
@@ -196,7 +205,7 @@ def quote(latex: str) -> str:
 def _shape(value: np.ndarray | float, env: Env) -> str:
     if is_scalar(value):
         return "a number"
-    rows, cols = value.shape
+    rows, cols = np.shape(value)
     return f"{env.dims.get(rows, rows)}×{env.dims.get(cols, cols)}"
 
 
@@ -279,12 +288,13 @@ def compare(value: np.ndarray | float, inst: Instance, question: MathQuestion) -
             hint = " (the opposite sign)" if close(-v, expected) else ""
             return False, f"your expression is {v:.4g} but the true {question.what} is {float(expected):.4g}{hint}", ""
         full = question.full_gradient(inst) if question.full_gradient else None
-        if full is not None and value.size == full.size and close(value.reshape(full.shape), full):
+        if full is not None and np.size(value) == full.size and close(np.reshape(value, full.shape), full):
             return True, "", (f"your answer is the whole gradient vector; {question.what} is its "
                               "i-th entry, which is right")
         return False, f"your expression is {_shape(value, env)}, but {question.what} is {question.shape_words}", ""
     if is_scalar(value):
         return False, f"your expression is a number, but {question.what} is {question.shape_words}", ""
+    value, expected = np.asarray(value), np.asarray(expected)  # both matrices from here on
     if value.shape == expected.shape:
         if close(value, expected):
             return True, "", ""

@@ -10,8 +10,8 @@ that says which, and is still listed for TAs.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from grader.results import ERROR, FAILED, TIMEOUT, CheckResult, ManualItem, Outcome, score_outcome
 from grader.rubric import CheckSpec, Part

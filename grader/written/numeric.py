@@ -8,7 +8,7 @@ well-scaled instances, far inside :data:`RTOL`/:data:`ATOL`; a wrong formula is 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -119,9 +119,8 @@ class ChildProcess:
 
     def request(self, request: dict[str, Any], *, timeout: float) -> dict[str, Any]:
         fresh = self._proc is None
-        if fresh:
-            self._proc = self._start()
-        proc = self._proc
+        proc = self._proc if self._proc is not None else self._start()
+        self._proc = proc
         assert proc.stdin is not None and proc.stdout is not None
         deadline = time.monotonic() + timeout + (STARTUP_S if fresh else 0.0)
         try:

@@ -9,8 +9,8 @@ and returns plain data: items passed, items in all, feedback lines, and what was
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

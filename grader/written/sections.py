@@ -226,9 +226,9 @@ def derivative_target(heading: str, body: str) -> str | None:
             if target:
                 return target
     for pattern in (_FRAC_PARTIAL, _SLASH_PARTIAL):
-        m = pattern.search(body)
-        if m:
-            target = _target_of(m.group(1))
+        found = pattern.search(body)
+        if found:
+            target = _target_of(found.group(1))
             if target:
                 return target
     return None

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from grader.written.registry import Verdict, WrittenContext, missing, written_check
 from grader.written.sections import Section
-from grader.written.tables import (Dependency, TableRow, clean, dependency, norm_word, table_rows,
-                                   word_list)
+from grader.written.tables import Dependency, TableRow, clean, dependency, norm_word, table_rows, word_list
 
 SENTENCE = ("I", "presented", "my", "findings", "at", "the", "NLP", "conference")
 GOLD = frozenset({("ROOT", "presented"), ("presented", "I"), ("presented", "findings"), ("findings", "my"),

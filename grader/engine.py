@@ -36,6 +36,9 @@ ProgressHook = Callable[[CheckSpec, CheckResult], None]
 
 #: Time allowed to import one student file (torch's first import alone can take seconds).
 IMPORT_TIMEOUT = 60.0
+#: Student files whose checks need torch in the worker: it is imported as the worker starts.
+TORCH_FILES = frozenset({"parser_model.py", "run.py"})
+TORCH = ("numpy", "torch")
 #: At most this many of a file's names are listed when a check's function is missing from it.
 MAX_LISTED_NAMES = 40
 
@@ -156,7 +159,6 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
     registry = all_checks()
     rubric = rubric or load_rubric(registered=set(registry), checkers=set(all_written_checkers()))
     seed = new_seed() if seed is None else seed
-    ref = load_reference()
     specs = select_checks(rubric, visible_only=visible_only, only=only)
     written_parts = select_written(rubric, visible_only=visible_only, only=only)
     results: list[CheckResult] = []
@@ -164,9 +166,14 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
     written_notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="a2grader-") as tmp:
         prepared = prepare(Path(upload), Path(tmp))
-        factory = runner_factory or (lambda run_dir: Sandbox(run_dir))
+        preload = TORCH if any(set(registry[s.id].files) & TORCH_FILES for s in specs) else ()
+        factory = runner_factory or (lambda run_dir: Sandbox(run_dir, preload=preload))
         runner = factory(prepared.run_dir)
         try:
+            prestart = getattr(runner, "prestart", None)
+            if prestart is not None:
+                prestart()  # the worker starts (and imports torch) while the reference loads here
+            ref = load_reference()
             files: dict[str, _FileState] = {}
             needed = _names_needed(registry)
             for spec in specs:

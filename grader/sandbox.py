@@ -615,15 +615,20 @@ class Sandbox:
     """
 
     def __init__(self, submission: str | os.PathLike[str], *, limits: Limits = Limits(),
-                 python: str = sys.executable, isolation: Isolation | None = None) -> None:
+                 python: str = sys.executable, isolation: Isolation | None = None,
+                 preload: tuple[str, ...] = ()) -> None:
         self.submission = _submission_folder(submission)
         self.limits = limits
         self.python = python
+        if not all(name.replace(".", "").replace("_", "").isalnum() for name in preload):
+            raise ValueError(f"preload names modules to import, e.g. ('torch',); got {preload!r}")
+        self.preload = tuple(preload)
         if isolation is not None and isolation.switches_user and os.geteuid() != 0:
             raise ValueError(f"isolation mode {isolation.mode!r} runs the worker as another "
                              "user, which needs root; use grader.isolation.detect()")
         self._isolation = isolation
         self._worker: _Worker | None = None
+        self._starting: _Worker | None = None  # started by prestart(), not yet known to be ready
         self._private_dir: Path | None = None
         self._remove_private_dir: weakref.finalize[[str], Sandbox] | None = None
         self._closed = False
@@ -770,13 +775,24 @@ class Sandbox:
                                    > self.limits.cpu_seconds):
             self._discard_worker()
         if self._worker is None:
-            self._worker = self._start()
+            starting, self._starting = self._starting, None
+            self._worker = self._become_ready(starting) if starting is not None else self._start()
         return self._worker
+
+    def prestart(self) -> None:
+        """Start the worker now without waiting for it, so that it gets ready (and imports
+        ``preload``) while the caller does other work; the first call waits for it."""
+        if self._closed:
+            raise SandboxError("the sandbox is closed; make a new Sandbox")
+        if self._worker is None and self._starting is None:
+            self._starting = self._spawn()
 
     def _discard_worker(self) -> None:
         worker, self._worker = self._worker, None
-        if worker is not None:
-            _stop(worker)
+        starting, self._starting = self._starting, None
+        for stopping in (worker, starting):
+            if stopping is not None:
+                _stop(stopping)
 
 
     def _private_folder(self) -> Path:
@@ -816,6 +832,17 @@ class Sandbox:
 
     def _start(self) -> _Worker:
         """Start a worker and wait for it to say it is ready; SandboxError if it does not."""
+        return self._become_ready(self._spawn())
+
+    def _become_ready(self, worker: _Worker) -> _Worker:
+        """Wait for a spawned worker's ready message (SandboxError without one)."""
+        self._await_ready(worker)
+        if self.isolation.mode == "namespaces":
+            worker.pid = _grandchild(worker.proc.pid) or worker.proc.pid
+        return worker
+
+    def _spawn(self) -> _Worker:
+        """Start a worker process; it reports ready on its own time."""
         isolation = self.isolation
         run_dir = self.run_dir
         script = self._private_folder() / SCRIPTS_FOLDER / WORKER_SCRIPT
@@ -827,7 +854,7 @@ class Sandbox:
         # -s: no user site-packages; -B: no .pyc files. Not -I: it implies -E, which would
         # ignore the PYTHONHASHSEED set in the (otherwise empty) environment.
         argv = [self.python, "-s", "-B", str(script), str(request_r), str(reply_w),
-                str(self.limits.message_bytes)]
+                str(self.limits.message_bytes), ",".join(self.preload)]
         env = worker_environment(run_dir)
         try:
             if not isolation.switches_user:
@@ -856,12 +883,8 @@ class Sandbox:
         for fd in ours:
             os.set_blocking(fd, False)
         startup_output = _Capture(self.limits.output_bytes)  # both streams, for the error
-        worker = _Worker(proc, *ours, wire.FrameReader(max_bytes=self.limits.message_bytes),
-                         stdout=startup_output, stderr=startup_output)
-        self._await_ready(worker)
-        if isolation.mode == "namespaces":
-            worker.pid = _grandchild(proc.pid) or proc.pid
-        return worker
+        return _Worker(proc, *ours, wire.FrameReader(max_bytes=self.limits.message_bytes),
+                       stdout=startup_output, stderr=startup_output)
 
     def _await_ready(self, worker: _Worker) -> None:
         """Wait for the worker's ready message; stop it and raise SandboxError without one."""

@@ -836,3 +836,36 @@ def test_in_process_runner_matches_the_sandbox_on_good_code(submission: Path,
                                        "args": ["hello"]}, timeout=CALL_TIMEOUT)
         assert printed.ok and printed.stdout == "hello\n"
     assert "student" not in sys.modules and "helper" not in sys.modules
+
+
+# -- starting early --------------------------------------------------------------------------
+
+
+def test_a_prestarted_worker_has_its_preloads_before_the_first_call(submission: Path) -> None:
+    def loaded(box: Sandbox, module: str) -> bool:
+        result = box.call("call", {"module": "sys", "function": "modules.__contains__",
+                                   "args": [module]}, timeout=CALL_TIMEOUT)
+        assert result.ok
+        return result.value
+
+    with Sandbox(submission) as plain:
+        assert not loaded(plain, "fractions")  # nothing of the worker's own imports it
+    with Sandbox(submission, preload=("fractions",)) as box:
+        box.prestart()
+        assert box.worker_pid is None  # started, not yet known to be ready
+        assert loaded(box, "fractions")
+        assert student(box, "add", 2, 3).value == 5
+
+
+def test_closing_a_sandbox_stops_a_worker_that_is_still_starting(submission: Path) -> None:
+    box = Sandbox(submission)
+    box.prestart()
+    starting = box._starting
+    assert starting is not None
+    box.close()
+    assert wait_until(lambda: not alive(starting.proc.pid))
+
+
+def test_preload_takes_module_names_only(submission: Path) -> None:
+    with pytest.raises(ValueError, match="preload names modules"):
+        Sandbox(submission, preload=("torch; import os",))

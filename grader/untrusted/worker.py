@@ -28,6 +28,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import faulthandler
+import importlib
 import os
 import resource
 import sys
@@ -219,22 +220,34 @@ def _flush_std_streams() -> None:
             pass
 
 
-def _prepare(submission: str, protocol_fds: tuple[int, int]) -> None:
+def _preload(modules: list[str]) -> None:
+    """Import libraries the coming probes need (torch takes a second) while the grader is still
+    getting ready, before the submission is on sys.path (so no student file can stand in)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the probe that needs it will say what is wrong
+            pass
+
+
+def _prepare(submission: str, protocol_fds: tuple[int, int], preload: list[str]) -> None:
     faulthandler.enable(file=STDERR_FD, all_threads=True)  # a segfault prints a traceback
     _become_subreaper()
     for fd in protocol_fds:
         os.set_inheritable(fd, False)  # programs that student code starts do not get them
     student_traceback(ValueError("warm-up"), submission)  # import what formatting needs, now
+    _preload(preload)
     sys.path.insert(0, submission)
     sys.argv = ["probe"]
 
 
 def main(argv: list[str]) -> int:
     """Serve requests until the grader closes the request stream; return the exit code."""
-    fd_in, fd_out, max_bytes = (int(arg) for arg in argv)
+    fd_in, fd_out, max_bytes = (int(arg) for arg in argv[:3])
+    preload = [name for name in (argv[3] if len(argv) > 3 else "").split(",") if name]
     fd_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     submission = os.path.realpath(os.getcwd())
-    _prepare(submission, (fd_in, fd_out))
+    _prepare(submission, (fd_in, fd_out), preload)
     reader = wire.FrameReader(max_bytes=max_bytes)
     wire.write_all(fd_out, wire.encode_message({"ready": True}))
     while True:

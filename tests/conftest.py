@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO / "reference"
 TEMPLATE = REPO / "student_template"
+#: Gradescope's results.json format, as far as this grader writes it (every results.json is checked).
+RESULTS_SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
 
 # Module names of the assignment; both trees use the same ones, so they are purged between loads.
 ASSIGNMENT_MODULES = ("word2vec", "sgd", "parser_transitions", "parser_model", "run", "utils")

@@ -7,12 +7,11 @@ import json
 import jsonschema
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
+from conftest import REPO, RESULTS_SCHEMA
 
 from grader.cli import main
 
 EXAMPLE = REPO / "examples" / "buggy_submission"
-SCHEMA = json.loads((REPO / "tests" / "schemas" / "gradescope_results.schema.json").read_text())
 # The table of examples/README.md: each bug's check, and only those.
 EXPECTED_FAILURES = {"w2v_skipgram", "w2v_neg_sampling_dups", "pp_parse_step", "mb_batch_size",
                      "train_loop", "train_uas",
@@ -25,7 +24,7 @@ def test_readme_first_command_grades_the_bundled_example(tmp_path):
     result = CliRunner().invoke(main, ["grade", str(EXAMPLE), "--results", str(out), "--seed", "3"])
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, RESULTS_SCHEMA)
     failing = {t["extra_data"].get("check_id") or t["extra_data"]["question"] for t in doc["tests"]
                if t["score"] < t["max_score"]}
     assert failing == EXPECTED_FAILURES

@@ -9,13 +9,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
-from conftest import REFERENCE, TEMPLATE, assemble
+from conftest import REFERENCE, RESULTS_SCHEMA, TEMPLATE, assemble
 
 from grader.checks import all_checks
 from grader.cli import main
 from grader.engine import grade
 
-SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
 ALTERNATIVE = Path(__file__).parent / "submissions" / "alternative"
 # The quick checks: everything but training (which has its own slow tests).
 QUICK = [cid for cid in all_checks() if not cid.startswith("train")]
@@ -119,7 +118,7 @@ def test_cli_grade_writes_valid_results_and_replays_seed(tmp_path):
     first = runner.invoke(main, args)
     assert first.exit_code == 0, first.output
     doc = json.loads(out.read_text())
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, RESULTS_SCHEMA)
     assert doc["extra_data"]["seed"] == 5
     scripted = json.loads(first.output)
     assert scripted["seed"] == 5 and scripted["score"] == doc["score"]
@@ -134,7 +133,7 @@ def test_cli_grade_unreadable_upload_still_writes_results(tmp_path):
     out = tmp_path / "results.json"
     result = CliRunner().invoke(main, ["grade", str(bad), "--results", str(out)])
     assert result.exit_code == 1 and "not a readable zip" in result.output
-    jsonschema.validate(json.loads(out.read_text()), SCHEMA)
+    jsonschema.validate(json.loads(out.read_text()), RESULTS_SCHEMA)
 
 
 def test_cli_check_exit_status(tmp_path):

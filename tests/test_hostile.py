@@ -34,7 +34,7 @@ import jsonschema
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import REFERENCE, REPO
+from conftest import REFERENCE, REPO, RESULTS_SCHEMA
 
 from grader import isolation
 from grader.cli import main
@@ -50,8 +50,6 @@ pytestmark = pytest.mark.slow
 
 HOSTILE = Path(__file__).parent / "hostile"
 CASES = sorted(p for p in HOSTILE.iterdir() if (p / "expect.yaml").is_file())
-SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json")
-                    .read_text())
 CASE_KEYS = {
     "description": "what the submission does",
     "base": "reference files the upload starts from: 'all' (default) or a list of names",
@@ -283,7 +281,7 @@ def runner_factory(expect: dict[str, Any]) -> Callable[[Path], Sandbox] | None:
 
 
 def check_report(report: GradeReport, expect: dict[str, Any], case: str) -> None:
-    jsonschema.validate(gradescope.to_results_json(report), SCHEMA)
+    jsonschema.validate(gradescope.to_results_json(report), RESULTS_SCHEMA)
     by_id = {c.id: c for c in report.checks}
     assert set(by_id) == set(expect["only"])
     feedback = {cid: "\n".join(c.outcome.feedback) for cid, c in by_id.items()}
@@ -352,7 +350,7 @@ def grade_through_cli(upload: Path, results: Path, seed: int, expect: dict[str, 
                                         "--seed", str(seed), "--json"])
     assert outcome.exit_code == 0, outcome.output
     doc = json.loads(results.read_text())
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, RESULTS_SCHEMA)
     scores = {t["extra_data"]["check_id"]: (t["score"], t["max_score"]) for t in doc["tests"]
               if "check_id" in t.get("extra_data", {})}
     for cid in expect["zero"]:

@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import REFERENCE, REPO
+from conftest import REFERENCE, REPO, RESULTS_SCHEMA
 from rich.console import Console
 
 from grader import package
@@ -30,7 +30,6 @@ from grader.cli import main
 from grader.isolation import SANDBOX_USER
 from grader.paths import STUDENT_FILES, WRITTEN_FILES
 
-SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
 BUGGY = Path(__file__).parent / "submissions" / "buggy"
 #: A realistic bug confined to parser_transitions.py (its checks only, no training involved).
 BUG = "pp_remove_by_value"
@@ -171,7 +170,7 @@ def test_run_autograder_writes_results_when_python_cannot_run(autograder_zip: Pa
                           env=run_autograder_env(root, python=str(tmp_path / "no-such-python")), check=False)
     assert proc.returncode == 0
     doc = json.loads((root / "results" / "results.json").read_text())
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, RESULTS_SCHEMA)
     assert doc["score"] == 0 and "could not run" in doc["output"]
 
 
@@ -207,7 +206,7 @@ def test_run_autograder_grades_four_submissions_in_a_simulated_root(autograder_z
     for kind, proc in procs.items():
         assert proc.returncode == 0, outputs[kind].decode(errors="replace")[-3000:]
         doc = json.loads((roots[kind] / "results" / "results.json").read_text())
-        jsonschema.validate(doc, SCHEMA)
+        jsonschema.validate(doc, RESULTS_SCHEMA)
         docs[kind] = doc
         # Code checks carry a check_id; written questions a question id (the manual ones score 0/0).
         scores[kind] = {t["extra_data"].get("check_id") or t["number"]: (t["score"], t["max_score"], t["output"])

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jsonschema
+from conftest import RESULTS_SCHEMA
 from rich.console import Console
 
 from grader.reports import gradescope, jsonout, terminal
 from grader.results import ERROR, TIMEOUT, CheckResult, GradeReport, ManualItem, Outcome, score_outcome
-
-SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gradescope_results.schema.json").read_text())
 
 
 def sample_report() -> GradeReport:
@@ -37,7 +35,7 @@ def test_scores_follow_partial_credit_rule():
 
 def test_results_json_matches_gradescope_schema():
     doc = gradescope.to_results_json(sample_report())
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, RESULTS_SCHEMA)
     assert doc["score"] == 4 + 2 + 0 + 2
     assert [t["status"] for t in doc["tests"]] == ["passed", "failed", "failed", "passed"]
     assert doc["tests"][2]["output"].startswith("Timed out.")
@@ -48,7 +46,7 @@ def test_results_json_matches_gradescope_schema():
 def test_fallback_results_match_schema(tmp_path):
     path = tmp_path / "out" / "results.json"
     gradescope.write_json_atomic(gradescope.fallback_results("could not read"), path)
-    jsonschema.validate(json.loads(path.read_text()), SCHEMA)
+    jsonschema.validate(json.loads(path.read_text()), RESULTS_SCHEMA)
     assert list(path.parent.iterdir()) == [path]
 
 
@@ -80,7 +78,7 @@ def report_with_written() -> GradeReport:
 
 def test_manual_items_are_zero_point_tests_in_results_json():
     doc = gradescope.to_results_json(report_with_written())
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, RESULTS_SCHEMA)
     assert doc["score"] == 8 + 2
     numbers = [t["number"] for t in doc["tests"]]
     assert numbers == sorted(numbers, key=lambda n: tuple(map(int, n.split("."))))

@@ -21,6 +21,7 @@ from typing import Any
 
 from grader.checks import all_checks
 from grader.checks.api import CheckAborted, CheckContext, RegisteredCheck, check_rng, describe_failure
+from grader.course_env import missing_module, missing_module_lines
 from grader.paths import TEMPLATE_DIR
 from grader.reference import load_reference
 from grader.results import ERROR, CheckResult, GradeReport, Outcome, score_outcome
@@ -69,6 +70,8 @@ class _FileState:
     problems: tuple[str, ...] = ()
     missing: frozenset[str] = frozenset()
     defined: tuple[str, ...] = ()
+    note: str = ""
+    """For the report's notes, once per run (e.g. a module the course's environment lacks)."""
 
 
 def _import_file(runner: Runner, name: str, *, present: set[str], refused: Mapping[str, str],
@@ -85,6 +88,10 @@ def _import_file(runner: Runner, name: str, *, present: set[str], refused: Mappi
     result = runner.call("import_module", {"module": name[:-3], "attributes": sorted(needed)},
                          timeout=timeout)
     if result.status != "ok":
+        module = missing_module(result.error.type, result.error.message) if result.error else None
+        if module is not None:
+            line, note = missing_module_lines(name, module)
+            return _FileState((line,), note=note)
         return _FileState(tuple(describe_failure(result, f"importing {name}", timeout)[1]))
     value: dict[str, Any] = result.value if isinstance(result.value, dict) else {}
     missing: list[Any] = value["missing"] if isinstance(value.get("missing"), list) else []
@@ -164,6 +171,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
     results: list[CheckResult] = []
     manual: tuple = ()
     written_notes: list[str] = []
+    files: dict[str, _FileState] = {}
     with tempfile.TemporaryDirectory(prefix="a2grader-") as tmp:
         prepared = prepare(Path(upload), Path(tmp))
         preload = TORCH if any(set(registry[s.id].files) & TORCH_FILES for s in specs) else ()
@@ -174,7 +182,6 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
             if prestart is not None:
                 prestart()  # the worker starts (and imports torch) while the reference loads here
             ref = load_reference()
-            files: dict[str, _FileState] = {}
             needed = _names_needed(registry)
             for spec in specs:
                 registered = registry[spec.id]
@@ -210,5 +217,6 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
                 prepared.written, written_parts, seed, runner=written_runner, progress=progress)
             results += written
             manual = tuple(manual_items)
+    file_notes = tuple(dict.fromkeys(state.note for state in files.values() if state.note))
     return GradeReport(str(upload), seed, tuple(results), time.monotonic() - started,
-                       tuple(prepared.notes) + tuple(written_notes), manual)
+                       tuple(prepared.notes) + file_notes + tuple(written_notes), manual)

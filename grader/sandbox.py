@@ -31,6 +31,7 @@ call's timeout and the kill of the process tree).
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import io
 import itertools
@@ -463,8 +464,14 @@ def _limit_setter(plan: list[tuple[int, int, int]]) -> Callable[[], None]:
     return apply
 
 
-def worker_environment(submission: Path) -> dict[str, str]:
-    """The worker's whole environment: nothing of the grader's leaks into it."""
+def worker_environment(submission: Path, matplotlib_dir: Path | None = None) -> dict[str, str]:
+    """The worker's whole environment: nothing of the grader's leaks into it.
+
+    Progress bars (every real run.py wraps training in tqdm) are switched off, or where code
+    forces one on, redrawn at most every TQDM_MININTERVAL seconds, so they neither flood the
+    captured output nor slow training. ``matplotlib_dir`` is matplotlib's config and font-cache
+    folder (see :func:`matplotlib_folder`), kept across the workers of one sandbox.
+    """
     env = {
         "PATH": WORKER_PATH,
         "HOME": str(submission),
@@ -476,9 +483,51 @@ def worker_environment(submission: Path) -> dict[str, str]:
         "PYTHONIOENCODING": "utf-8",
         "PYTHONUTF8": "1",
         "MPLBACKEND": "Agg",
+        "TQDM_DISABLE": "1",
+        "TQDM_MININTERVAL": "30",
     }
+    if matplotlib_dir is not None:
+        env["MPLCONFIGDIR"] = str(matplotlib_dir)
     env.update(dict.fromkeys(WORKER_THREAD_VARIABLES, "1"))
     return env
+
+
+MATPLOTLIB_FOLDER = "matplotlib"
+MATPLOTLIB_BUILD_TIMEOUT_S = 120.0
+
+
+@functools.cache
+def prepared_matplotlib_cache(python: str) -> Path | None:
+    """A matplotlib config folder whose font cache is already built, made once per machine
+    (a few seconds; a fresh worker importing matplotlib would otherwise rebuild it), or None
+    if matplotlib cannot build one. Only the grader's own code runs to make it."""
+    folder = Path(tempfile.gettempdir()) / f"a2grader-matplotlib-{os.getuid()}"
+    if any(folder.glob("fontlist-*.json")):
+        return folder
+    building = Path(tempfile.mkdtemp(prefix="a2grader-matplotlib-"))
+    try:
+        subprocess.run([python, "-s", "-c", "import matplotlib.font_manager"], cwd=building,
+                       env={"MPLCONFIGDIR": str(building), "MPLBACKEND": "Agg", "PATH": WORKER_PATH},
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=MATPLOTLIB_BUILD_TIMEOUT_S,
+                       check=True)
+        if not any(building.glob("fontlist-*.json")):
+            return None
+        with contextlib.suppress(OSError):  # another grader may have made it meanwhile
+            building.rename(folder)
+        return folder if any(folder.glob("fontlist-*.json")) else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        _remove_tree(str(building))
+
+
+def _uses_matplotlib(folder: Path) -> bool:
+    """Whether a Python file of the submission mentions matplotlib (read as bytes, not run)."""
+    for path in folder.glob("*.py"):
+        with contextlib.suppress(OSError):
+            if path.is_file() and not path.is_symlink() and b"matplotlib" in path.read_bytes():
+                return True
+    return False
 
 
 # -- the sandbox -------------------------------------------------------------------------------
@@ -814,9 +863,21 @@ class Sandbox:
                 if source.name != "__init__.py":
                     shutil.copyfile(source, scripts / source.name)
                     (scripts / source.name).chmod(PUBLIC_FILE_MODE)
+            self._prepare_matplotlib(folder / MATPLOTLIB_FOLDER)
             if self.isolation.switches_user:
                 self._copy_submission(folder / RUN_FOLDER)
         return self._private_dir
+
+    def _prepare_matplotlib(self, target: Path) -> None:
+        """matplotlib's folder for the workers: the machine's prepared font cache when the
+        submission uses matplotlib, else empty; the worker's own either way."""
+        target.mkdir(mode=PRIVATE_DIR_MODE)
+        prepared = prepared_matplotlib_cache(self.python) if _uses_matplotlib(self.submission) else None
+        if prepared is not None:
+            for cache in prepared.glob("fontlist-*.json"):
+                shutil.copyfile(cache, target / cache.name)
+        if self.isolation.switches_user:
+            isolation_mod.give_to(str(target), self.isolation.uid, self.isolation.gid)
 
     def _copy_submission(self, run: Path) -> None:
         """Copy the submission for the sandbox user: links are copied as links (never read
@@ -855,7 +916,7 @@ class Sandbox:
         # ignore the PYTHONHASHSEED set in the (otherwise empty) environment.
         argv = [self.python, "-s", "-B", str(script), str(request_r), str(reply_w),
                 str(self.limits.message_bytes), ",".join(self.preload)]
-        env = worker_environment(run_dir)
+        env = worker_environment(run_dir, self._private_folder() / MATPLOTLIB_FOLDER)
         try:
             if not isolation.switches_user:
                 proc = subprocess.Popen(
@@ -929,13 +990,16 @@ def _forget_modules(names: set[str]) -> None:
 
 @contextlib.contextmanager
 def _visiting(folder: Path) -> Iterator[None]:
-    """Run inside ``folder`` as the worker does: it is the cwd and first on sys.path."""
-    cwd = os.getcwd()
+    """Run inside ``folder`` as the worker does: it is the cwd, first on sys.path, and sys.argv
+    holds no options (run.py reads its command line when imported, as the starter file does)."""
+    cwd, argv = os.getcwd(), sys.argv
     sys.path.insert(0, str(folder))
     os.chdir(folder)
+    sys.argv = ["probe"]
     try:
         yield
     finally:
+        sys.argv = argv
         os.chdir(cwd)
         with contextlib.suppress(ValueError):
             sys.path.remove(str(folder))

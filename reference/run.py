@@ -8,6 +8,7 @@ From this folder:  python run.py       (full training on data/, then test UAS)
 import argparse
 import math
 import os
+import pickle
 import time
 from datetime import datetime
 
@@ -15,9 +16,15 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.optim as optim
+from tqdm import tqdm
 
 from parser_model import ParserModel
 from utils.parser_utils import minibatches, load_and_preprocess_data, AverageMeter
+
+# As in the course's starter file, the command line is read when the module is imported.
+arg_parser = argparse.ArgumentParser(description="Train and evaluate the neural dependency parser.")
+arg_parser.add_argument("-d", "--debug", action="store_true", help="quick run on a reduced data set")
+args = arg_parser.parse_args()
 
 
 def train(parser, train_data, dev_data, output_path, batch_size=1024, n_epochs=10, lr=0.0005):
@@ -60,19 +67,21 @@ def train_for_epoch(parser, train_data, dev_data, optimizer, loss_func, batch_si
     n_minibatches = math.ceil(len(train_data) / batch_size)
     loss_meter = AverageMeter()
 
-    for i, (train_x, train_y) in enumerate(minibatches(train_data, batch_size)):
-        loss = 0.
-        train_x = torch.from_numpy(train_x).long()
-        train_y = torch.from_numpy(train_y.nonzero()[1]).long()
+    with tqdm(total=n_minibatches) as progress:
+        for i, (train_x, train_y) in enumerate(minibatches(train_data, batch_size)):
+            loss = 0.
+            train_x = torch.from_numpy(train_x).long()
+            train_y = torch.from_numpy(train_y.nonzero()[1]).long()
 
-        ### BEGIN SOLUTION
-        optimizer.zero_grad()
-        logits = parser.model(train_x)
-        loss = loss_func(logits, train_y)
-        loss.backward()
-        optimizer.step()
-        ### END SOLUTION
-        loss_meter.update(loss.item())
+            ### BEGIN SOLUTION
+            optimizer.zero_grad()
+            logits = parser.model(train_x)
+            loss = loss_func(logits, train_y)
+            loss.backward()
+            optimizer.step()
+            ### END SOLUTION
+            progress.update(1)
+            loss_meter.update(loss.item())
 
     print("Average Train Loss: {:.4f} over {:} minibatches".format(loss_meter.avg, n_minibatches))
 
@@ -84,10 +93,6 @@ def train_for_epoch(parser, train_data, dev_data, optimizer, loss_func, batch_si
 
 
 if __name__ == "__main__":
-    arg_parser = argparse.ArgumentParser(description="Train and evaluate the neural dependency parser.")
-    arg_parser.add_argument("-d", "--debug", action="store_true",
-                            help="quick run on a reduced data set")
-    args = arg_parser.parse_args()
     debug = args.debug
 
     torch.manual_seed(0)

@@ -515,11 +515,13 @@ def test_worker_runs_in_the_submission_under_limits(submission: Path) -> None:
         result = student(box, "inspect")
         run_dir = box.run_dir
         run_dir_owner = run_dir.stat().st_uid
+        matplotlib_dir = box._private_folder() / "matplotlib"
     assert result.ok, result
     info = result.value
     real = os.path.realpath(run_dir)
     assert info["cwd"] == real and info["path0"] == real
-    assert info["env"] == worker_environment(run_dir)
+    assert info["env"] == worker_environment(run_dir, matplotlib_dir)
+    assert info["env"]["TQDM_DISABLE"] == "1"
     assert info["env"]["HOME"] == real
     assert info["env"]["OMP_NUM_THREADS"] == "1" and info["env"]["PYTHONHASHSEED"] == "0"
     assert "VIRTUAL_ENV" not in info["env"] and "PYTHONPATH" not in info["env"]

@@ -49,6 +49,9 @@ _DATA: dict[str, tuple[Any, ...]] = {}
 """The loaded treebank, per data folder and support module (one entry in a worker)."""
 
 _TRAINED: dict[str, Any] = {}
+#: Where train_uas saves the trained model: the worker's own folder, where it starts (see
+#: _keep_trained).
+TRAINED_MODEL_FILE = os.path.join(os.getcwd(), ".a2grader-trained-model.pt")
 """The model train_uas trained last (key "model"), which trained_logits evaluates."""
 
 
@@ -517,13 +520,36 @@ def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float) -> dict[s
         n_evaluations = len(rec.uas)
         final = None
         _TRAINED.clear()
+        with contextlib.suppress(OSError):
+            os.remove(TRAINED_MODEL_FILE)
         if isinstance(getattr(parser, "model", None), torch.nn.Module):
             _TRAINED["model"] = parser.model
             parser.model.eval()
             final = parser.parse(dev)[0]
+            _keep_trained(parser.model)
     result.update(uas=rec.uas[:n_evaluations], final_uas=final, losses=rec.losses,
                   seconds=time.monotonic() - started, trained=bool(_TRAINED))
     return result
+
+
+def _keep_trained(model: Any) -> None:
+    """Save the trained model in the worker's own folder, so that trained_logits finds it in a
+    fresh worker too (the grader replaces a worker that leaves threads or processes behind)."""
+    torch = _torch()
+    try:
+        torch.save(model, TRAINED_MODEL_FILE)
+    except Exception:  # noqa: BLE001 - an unpicklable model stays usable in this worker only
+        with contextlib.suppress(OSError):
+            os.remove(TRAINED_MODEL_FILE)
+
+
+def _saved_trained_model() -> Any:
+    """The model train_uas saved, loaded in this worker (it imports the student's classes), or
+    None if there is none."""
+    if "model" not in _TRAINED and os.path.isfile(TRAINED_MODEL_FILE):
+        torch = _torch()
+        _TRAINED["model"] = torch.load(TRAINED_MODEL_FILE, weights_only=False)
+    return _TRAINED.get("model")
 
 
 def trained_logits(*, features: np.ndarray) -> Any:
@@ -533,7 +559,7 @@ def trained_logits(*, features: np.ndarray) -> Any:
     dev UAS is does not rest on anything student code reports about itself.
     """
     torch = _torch()
-    model = _TRAINED.get("model")
+    model = _TRAINED.get("model") or _saved_trained_model()
     if model is None:
         raise RuntimeError("there is no trained model to evaluate: training did not leave a "
                            "ParserModel in parser.model")

@@ -195,11 +195,21 @@ def _open_fds() -> int:
         return sys.maxsize if exc.errno == errno.EMFILE else 0
 
 
+#: Modules whose own helper threads are not a student's leftovers: tqdm starts one monitor
+#: thread per process for its progress bars (every real run.py uses tqdm), and it harms no
+#: later call. Any other thread left running makes the worker exit after its reply.
+LIBRARY_THREAD_MODULES = ("tqdm.",)
+
+
+def _library_thread(thread: threading.Thread) -> bool:
+    return type(thread).__module__.startswith(LIBRARY_THREAD_MODULES)
+
+
 def leftovers(fd_limit: int) -> list[str]:
     """What the last call left running or held that a later call could trip over."""
     found = []
     threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()
-               and t.is_alive()]
+               and t.is_alive() and not _library_thread(t)]
     if threads:
         found.append(f"threads {threads[:5]}")
     children = _children()

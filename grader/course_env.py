@@ -1,0 +1,45 @@
+"""The course's environment: what student files may import, and what to say when they import
+something else.
+
+The packages themselves are declared once, in pyproject.toml's dependencies (the block headed
+"The course's environment"), which both the grader's install and the Gradescope image use;
+tests/test_course_env.py checks that this list and that block agree and that each module
+imports inside the sandbox.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+#: Import names of the third-party packages the course's environment gives students.
+COURSE_MODULES = ("numpy", "torch", "tqdm", "matplotlib")
+#: The support modules the grader overlays on every submission, and the students' own files.
+ASSIGNMENT_MODULES = ("utils", "word2vec", "sgd", "parser_transitions", "parser_model", "run")
+
+_NO_MODULE = re.compile(r"No module named '([^']+)'")
+
+
+def missing_module(error_type: str, message: str) -> str | None:
+    """The top-level module an import error names, if it is a ModuleNotFoundError for a module
+    that is neither the standard library's, the course environment's nor the assignment's."""
+    if error_type != "ModuleNotFoundError":
+        return None
+    match = _NO_MODULE.search(message)
+    if match is None:
+        return None
+    top = match.group(1).split(".")[0]
+    if top in sys.stdlib_module_names or top in COURSE_MODULES or top in ASSIGNMENT_MODULES:
+        return None
+    return top
+
+
+def missing_module_lines(file: str, module: str) -> tuple[str, str]:
+    """The feedback line of each check that needs ``file``, and the report's one note."""
+    provided = ", ".join(COURSE_MODULES)
+    line = (f"{file} imports {module}, which the course's environment does not provide, so {file} "
+            f"could not be imported and this check could not run. Remove that import (see the notes).")
+    note = (f"{file} imports the module {module!r}, which is not in the course's environment (Python's "
+            f"standard library, {provided}, and the assignment's utils/). It is not installed where your "
+            f"work is graded: remove the import, or copy what you need from it into your own file.")
+    return line, note

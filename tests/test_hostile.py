@@ -245,6 +245,7 @@ def guarded(tmp_path: Path) -> Iterator[Path]:
     out of the test unchanged."""
     roots = [REPO / name for name in GRADER_FILES]
     before = snapshot(roots)
+    root_results = snapshot([REPO / "results.json"])  # the README's first command may have left one
     canary = Path(os.environ.get("TMPDIR", "/tmp")) / f"a2grader-canary-{os.getpid()}"
     canary.write_text("canary")
     canary.chmod(0o666)
@@ -255,7 +256,7 @@ def guarded(tmp_path: Path) -> Iterator[Path]:
         changed = sorted(path for path in set(before) | set(after)
                          if before.get(path) != after.get(path))
         assert changed == [], f"grader files changed: {changed[:10]}"
-        assert not (REPO / "results.json").exists()
+        assert snapshot([REPO / "results.json"]) == root_results, "a results.json was written at the repository root"
     finally:
         canary.unlink(missing_ok=True)
 

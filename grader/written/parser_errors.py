@@ -35,7 +35,7 @@ class Key:
 KEYS = (
     Key("i", r"university|acquisition|citing", VP, ("acquisition", "citing"), ("blocked", "citing")),
     Key("ii", r"brian|mozilla|crucial", MOD, ("elements", "most"), ("crucial", "most")),
-    Key("iii", r"investment canada|declined|reasons", PP, ("declined", "reasons"), ("comment", "reasons")),
+    Key("iii", r"investment canada|declined|reasons", PP, ("declined", "decision"), ("reasons", "decision")),
     Key("iv", r"people benefit|quebec|plants", COORD, ("affects", "one"), ("plants", "one")),
 )
 

@@ -141,6 +141,8 @@ _INDICATOR_HEAD = re.compile(
     r"\s*(?=\\\{|\[|\(|_\s*\{)")
 _RELATION = re.compile(r"(?:[<>]|\\(?:geq?|leq?|gt|lt|neq|ne|geqslant|leqslant)(?![A-Za-z])|(?<![<>!\\])=)")
 _SUM_HEAD = re.compile(r"\\sum\s*(?:_\s*(\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z]))?\s*(?:\^\s*(\{(?:[^{}]|\{[^{}]*\})*\}|\S))?")
+_ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
+"""``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
 _TRAILING = re.compile(r"[\s.,;:]+$")
 _TEXT_OPERATORS = {"softmax": "softmax", "ReLU": "ReLU", "relu": "ReLU", "sgn": "sgn"}
 
@@ -277,6 +279,7 @@ def nesting_depth(text: str) -> int:
 def normalise(latex: str) -> str:
     """Rewrite one formula into the grammar latex2sympy2_extended reads (no placeholders yet)."""
     text = _unicode(latex)
+    text = _ROW_SPACING.sub(r"\\\\ ", text)
     text = text.replace("$", " ")
     text = re.sub(r"\\(?:boxed|fbox|colorbox\{[^{}]*\}|color\{[^{}]*\})\s*(?=\{)", "", text)
     text = re.sub(r"\\tag\*?\s*\{[^{}]*\}|\\label\s*\{[^{}]*\}|\\nonumber|\\notag", " ", text)

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 
-
 MAX_FILE_CHARS = 1_000_000
 """Characters read from one written file; the rest is ignored (and said so)."""
 MAX_FILES = 20

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from grader.written.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
 from grader.written.latex_doc import tex_to_markdown
 from grader.written.sections import (
     _DERIVATIVE_FAMILY,
@@ -34,6 +35,7 @@ from grader.written.sections import (
     merge_section,
     pretty,
 )
+from grader.written.targets import split_foreign_tail
 from grader.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.written.tex_macros import Macro, definitions, expand_safely
 
@@ -132,4 +134,23 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)
+    _move_foreign_tails(merged, questions)
     return Located(merged, notes)
+
+
+def _move_foreign_tails(sections: dict[str, Section], questions: set[str]) -> None:
+    """A section that ends with the answer to a sibling question without an answer of its own
+    (``## e-i`` ending with ∂CE/∂l_i) gives that tail to the sibling, with a note."""
+    for q in [q for q in sections if q in _DERIVATIVE_FAMILY]:
+        section = sections[q]
+        spans = [(c.start, lhs(c.latex)) for c in candidates(section.body) if c.kind in (DISPLAY, INLINE, PLAIN)]
+        split = split_foreign_tail(section.body, q, sorted(spans), questions)
+        if split is None:
+            continue
+        own, tail, target = split
+        if target in sections and not sections[target].empty:
+            continue
+        section.body = own
+        sections[target] = Section(target, tail, section.heading, section.label, section.where,
+                                   [f"The answer to {pretty(target)} was found at the end of the section of "
+                                    f"{pretty(q)} ({section.where}), from the left-hand side of its formula."])

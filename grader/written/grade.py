@@ -34,11 +34,21 @@ REVIEW_HEAD = "NEEDS REVIEW by a TA"
 ProgressHook = Callable[[CheckSpec, CheckResult], None]
 
 
+def _names(paths: list[Path]) -> dict[Path, str]:
+    """Each file's name as the student sees it: its path inside the upload (``tex/q1.tex``)."""
+    if not paths:
+        return {}
+    top = min((p.parent for p in paths), key=lambda d: len(d.parts))
+    return {p: (p.relative_to(top).as_posix() if p.is_relative_to(top) else p.name) for p in paths}
+
+
 def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str]]:
     """(name, text) of each written file, answers.md first, and notes about what was cut."""
     notes: list[str] = []
     files: list[tuple[str, str]] = []
-    ordered = sorted(paths, key=lambda p: (p.name != "answers.md", p.name))
+    paths = list(paths)
+    names = _names(paths)
+    ordered = sorted(paths, key=lambda p: (p.name != "answers.md", names[p]))
     for path in ordered[:MAX_FILES]:
         with open(path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
@@ -46,7 +56,7 @@ def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[st
             notes.append(f"{path.name} is larger than {MAX_FILE_BYTES} bytes; only the start was read")
             data = data[:MAX_FILE_BYTES]
         text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-        files.append((path.name, text))
+        files.append((names[path], text))
     if len(ordered) > MAX_FILES:
         notes.append(f"{len(ordered)} written files were uploaded; only {MAX_FILES} were read")
     return files, notes

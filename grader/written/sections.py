@@ -268,15 +268,18 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
                 continue
             roman = lab.roman
         q = question_for(part, letter, roman, questions)
-        if spans and q is not None and spans[-1][2] == q:
+        implicit = False
+        if q is None and roman is None and part and letter and f"{part}{letter}_i" in questions:
+            q, implicit = f"{part}{letter}_i", True   # "### (b)" then "### ii": text under (b) answers (b)(i)
+        if spans and q is not None and spans[-1][2] == q and not spans[-1][4]:
             continue                # a sub-item (3(f) ii, a case of 1(d)) stays in its question
         if spans:
             spans[-1][1] = mk.line
-        spans.append([mk.line, len(lines), q, mk])
+        spans.append([mk.line, len(lines), q, mk, implicit])
     first_labelled = spans[0][0] if spans else len(lines)
 
     sections: dict[str, Section] = {}
-    for start, end, q, mk in spans:
+    for start, end, q, mk, _implicit in spans:
         body_lines = [lines[k] for k in range(start, end)
                       if k not in excluded and not (mk.is_heading and k == start)]
         body = "\n".join(body_lines).strip("\n")

@@ -155,21 +155,21 @@ def _plain_lists(text: str) -> str:
                        r"|\\end\s*\{(?:enumerate|itemize|description)\}|\\item(?![A-Za-z])\s*(\[[^\]]*\])?")
     out = []
     pos = 0
-    stack: list[list] = []
+    stack: list[tuple[str, list[int]]] = []     # (environment, [items so far])
     for m in token.finditer(text):
         out.append(text[pos:m.start()])
         pos = m.end()
         if m.group(1):
-            stack.append([m.group(1), 0])
+            stack.append((m.group(1), [0]))
         elif m.group(0).startswith("\\end"):
             if stack:
                 stack.pop()
             out.append("\n\n")
         else:
-            frame = stack[-1] if stack else ["itemize", 0]
-            frame[1] += 1
+            env, count = stack[-1] if stack else ("itemize", [0])
+            count[0] += 1
             explicit = (m.group(3) or "").strip("[] ")
-            mark = explicit or (f"{ROMANS[(frame[1] - 1) % len(ROMANS)]}." if frame[0] == "enumerate" else "-")
+            mark = explicit or (f"{ROMANS[(count[0] - 1) % len(ROMANS)]}." if env == "enumerate" else "-")
             out.append(f"\n\n{mark} ")
     out.append(text[pos:])
     return "".join(out)

@@ -88,14 +88,14 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
     reads: list[str] = []
     review = ""
     for case, question, title in (("eq", OUTSIDE_EQ, "w = o"), ("neq", OUTSIDE_NEQ, "w ≠ o")):
-        pick = chosen.get(case) or fallback
-        if pick is None:
+        found_pick = chosen.get(case) or fallback
+        if found_pick is None:
             detail = f" ({problems[0]})" if problems else ""
             lines.append(f"case {title}: no formula for this case was found{detail}.")
             if problems:
                 review = review or f"the case {title} could not be read: {problems[0]}"
             continue
-        cand, formula = pick
+        cand, formula = found_pick
         raws.append(cand.latex)
         text = show(formula.tree, formula)
         reads.append(f"{title}: ∂J/∂u_w = {text}")

@@ -40,7 +40,7 @@ import yaml
 from grader.engine import new_seed
 from grader.reports import gradescope, jsonout, summary
 from grader.reports.summary import ClassSummary
-from grader.results import ERROR, CheckResult, GradeReport, Outcome
+from grader.results import ERROR, CheckResult, GradeReport, Outcome, WrittenRead
 from grader.rubric import Rubric, load_rubric
 
 METADATA_FILE = "submission_metadata.yml"
@@ -223,6 +223,13 @@ def _zero_report(upload: str, columns: Sequence[Column], seed: int, message: str
     return GradeReport(upload, seed, checks, 0.0)
 
 
+def _written_from_json(w: Any) -> WrittenRead | None:
+    if not isinstance(w, dict):
+        return None
+    return WrittenRead(str(w.get("raw", "")), str(w.get("read", "")), str(w.get("where", "")),
+                       str(w.get("review", "")))
+
+
 def report_from_json(doc: dict[str, Any]) -> GradeReport:
     """Rebuild a GradeReport from jsonout's document (the inverse of ``jsonout.to_json``)."""
     checks = tuple(CheckResult(
@@ -230,7 +237,8 @@ def report_from_json(doc: dict[str, Any]) -> GradeReport:
         float(c.get("max_score", 0.0)), float(c.get("score", 0.0)), c.get("visibility", "visible"),
         Outcome(int(c.get("trials_passed", 0)), int(c.get("trials_total", 0)),
                 tuple(c.get("feedback", ())), status=c.get("status", ERROR)),
-        float(c.get("seconds", 0.0))) for c in doc.get("checks", []))
+        float(c.get("seconds", 0.0)), c.get("kind", "code"), _written_from_json(c.get("written")))
+        for c in doc.get("checks", []))
     return GradeReport(str(doc.get("submission", "")), int(doc.get("seed", 0)), checks,
                        float(doc.get("seconds", 0.0)), tuple(doc.get("notes", ())))
 

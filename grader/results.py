@@ -40,6 +40,22 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class WrittenRead:
+    """What the written-answer reader took as one auto-graded item's answer, and where.
+
+    raw: the student's text the answer was read from (as written, possibly cut); read: how the
+    grader understood it ("∂J/∂v_c = U(ŷ − y)"); where: file and line; review: why a TA should
+    look at this item ("" when the grader is confident either way). An item with a review reason
+    keeps the points the grader could prove and is listed for TA review in every report.
+    """
+
+    raw: str = ""
+    read: str = ""
+    where: str = ""
+    review: str = ""
+
+
+@dataclass(frozen=True)
 class CheckResult:
     """A scored check: the rubric's data, the outcome and the points it earned."""
 
@@ -53,6 +69,11 @@ class CheckResult:
     outcome: Outcome
     seconds: float
     kind: str = "code"      # "code": a registered check; "written": the auto share of a written question
+    written: WrittenRead | None = None   # written items only: the text read, where, review reason
+
+    @property
+    def needs_review(self) -> bool:
+        return self.written is not None and bool(self.written.review)
 
     @property
     def status(self) -> str:
@@ -96,6 +117,11 @@ class GradeReport:
     seconds: float
     notes: tuple[str, ...] = field(default=())
     manual: tuple[ManualItem, ...] = field(default=())
+
+    @property
+    def reviews(self) -> tuple[CheckResult, ...]:
+        """Auto-graded written items a TA should look at (the grader could not be sure)."""
+        return tuple(c for c in self.checks if c.needs_review)
 
     @property
     def manual_points(self) -> float:

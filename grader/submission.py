@@ -178,6 +178,25 @@ def _file_problem(path: Path, name: str) -> str | None:
     return None
 
 
+def _written_files(root: Path) -> list[Path]:
+    """Written answers at the top of the upload and in its folders (``tex/q1.tex``), two levels
+    deep, never through a link; top-level files first."""
+    found: list[Path] = []
+    folders = [root]
+    for _depth in range(MAX_FOLDER_DEPTH):
+        nested: list[Path] = []
+        for folder in folders:
+            for p in sorted(folder.iterdir()):
+                if p.is_symlink() or p.name in IGNORED_NAMES or p.name in SUPPORT_DIRS:
+                    continue
+                if p.is_dir():
+                    nested.append(p)
+                elif p.is_file() and _wanted(p.name) and p.name not in STUDENT_FILES:
+                    found.append(p)
+        folders = nested
+    return found
+
+
 def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
     """Build the run folder for ``upload`` inside ``workdir`` (a fresh private folder)."""
     upload = Path(upload)
@@ -222,8 +241,7 @@ def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
     for support in SUPPORT_DIRS:
         if (root / support).exists():
             notes.append(f"your {support}/ folder was ignored: the grader provides its own copy")
-    written = tuple(p for p in sorted(root.iterdir())
-                    if p.is_file() and not p.is_symlink() and _wanted(p.name)
-                    and p.name not in STUDENT_FILES and p.stat().st_size <= MAX_STUDENT_FILE_BYTES)
+    written = tuple(p for p in _written_files(root)
+                    if p.stat().st_size <= MAX_STUDENT_FILE_BYTES)
     return PreparedSubmission(run_dir, tuple(present), tuple(missing), tuple(notes), written,
                               refused)

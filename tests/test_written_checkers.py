@@ -186,8 +186,8 @@ Incorrect dependency: elements → most
 Correct dependency: crucial → most
 
 iii. Error type: Prepositonal Phrase Attachment Error
-Incorrect dependency: $\\text{declined} \\rightarrow \\text{reasons}$
-Correct dependency: $\\text{comment} \\rightarrow \\text{reasons}$
+Incorrect dependency: $\\text{declined} \\rightarrow \\text{decision}$
+Correct dependency: $\\text{reasons} \\rightarrow \\text{decision}$
 
 iv. Error type: coordination attachment error
 Incorrect dependency: affects → one
@@ -198,7 +198,7 @@ TABLE = """
 |---|---|---|---|
 | i | Verb Phrase Attachment Error | acquisition → citing | blocked → citing |
 | ii | Modifier Attachment Error | elements → most | crucial → most |
-| iii | Prepositional Phrase Attachment Error | declined → reasons | comment → reasons |
+| iii | Prepositional Phrase Attachment Error | declined → decision | reasons → decision |
 | iv | Coordination Attachment Error | affects → one | plants → one |
 """
 PROSE = """
@@ -207,7 +207,7 @@ PROSE = """
 ### ii
 **Modifier attachment error**: elements → most should be crucial → most.
 ### iii
-**PP attachment error**: declined → reasons is wrong; it should be comment → reasons.
+**PP attachment error**: declined → decision is wrong; it should be reasons → decision.
 ### iv
 **Coordination attachment error**: the parser chose affects → one instead of plants → one.
 """

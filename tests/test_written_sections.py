@@ -106,3 +106,38 @@ def test_one_tex_file_per_part():
     found = locate(files, QUESTIONS).sections
     assert {"2a_i", "2a_ii", "2b_i", "2b_ii", "3a", "3f"} <= set(found)
     assert "gamma" in found["2b_i"].body and "Only in training" in found["2b_ii"].body
+
+
+# ---------------------------------------------------------------------------------------------
+# The course's LaTeX template
+
+def test_exam_parts_are_numbered_by_position_and_brackets_are_points():
+    tex = ("\\titledquestion{Neural Transition-Based Dependency Parsing}[54]\n\\begin{parts}\n"
+           "\\part[4] Table. \\answer{}\n\\part[2] How many steps for $n$ words? \\answer{$2n$}\n\\end{parts}\n")
+    found = locate([("q3.tex", tex)], QUESTIONS).sections
+    assert found["3b"].body.strip() == "$2n$" and found["3b"].label == "3(b)" and found["3a"].empty
+    assert found["3b"].where == "q3.tex, line 4"
+
+
+def test_a_recursive_macro_costs_only_its_writeup():
+    tex = ("\\newcommand{\\loop}{\\loop\\loop}\n\\titledquestion{Machine Learning}\n\\begin{parts}\\part[4] Adam \\part[4] x"
+           "\\begin{subparts}\\subpart[2] Find $\\gamma$ for dropout. \\answer{$\\gamma = \\frac{1}{1-p} \\loop$}"
+           "\\end{subparts}\\end{parts}")
+    found = locate([("q2.tex", tex)], QUESTIONS).sections
+    assert "\\loop" in found["2b_i"].body and "could not be expanded" in found["2b_i"].notes[0]
+
+
+def test_inputs_resolve_among_uploaded_files_only_and_macros_are_shared():
+    main = ("\\newcommand{\\byt}{\\hat{\\by}}\n\\begin{document}\\input{parts/first}\\input{dep_parses.tex}"
+            "\\input{/etc/passwd}\\end{document}")
+    first = ("\\question\\begin{parts}\\part[2] a \\answer{x}\\part[6]\\begin{subparts}\\subpart[2] Compute "
+             "the gradient with respect to $\\bv_c$. \\answer{$\\bU(\\byt - \\by)$}\\end{subparts}\\end{parts}")
+    found = locate([("a2.tex", main), ("parts/first.tex", first)], QUESTIONS).sections
+    assert found["1b_i"].body.strip() == "$\\mathbf{U}(\\hat{\\mathbf{y}} - \\mathbf{y})$"
+    assert found["1b_i"].where == "parts/first.tex, line 1"
+
+
+def test_a_filled_file_wins_over_an_empty_template():
+    filled = "\\titledquestion{Understanding word2vec}\\begin{parts}\\part[2] x \\answer{It is $-\\log \\hat{y}_o$.}\\end{parts}"
+    found = locate([("answers.md", (TEMPLATE / "answers.md").read_text()), ("q1.tex", filled)], QUESTIONS).sections
+    assert "log" in found["1a"].body and found["1a"].where.startswith("q1.tex")

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from grader.results import PASSED, GradeReport, ManualItem
+from grader.results import PASSED, CheckResult, GradeReport, ManualItem, WrittenRead
 
 # Gradescope's per-test status has two values; partial and errored checks are "failed".
 _STATUS = {PASSED: "passed"}
@@ -17,6 +17,33 @@ _STATUS = {PASSED: "passed"}
 def test_output(check_feedback: tuple[str, ...], status: str) -> str:
     head = {"timeout": "Timed out. ", "crashed": "Crashed. ", "error": "Error. "}.get(status, "")
     return head + "\n".join(check_feedback)
+
+
+REVIEW_HEAD = "NEEDS REVIEW by a TA"
+"""The first words of the output of a written item on the review list."""
+
+
+def review_lines(read: WrittenRead) -> list[str]:
+    """The lines that open a reviewed item's output: the reason, where, and the text read."""
+    where = f" ({read.where})" if read.where else ""
+    text = " ".join(read.raw.split()) or "(nothing)"
+    return [f"{REVIEW_HEAD}: {read.review}. The score below is what the autograder could prove; "
+            "a TA will look at this answer.", f"Text read{where}: {text}"]
+
+
+def check_output(c: CheckResult) -> str:
+    """A scored item's output; an item on the review list starts with the review lines."""
+    out = test_output(c.outcome.feedback, c.status)
+    if c.written is not None and c.written.review:
+        out = "\n".join(review_lines(c.written)) + "\n" + out
+    return out
+
+
+def _written_extra(c: CheckResult) -> dict[str, Any]:
+    if c.written is None:
+        return {}
+    w = c.written
+    return {"needs_review": bool(w.review), "review": w.review, "read": w.read, "raw": w.raw, "where": w.where}
 
 
 def manual_test(item: ManualItem) -> dict[str, Any]:
@@ -54,14 +81,14 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
         "score": c.score,
         "max_score": c.max_score,
         "status": _STATUS.get(c.status, "failed"),
-        "output": test_output(c.outcome.feedback, c.status),
+        "output": check_output(c),
         "output_format": "text",
         "visibility": c.visibility,
         "tags": [c.part] if c.kind == "code" else [c.part, "written", "auto"],
         # Code checks are keyed by check_id (a rubric check); written answers by question (a rubric part).
         "extra_data": {("check_id" if c.kind == "code" else "question"): c.id, "grader_status": c.status,
                        "trials_passed": c.outcome.trials_passed,
-                       "trials_total": c.outcome.trials_total},
+                       "trials_total": c.outcome.trials_total, **_written_extra(c)},
     } for c in report.checks]
     tests += [manual_test(m) for m in report.manual]
     tests.sort(key=lambda t: tuple(int(x) for x in str(t["number"]).split(".")) if t["number"] else ())
@@ -71,6 +98,10 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
     if report.manual:
         lines.append(f"Written answers left to TAs: {len(report.manual)} ({report.manual_points:g} points, "
                      "not included above).")
+    if report.reviews:
+        lines.append(f"{REVIEW_HEAD}: {len(report.reviews)} written answer(s) could not be judged with "
+                     "confidence and will be looked at by a TA: "
+                     + ", ".join(f"{c.number} {c.name}" for c in report.reviews) + ".")
     lines += list(report.notes)
     doc: dict[str, Any] = {
         "score": report.score,

@@ -23,7 +23,13 @@ def to_json(report: GradeReport) -> dict[str, Any]:
             "visibility": c.visibility,
             "trials_passed": c.outcome.trials_passed, "trials_total": c.outcome.trials_total,
             "feedback": list(c.outcome.feedback), "seconds": round(c.seconds, 3),
+            **({"written": {"raw": c.written.raw, "read": c.written.read, "where": c.written.where,
+                            "review": c.written.review, "needs_review": bool(c.written.review)}}
+               if c.written is not None else {}),
         } for c in report.checks],
+        "review": [{"id": c.id, "number": c.number, "name": c.name, "score": c.score,
+                    "max_score": c.max_score, "reason": c.written.review, "raw": c.written.raw,
+                    "where": c.written.where} for c in report.reviews if c.written is not None],
         "manual_points": report.manual_points,
         "manual": [{
             "id": m.id, "number": m.number, "name": m.name, "points": m.points,

@@ -46,6 +46,17 @@ class CheckStats:
 
 
 @dataclass(frozen=True)
+class ReviewEntry:
+    """One written answer on the review list: whose, which item, why, where."""
+
+    submission: str
+    number: str
+    id: str
+    reason: str
+    where: str
+
+
+@dataclass(frozen=True)
 class ClassSummary:
     """A batch's statistics: totals of the counted submissions and one CheckStats per check."""
 
@@ -56,6 +67,7 @@ class ClassSummary:
     max_score: float
     totals: tuple[float, ...]
     checks: tuple[CheckStats, ...]
+    reviews: tuple[ReviewEntry, ...] = ()   # written answers a TA should look at, per submission
 
     @property
     def counted(self) -> int:
@@ -114,7 +126,10 @@ def summarize(results: Sequence[GradedSubmission], columns: Sequence[Column], *,
         failed_keys=tuple(r.submission.key for r in results if r.status == FAILED),
         max_score=round(sum(c.points for c in columns), 4),
         totals=tuple(r.report.score for r in counted),
-        checks=tuple(stats))
+        checks=tuple(stats),
+        reviews=tuple(ReviewEntry(r.submission.key, c.number, c.id, c.written.review if c.written else "",
+                                  c.written.where if c.written else "")
+                      for r in counted for c in r.report.reviews))
 
 
 def _md(text: str) -> str:
@@ -139,6 +154,13 @@ def to_markdown(summary: ClassSummary, *, plots: Sequence[str] = ()) -> str:
                    if c.failures else "")
         lines.append(f"| {c.number} | {_md(c.name)} (`{c.id}`) | {c.points:g} | {c.mean_score:.2f} | "
                      f"{100 * c.pass_rate:.0f}% | {failure} |")
+    if s.reviews:
+        lines += ["", f"## Written answers that need TA review ({len(s.reviews)})", "",
+                  "| submission | # | question | why | where |", "|---|---|---|---|---|"]
+        lines += [f"| {_md(e.submission)} | {e.number} | `{e.id}` | {_md(_short(e.reason))} | {_md(e.where)} |"
+                  for e in s.reviews]
+    else:
+        lines += ["", "Written answers that need TA review: none."]
     if s.failed_keys:
         lines += ["", (f"Gradings that failed (not counted above; graded again when the batch is "
                        f"rerun): {', '.join(s.failed_keys)}.")]
@@ -172,6 +194,10 @@ def render(summary: ClassSummary, console: Console) -> None:
     console.print(f"Totals out of {summary.max_score:g}: mean {summary.total_stat('mean'):.2f}, "
                   f"median {summary.total_stat('median'):g}, min {summary.total_stat('min'):g}, "
                   f"max {summary.total_stat('max'):g}")
+    if summary.reviews:
+        console.print(Text(f"{len(summary.reviews)} written answer(s) need TA review (summary.md lists them): "
+                           + ", ".join(f"{e.submission} {e.number}" for e in summary.reviews[:20])
+                           + (" …" if len(summary.reviews) > 20 else ""), style="magenta"))
     if summary.failed_keys:
         console.print(Text(f"{len(summary.failed_keys)} grading(s) failed and are not counted: "
                            f"{', '.join(summary.failed_keys)}; run the same command again to retry them",

@@ -28,10 +28,10 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
     table.add_column("result", no_wrap=True)
     table.add_column("reason", overflow="fold")
     for c in report.checks:
-        style = _STYLE.get(c.status, "red")
+        style = "magenta" if c.needs_review else _STYLE.get(c.status, "red")
         reason = "" if c.passed else _reason(c.outcome.feedback)
-        table.add_row(c.number, c.name, f"{c.score:g}/{c.max_score:g}",
-                      Text(c.status.upper() if c.status != PASSED else "PASS", style=style),
+        shown = "REVIEW" if c.needs_review else c.status.upper() if c.status != PASSED else "PASS"
+        table.add_row(c.number, c.name, f"{c.score:g}/{c.max_score:g}", Text(shown, style=style),
                       Text(reason[:160] + ("…" if len(reason) > 160 else "")))
     console.print(table)
     console.print(f"[bold]Total: {report.score:g} / {report.max_score:g}[/bold]   "
@@ -39,6 +39,8 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
                   f"{report.seconds:.1f} s; replay with --seed {report.seed})")
     for note in report.notes:
         console.print(f"Note: {note}")
+    if report.reviews:
+        render_reviews(report, console)
     if report.manual:
         render_manual(report, console)
     if details:
@@ -47,6 +49,25 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
             console.print(f"\n[bold]{c.number} {c.name}[/bold] — {c.score:g}/{c.max_score:g}")
             for line in c.outcome.feedback:
                 console.print(Text(line))
+
+
+def render_reviews(report: GradeReport, console: Console) -> None:
+    """Auto-graded written items the grader could not judge with confidence: why, where, what it read."""
+    table = Table(title=f"Written answers that need TA review ({len(report.reviews)}; scored as far as "
+                        "the autograder could prove)", show_lines=False, expand=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("question")
+    table.add_column("points", justify="right", no_wrap=True)
+    table.add_column("why", overflow="fold")
+    table.add_column("where", overflow="fold")
+    table.add_column("text read", overflow="fold")
+    for c in report.reviews:
+        w = c.written
+        assert w is not None
+        raw = " ".join(w.raw.split())
+        table.add_row(c.number, c.name, f"{c.score:g}/{c.max_score:g}", Text(w.review[:200]), w.where,
+                      Text(raw[:200] + ("…" if len(raw) > 200 else "")))
+    console.print(table)
 
 
 def render_manual(report: GradeReport, console: Console) -> None:

@@ -3,14 +3,22 @@
 Runs in the trusted grader; the writeup is data, parsed (never executed) in a child process
 with a time limit per request. One module per step:
 
+    documents.py      all written files together: macros, \\input among uploaded files, merging
     sections.py       find each question's section (any heading style; content beats a wrong label)
-    latex_doc.py      a .tex writeup -> the Markdown sections.py reads
-    answers.py        the final answer inside a section ("Answer:", boxed, last right-hand side)
+    tex_exam.py       the course's exam-class template: parts by position, answer blocks
+    tex_macros.py     the document's own \\newcommand/\\def and the template's bold shorthands
+    latex_doc.py      any other .tex writeup -> the Markdown sections.py reads
+    answers.py        the final answer inside a section ("Answer:", boxed, last line, plain text)
+    targets.py        what a formula answers, from its left-hand side (∂J/∂v_c, ∂CE/∂l_i, γ ...)
     mathparse.py      LaTeX -> ordered SymPy tree (latex2sympy2_extended), with size caps
     evaluate.py       that tree -> numbers and arrays with the assignment's shapes
     numeric.py        true derivatives by central differences; tolerances
     tables.py         Markdown/LaTeX tables, word lists and dependencies
-    formulas.py       checkers of formula answers (1(b)(i), 1(d), 1(e), 2(b)(i), 3(b), 3(e))
+    instances.py      random instances of the formula questions and their true values
+    formulas.py       checkers of formula answers (1(b)(i), 1(e), 3(e)(i), 3(e)(ii))
+    outside_cases.py  1(d): the two cases of ∂J/∂u_w
+    scalar_answers.py 2(b)(i) γ(p_drop) and 3(b) steps(n)
+    catalogue.py      known wrong answers: message and declared partial credit
     transitions.py    3(a): the configuration table, replayed
     parser_errors.py  3(f): error types and dependencies
     registry.py       @written_check and the Verdict a checker returns

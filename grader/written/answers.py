@@ -23,6 +23,7 @@ BOXED = "boxed"
 DISPLAY = "display"
 INLINE = "inline"
 TEXT = "text"
+PLAIN = "plain"       # an equation typed without math delimiters: "∂J/∂v_c = U(ŷ − y)"
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Candidate:
     start: int
     before: str
     end: int = -1
+    after: str = ""       # the words right after it ("when $w = o$"), for conditions written in prose
 
     @property
     def rhs(self) -> str:
@@ -94,7 +96,7 @@ def _line_before(text: str, pos: int) -> str:
 
 def boxed_contents(text: str) -> list[tuple[int, str]]:
     out = []
-    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
+    for m in re.finditer(r"(?:\\(?:boxed|fbox)|\x08oxed|(?<![A-Za-z\\])oxed)\s*\{", text):
         depth = 0
         for i in range(m.end() - 1, len(text)):
             if text[i] == "{" and text[i - 1] != "\\":
@@ -141,10 +143,52 @@ def candidates(text: str) -> list[Candidate]:
     for start, inner in reversed(boxed_contents(text)):
         add(Candidate(inner, BOXED, start, _line_before(text, start), start + len(inner)))
     for span in reversed([s for s in spans if s.display]):
-        add(Candidate(span.latex, DISPLAY, span.start, _line_before(text, span.start), span.end))
+        add(Candidate(span.latex, DISPLAY, span.start, _line_before(text, span.start), span.end,
+                      _words_after(text, span.end)))
+    for plain in reversed(plain_equations(text, spans)):
+        add(plain)
     for span in reversed([s for s in spans if not s.display]):
-        add(Candidate(span.latex, INLINE, span.start, _line_before(text, span.start), span.end))
+        add(Candidate(span.latex, INLINE, span.start, _line_before(text, span.start), span.end,
+                      _words_after(text, span.end)))
     return found[:MAX_CANDIDATES]
+
+
+_CONDITION_AFTER = re.compile(r"^[\s,;:(]*(?:\\text\{\s*)?(?:when|if|for|where|in\s+the\s+case)\b", re.I)
+
+
+def _words_after(text: str, end: int) -> str:
+    """A condition written right after a formula ("... when $w \\neq o$"), up to the sentence's end."""
+    rest = text[end:end + 120]
+    if not _CONDITION_AFTER.match(rest):
+        return ""
+    stop = re.search(r"(?:\.\s|\n|;|,?\s+and\s+\$|,?\s+and\s+(?=[^$]*\$[^$]*\$\s*(?:when|if|for)))", rest)
+    return rest[:stop.start()] if stop else rest
+
+
+_PLAIN_EQUATION = re.compile(
+    r"(?m)^[^\n∂=$]{0,60}?(?<![A-Za-z])(?P<lhs>(?:∂|d)\s*[^\s/=]{1,16}\s*/\s*(?:∂|d)\s*[^\s=]{1,16}"
+    r"|γ|gamma)\s*=\s*(?P<rhs>[^\n]+?)\s*$")
+_PLAIN_PROSE = re.compile(r"\s+(?=(?:where|since|because|when|if|for|with|which|so|as)\b)|[.;]\s|[.;]$|,\s+(?=[a-z]{3,}\s)",
+                          re.I)
+
+
+def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
+    """Equations typed as plain text (Unicode, no $): their left side names what they answer."""
+    masked = text
+    for s in spans:
+        masked = masked[:s.start] + " " * (s.end - s.start) + masked[s.end:]
+    out = []
+    for m in _PLAIN_EQUATION.finditer(masked):
+        rhs = m.group("rhs")
+        cut = _PLAIN_PROSE.search(rhs)
+        condition = rhs[cut.start():] if cut else ""
+        rhs = (rhs[:cut.start()] if cut else rhs).strip(" ,")
+        if not rhs or not re.search(r"[A-Za-z0-9ŷ]", rhs):
+            continue
+        latex = f"{m.group('lhs')} = {rhs}"
+        out.append(Candidate(latex, PLAIN, m.start("lhs"), _line_before(text, m.start("lhs")), m.end("rhs"),
+                             condition))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

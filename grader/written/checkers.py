@@ -12,7 +12,9 @@ import importlib
 from grader.written.registry import WRITTEN_REGISTRY, WrittenChecker
 
 CHECKER_MODULES = (
-    "grader.written.formulas",        # 1(b)(i), 1(d), 1(e), 2(b)(i), 3(b), 3(e)(i), 3(e)(ii)
+    "grader.written.formulas",        # 1(b)(i), 1(e), 3(e)(i), 3(e)(ii)
+    "grader.written.outside_cases",   # 1(d): ∂J/∂u_w for w = o and w ≠ o
+    "grader.written.scalar_answers",  # 2(b)(i) γ and 3(b) the step count
     "grader.written.transitions",     # 3(a): the configuration table, replayed
     "grader.written.parser_errors",   # 3(f): error types and dependencies
 )

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from grader.results import ERROR, FAILED, TIMEOUT, CheckResult, ManualItem, Outcome, score_outcome
+from grader.results import ERROR, FAILED, TIMEOUT, CheckResult, ManualItem, Outcome, WrittenRead, score_outcome
 from grader.rubric import CheckSpec, Part
 from grader.written.process import ChildProcess, InProcess, Runner
 from grader.written.registry import MISSING, UNREADABLE
@@ -26,15 +26,29 @@ LOCATE_TIMEOUT = 30.0
 MAX_MANUAL_CHARS = 6000
 """Characters of an answer shown to TAs (the rest is cut, and said so)."""
 NO_WRITEUP = "No written answers found (upload answers.md or .tex)."
+MAX_RAW_CHARS = 1500
+"""Characters of the text read kept for TA review (report.json, results.json)."""
+REVIEW_HEAD = "NEEDS REVIEW by a TA"
+"""First words of the output of an item on the review list."""
 
 ProgressHook = Callable[[CheckSpec, CheckResult], None]
+
+
+def _names(paths: list[Path]) -> dict[Path, str]:
+    """Each file's name as the student sees it: its path inside the upload (``tex/q1.tex``)."""
+    if not paths:
+        return {}
+    top = min((p.parent for p in paths), key=lambda d: len(d.parts))
+    return {p: (p.relative_to(top).as_posix() if p.is_relative_to(top) else p.name) for p in paths}
 
 
 def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str]]:
     """(name, text) of each written file, answers.md first, and notes about what was cut."""
     notes: list[str] = []
     files: list[tuple[str, str]] = []
-    ordered = sorted(paths, key=lambda p: (p.name != "answers.md", p.name))
+    paths = list(paths)
+    names = _names(paths)
+    ordered = sorted(paths, key=lambda p: (p.name != "answers.md", names[p]))
     for path in ordered[:MAX_FILES]:
         with open(path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
@@ -42,7 +56,7 @@ def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[st
             notes.append(f"{path.name} is larger than {MAX_FILE_BYTES} bytes; only the start was read")
             data = data[:MAX_FILE_BYTES]
         text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-        files.append((path.name, text))
+        files.append((names[path], text))
     if len(ordered) > MAX_FILES:
         notes.append(f"{len(ordered)} written files were uploaded; only {MAX_FILES} were read")
     return files, notes
@@ -64,6 +78,43 @@ def _outcome(reply: dict, part: Part, notes: list[str]) -> Outcome:
     lines = tuple(verdict["feedback"]) + tuple(f"Note: {n}" for n in notes)
     status = FAILED if verdict["status"] in (MISSING, UNREADABLE) else ""
     return Outcome(int(verdict["passed"]), max(1, int(verdict["total"])), lines, status=status)
+
+
+def _cut(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_RAW_CHARS else text[:MAX_RAW_CHARS] + f" [... {len(text) - MAX_RAW_CHARS} more]"
+
+
+def written_read(reply: dict | None, section: dict | None, locate_problem: str) -> WrittenRead:
+    """The text read for one auto-graded item, where, and why a TA should look (if they should).
+
+    Review: an answer exists but could not be judged with confidence: reading failed or timed
+    out, the checker could not read it (unreadable), or the section has text but no final answer
+    the checker recognises; and whatever the checker itself flags (conflicting answers, ...).
+    No section at all, or an empty one, is "no answer", not a review.
+    """
+    body = str(section.get("body", "")) if section else ""
+    where = str(section.get("where", "")) if section else ""
+    has_text = bool(body.strip())
+    if locate_problem:
+        review = locate_problem if locate_problem != NO_WRITEUP else ""
+        return WrittenRead("", "", "", review)
+    if section is None or reply is None:
+        return WrittenRead()
+    if not reply.get("ok"):
+        return WrittenRead(_cut(body), "", where,
+                           f"reading this answer failed ({reply.get('status', 'error')}: {reply.get('error', '')})"
+                           if has_text else "")
+    verdict = reply["verdict"]
+    raw = _cut(verdict.get("raw") or body)
+    review = str(verdict.get("review", ""))
+    if not review and has_text:
+        if verdict.get("status") == UNREADABLE:
+            first = next((f for f in verdict.get("feedback", ()) if not f.startswith("read:")), "")
+            review = "the answer could not be read" + (f": {first}" if first else "")
+        elif verdict.get("status") == MISSING:
+            review = "the section has text but no final answer the grader recognises"
+    return WrittenRead(raw, str(verdict.get("read", "")), str(verdict.get("where") or where), review)
 
 
 def _manual(part: Part, section: dict | None, locate_problem: str) -> ManualItem:
@@ -112,6 +163,7 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                 t0 = time.monotonic()
                 spec = part.auto_spec()
                 section_notes = list(section.get("notes", [])) if section else []
+                check_reply: dict | None = None
                 if locate_problem:
                     outcome = Outcome(0, 1, (locate_problem,), status=FAILED)
                 elif section is None:
@@ -119,12 +171,13 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                                              f"is headed {pretty(part.id)} (e.g. '### {pretty(part.id)}').",),
                                       status=FAILED)
                 else:
-                    reply = runner.request({"op": "check", "checker": part.checker, "question": part.id,
-                                            "section": section, "seed": seed}, timeout=part.timeout)
-                    outcome = _outcome(reply, part, section_notes)
+                    check_reply = runner.request({"op": "check", "checker": part.checker, "question": part.id,
+                                                  "section": section, "seed": seed}, timeout=part.timeout)
+                    outcome = _outcome(check_reply, part, section_notes)
+                read = written_read(check_reply, section, locate_problem)
                 result = CheckResult(part.id, part.id, f"{part.name} (auto-graded)", part.number, part.auto,
                                      score_outcome(outcome, part.auto, part.partial), part.visibility, outcome,
-                                     time.monotonic() - t0, kind="written")
+                                     time.monotonic() - t0, kind="written", written=read)
                 results.append(result)
                 if progress:
                     progress(spec, result)

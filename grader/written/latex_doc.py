@@ -48,12 +48,16 @@ def _body(text: str) -> str:
     return m.group(1) if m else text
 
 
+ROW_BREAK = re.compile(r"\\\\(?:\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\])?")
+"""A row break ``\\\\``, with its optional spacing ``[2pt]`` (a length, never ``[ROOT]``)."""
+
+
 def tables_to_markdown(text: str) -> str:
     """``tabular`` environments -> Markdown table rows (``| a | b |``)."""
     def convert(m: re.Match[str]) -> str:
         body = m.group(2)
         body = re.sub(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\})", "", body)
-        rows = [r.strip() for r in re.split(r"\\\\(?:\s*\[[^\]]*\])?", body)]
+        rows = [r.strip() for r in ROW_BREAK.split(body)]
         lines = []
         for k, row in enumerate(r for r in rows if r):
             cells = [c.strip() for c in re.split(r"(?<!\\)&", row)]
@@ -143,6 +147,43 @@ def _inline(text: str) -> str:
     text = re.sub(r"\\(?:begin|end)\s*\{(?:" + envs + r")\}(\s*\[[^\]]*\])?", "\n\n", text)
     text = re.sub(r"\\(?:ifans|answer|solution|ans)\s*\{", "{", text)
     return text
+
+
+def _plain_lists(text: str) -> str:
+    """Lists inside an answer: ``enumerate`` items as ``i.``, ``ii.`` lines, others as ``-`` lines."""
+    token = re.compile(r"\\begin\s*\{(enumerate|itemize|description)\}(\s*\[[^\]]*\])?"
+                       r"|\\end\s*\{(?:enumerate|itemize|description)\}|\\item(?![A-Za-z])\s*(\[[^\]]*\])?")
+    out = []
+    pos = 0
+    stack: list[tuple[str, list[int]]] = []     # (environment, [items so far])
+    for m in token.finditer(text):
+        out.append(text[pos:m.start()])
+        pos = m.end()
+        if m.group(1):
+            stack.append((m.group(1), [0]))
+        elif m.group(0).startswith("\\end"):
+            if stack:
+                stack.pop()
+            out.append("\n\n")
+        else:
+            env, count = stack[-1] if stack else ("itemize", [0])
+            count[0] += 1
+            explicit = (m.group(3) or "").strip("[] ")
+            mark = explicit or (f"{ROMANS[(count[0] - 1) % len(ROMANS)]}." if env == "enumerate" else "-")
+            out.append(f"\n\n{mark} ")
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def body_to_markdown(text: str) -> str:
+    """The Markdown of one answer's LaTeX (no headings: lists become plain numbered lines)."""
+    text = _COMMENT.sub("", text)
+    text = tables_to_markdown(text)
+    text = _display_math(text)
+    text = _plain_lists(text)
+    text = _inline(text)
+    text = re.sub(r"\n[ \t]+", "\n", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 def tex_to_markdown(text: str) -> str:

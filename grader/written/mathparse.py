@@ -141,6 +141,9 @@ _INDICATOR_HEAD = re.compile(
     r"\s*(?=\\\{|\[|\(|_\s*\{)")
 _RELATION = re.compile(r"(?:[<>]|\\(?:geq?|leq?|gt|lt|neq|ne|geqslant|leqslant)(?![A-Za-z])|(?<![<>!\\])=)")
 _SUM_HEAD = re.compile(r"\\sum\s*(?:_\s*(\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z]))?\s*(?:\^\s*(\{(?:[^{}]|\{[^{}]*\})*\}|\S))?")
+_ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
+"""``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
+_PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([a-z])([a-z])(?![A-Za-z{])")
 _TRAILING = re.compile(r"[\s.,;:]+$")
 _TEXT_OPERATORS = {"softmax": "softmax", "ReLU": "ReLU", "relu": "ReLU", "sgn": "sgn"}
 
@@ -277,6 +280,7 @@ def nesting_depth(text: str) -> int:
 def normalise(latex: str) -> str:
     """Rewrite one formula into the grammar latex2sympy2_extended reads (no placeholders yet)."""
     text = _unicode(latex)
+    text = _ROW_SPACING.sub(r"\\\\ ", text)
     text = text.replace("$", " ")
     text = re.sub(r"\\(?:boxed|fbox|colorbox\{[^{}]*\}|color\{[^{}]*\})\s*(?=\{)", "", text)
     text = re.sub(r"\\tag\*?\s*\{[^{}]*\}|\\label\s*\{[^{}]*\}|\\nonumber|\\notag", " ", text)
@@ -291,6 +295,7 @@ def normalise(latex: str) -> str:
     text = _unwrap(text, _STYLE_WITH_ARG)
     text = _hats(text)
     text = _p_drop(text)
+    text = _PLAIN_PAIR.sub(r"_{\1\2}", text)     # W_ji typed without braces is W_{ji}
     text = re.sub(r"\\(?:ell)(?![A-Za-z])", "l", text)
     text = re.sub(r"\\(?:cdotp|bullet|ast)(?![A-Za-z])", r"\\cdot", text)
     text = re.sub(r"\\(?:ldots|cdots|dotsc|dotsb|dots)(?![A-Za-z])", r"\\dots", text)

@@ -15,6 +15,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from grader.written.catalogue import known
 from grader.written.registry import Verdict, WrittenContext, missing, written_check
 from grader.written.sections import Section
 from grader.written.tables import Dependency, clean, dependencies_in, table_rows
@@ -35,7 +36,7 @@ class Key:
 KEYS = (
     Key("i", r"university|acquisition|citing", VP, ("acquisition", "citing"), ("blocked", "citing")),
     Key("ii", r"brian|mozilla|crucial", MOD, ("elements", "most"), ("crucial", "most")),
-    Key("iii", r"investment canada|declined|reasons", PP, ("declined", "reasons"), ("comment", "reasons")),
+    Key("iii", r"investment canada|declined|reasons", PP, ("declined", "decision"), ("reasons", "decision")),
     Key("iv", r"people benefit|quebec|plants", COORD, ("affects", "one"), ("plants", "one")),
 )
 
@@ -159,6 +160,14 @@ def _labelled(segment: str) -> list[tuple[Dependency, str | None]]:
     return out
 
 
+@dataclass(frozen=True)
+class ItemEvidence:
+    """What the catalogue sees of one sentence's answer: the dependencies read (head, dependent)."""
+
+    wrong: tuple[str, str] | None
+    right: tuple[str, str] | None
+
+
 def _short(kind: str) -> str:
     return kind.replace(" Attachment Error", "").lower()
 
@@ -178,7 +187,10 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
             lines.append(f"{key.roman}: no answer found for this sentence.")
             continue
         kind, words, wrong, right = read_item(text)
-        ok_kind = kind == key.kind
+        # An answer about another sentence (another year's 3(f)) earns nothing, not even its error type.
+        named = {w for d in (wrong, right) if d is not None for w in d.key()}
+        about_it = bool(re.search(key.clue, text, re.I) or named & {*key.wrong, *key.right})
+        ok_kind = kind == key.kind and about_it
         ok_wrong = wrong is not None and wrong.key() == key.wrong
         ok_right = right is not None and right.key() == key.right
         passed += ok_kind + ok_wrong + ok_right
@@ -186,5 +198,12 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
         lines.append(f"{key.roman}: type {words or 'not found'!r} {'✓' if ok_kind else '✗'}, "
                      f"incorrect {wrong or 'not found'} {'✓' if ok_wrong else '✗'}, "
                      f"correct {right or 'not found'} {'✓' if ok_right else '✗'}")
+        if not about_it:
+            lines.append(f"  {key.roman}: this answer does not mention the words of sentence {key.roman} "
+                         "(another sentence?), so it earns nothing.")
+        mistake = known(f"3f:{key.roman}", ItemEvidence(wrong.key() if wrong else None,
+                                                       right.key() if right else None))
+        if mistake is not None and not (ok_wrong and ok_right):
+            lines.append(f"  {mistake.message}")
     return Verdict(passed, 3 * len(KEYS), [f"read: {' | '.join(reads)}" if reads else "read: nothing", *lines],
                    read=" | ".join(reads))

@@ -31,10 +31,14 @@ class Verdict:
     feedback: list[str] = field(default_factory=list)
     read: str = ""
     status: str = ""
+    review: str = ""        # why a TA should look (an answer that exists but could not be judged)
+    raw: str = ""           # the student's text the answer was read from ("" = the whole section)
+    where: str = ""         # where that text is ("" = the section's place)
 
     def to_dict(self) -> dict:
         return {"passed": self.passed, "total": self.total, "feedback": list(self.feedback),
-                "read": self.read, "status": self.status}
+                "read": self.read, "status": self.status, "review": self.review, "raw": self.raw,
+                "where": self.where}
 
 
 @dataclass

@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 
-from grader.written.latex_doc import tex_to_markdown
-
 MAX_FILE_CHARS = 1_000_000
 """Characters read from one written file; the rest is ignored (and said so)."""
 MAX_FILES = 20
@@ -52,6 +50,7 @@ class Section:
     label: str = ""
     where: str = ""
     notes: list[str] = field(default_factory=list)
+    block: bool = False          # read from a LaTeX answer block (only the answer, no prompt)
 
     @property
     def empty(self) -> bool:
@@ -70,7 +69,7 @@ class Located:
 _ROMAN = r"(?:iv|v|i{1,3})"
 _LEAD = re.compile(r"^[\s#>*_$`]*(?:\\\(|\\\[)?\s*")
 _WORD = re.compile(r"(?:question|problem|exercise|part|task|q)\s*\.?\s*(?=[0-9(a-gA-G])", re.I)
-_PART = re.compile(r"([1-3])(?![0-9])(?:\s*[.:)]\s*|\s+|(?=[(a-g]))")
+_PART = re.compile(r"([1-3])(?![0-9])(?:\s*[.:)]\s*|\s+|(?=[(a-g])|$)")
 _LETTER_PAREN = re.compile(r"[.\-\s]*\(\s*([a-gA-G])\s*\)")
 _LETTER_BARE = re.compile(r"[.\-\s]*([a-g])(?=[).:\-(]|\s*$|" + _ROMAN + r"\b|[-.]" + _ROMAN + r"\b)")
 _LETTER_AFTER_PART = re.compile(r"[.\-\s]*([a-g])(?![A-Za-z])")
@@ -269,15 +268,18 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
                 continue
             roman = lab.roman
         q = question_for(part, letter, roman, questions)
-        if spans and q is not None and spans[-1][2] == q:
+        implicit = False
+        if q is None and roman is None and part and letter and f"{part}{letter}_i" in questions:
+            q, implicit = f"{part}{letter}_i", True   # "### (b)" then "### ii": text under (b) answers (b)(i)
+        if spans and q is not None and spans[-1][2] == q and not spans[-1][4]:
             continue                # a sub-item (3(f) ii, a case of 1(d)) stays in its question
         if spans:
             spans[-1][1] = mk.line
-        spans.append([mk.line, len(lines), q, mk])
+        spans.append([mk.line, len(lines), q, mk, implicit])
     first_labelled = spans[0][0] if spans else len(lines)
 
     sections: dict[str, Section] = {}
-    for start, end, q, mk in spans:
+    for start, end, q, mk, _implicit in spans:
         body_lines = [lines[k] for k in range(start, end)
                       if k not in excluded and not (mk.is_heading and k == start)]
         body = "\n".join(body_lines).strip("\n")
@@ -285,12 +287,12 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
         target = derivative_target(heading, body) if q in _DERIVATIVE_FAMILY else None
         where = f"{source}, line {start + 1}"
         section = Section(q or "", body, heading, mk.label.text if mk.label else "", where)
-        if target and target != q and target in questions:
+        if target and target != q and target in questions and q and target[0] == q[0]:
             section.notes.append(f"The section headed {heading!r} ({where}) is about the question "
                                  f"{pretty(target)}, not {pretty(q)}, so it was read as {pretty(target)}.")
             section.question = target
         if section.question:
-            _merge(sections, section)
+            merge_section(sections, section)
 
     preamble = "\n".join(lines[k] for k in range(0, min(first_labelled, len(lines))) if k not in excluded)
     for q, patterns in _SIGNATURES.items():
@@ -302,7 +304,9 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
     return Located(sections, notes)
 
 
-def _merge(sections: dict[str, Section], new: Section) -> None:
+def merge_section(sections: dict[str, Section], new: Section) -> None:
+    """Add ``new`` to ``sections``: an answered section beats an empty one, an answer block beats
+    free text, a correctly labelled section beats one moved by its content; else both are read."""
     old = sections.get(new.question)
     if old is None:
         sections[new.question] = new
@@ -312,6 +316,12 @@ def _merge(sections: dict[str, Section], new: Section) -> None:
         sections[new.question] = new
         return
     if new.empty:
+        return
+    if old.block != new.block:
+        keep, drop = (old, new) if old.block else (new, old)
+        keep.notes.append(f"Another file ({drop.where}) also has text for {pretty(new.question)}; the "
+                          "answer block was read.")
+        sections[new.question] = keep
         return
     # A section whose own label is right wins over one moved here by its content.
     moved_old = any("was read as" in n for n in old.notes)
@@ -342,19 +352,7 @@ def pretty(question: str | None) -> str:
 
 
 def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
-    """Sections of every written file (answers.md first, then .tex files by name)."""
-    notes: list[str] = []
-    merged: dict[str, Section] = {}
-    if len(files) > MAX_FILES:
-        notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")
-        files = files[:MAX_FILES]
-    for name, text in files:
-        # One file per part ("part3.tex", "a2_q3.tex") starts in that part.
-        m = re.search(r"(?:part|p|q)[_\- ]?([1-3])(?!\d)", name, re.I) if name.lower().endswith(".tex") else None
-        start_part = int(m.group(1)) if m else 1
-        markdown = tex_to_markdown(text) if name.lower().endswith(".tex") else text
-        found = locate_markdown(markdown, questions, source=name, start_part=start_part)
-        notes += found.notes
-        for section in found.sections.values():
-            _merge(merged, section)
-    return Located(merged, notes)
+    """Sections of every written file (see :func:`grader.written.documents.locate`)."""
+    from grader.written.documents import locate as locate_files
+
+    return locate_files(files, questions)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from grader.written.catalogue import known
 from grader.written.registry import Verdict, WrittenContext, missing, written_check
 from grader.written.sections import Section
 from grader.written.tables import Dependency, TableRow, clean, dependency, norm_word, table_rows, word_list
@@ -260,4 +261,18 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     if len(rows) < STEPS:
         lines.append("Steps are missing: after the last row the parse is not complete (a complete parse "
                      "ends with an empty buffer and only ROOT on the stack).")
+    heads = {dep: head for head, dep in GOLD}
+    claimed = [(_CANON.get(norm_word(r.dep.head), r.dep.head), _CANON.get(norm_word(r.dep.dependent), r.dep.dependent))
+               for r in rows if r.dep]
+    evidence = TableEvidence(any(d in heads and heads[d] != h for h, d in claimed))
+    mistake = known("3a", evidence) if passed + int(tree_ok) < total else None
+    if mistake is not None:
+        lines.insert(2, mistake.message)
     return Verdict(passed + int(tree_ok), total, lines, read=read)
+
+
+@dataclass(frozen=True)
+class TableEvidence:
+    """What the catalogue sees of a 3(a) table: whether a row attaches a word to the wrong head."""
+
+    wrong_head: bool

@@ -1,0 +1,86 @@
+"""What a formula answers, from its left-hand side: ∂J/∂v_c, ∂J/∂u_w, ∂J/∂U, ∂h_i/∂x_j, ∂CE/∂l_i, γ.
+
+Students often answer two questions under one heading (``## e-i`` ends with ∂CE/∂l_i), or write
+intermediate steps of a derivation (``∂/∂u_w exp(u_oᵀv_c) = 0``) before the result. The
+left-hand side of an equation says which question it answers: :func:`lhs_target` maps it to a
+question id, to :data:`STEP` for the derivative of something that is not the loss (a step of a
+derivation, never a final answer), or to None when it does not say. :func:`split_foreign_tail`
+moves the end of a section that answers a sibling question, when that question has no answer of
+its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+STEP = "step"
+"""lhs_target of a derivative of an intermediate quantity (``∂/∂u_w exp(u_oᵀ v_c)``)."""
+
+_STYLE = re.compile(r"\\(?:mathbf|boldsymbol|bm|vec|mathrm|text|operatorname|mathit|left|right|,|;|!|displaystyle)\s*")
+_FRAC = re.compile(r"^\\[dt]?frac\s*\{(?P<num>(?:[^{}]|\{[^{}]*\})*)\}\s*\{(?P<den>(?:[^{}]|\{[^{}]*\})*)\}(?P<rest>.*)$", re.S)
+_SLASH = re.compile(r"^(?P<num>(?:\\partial|∂|d)\s*[^/=]{0,40}?)\s*/\s*(?P<den>(?:\\partial|∂|d)\s*[^\s=()]{1,30})(?P<rest>.*)$", re.S)
+
+
+def _flat(text: str) -> str:
+    text = _STYLE.sub("", text)
+    text = text.replace("\\hat", "hat").replace("ŷ", "haty").replace("\\ell", "l").replace("ℓ", "l")
+    return re.sub(r"[{}\s]", "", text)
+
+
+def _wrt(den: str) -> str | None:
+    s = re.sub(r"^(?:\\partial|∂|d)", "", _flat(den))
+    if re.fullmatch(r"v_?c", s):
+        return "1b_i"
+    if re.fullmatch(r"u_?(?:w|o|1|2|k|x|j|i|\d+|\|V\|)", s):
+        return "1d"
+    if s == "U":
+        return "1e"
+    if re.fullmatch(r"x_?j?", s):
+        return "3e_i"
+    if re.fullmatch(r"l_?i?|θ_?i?|\\theta_?i?|z_?i?", s):
+        return "3e_ii"
+    return None
+
+
+def lhs_target(lhs: str) -> str | None:
+    """The question a formula with left-hand side ``lhs`` answers (see the module docstring)."""
+    text = lhs.strip()
+    if not text:
+        return None
+    flat = _flat(text)
+    if re.fullmatch(r"(?:\\gamma|γ|gamma)", flat):
+        return "2b_i"
+    m = _FRAC.match(text) or _SLASH.match(text.replace("\\partial", "∂"))
+    if not m:
+        return None
+    num, den, rest = _flat(m.group("num")), m.group("den"), _flat(m.group("rest"))
+    target = _wrt(den)
+    if target is None:
+        return None
+    num = re.sub(r"^(?:\\partial|∂|d)", "", num)
+    if rest or (num and not re.fullmatch(r"(?:J|L|\\?mathcal\{?[JL]\}?|J_?\w*|CE|CE\(y,haty\)|CE\(\w+,\w+\)|"
+                                          r"h_?i|h|loss|ℒ|\\mathcal[JL])", num)):
+        return STEP      # the derivative of something else than the loss (or of an expression)
+    if target == "3e_i" and not num.startswith("h"):
+        return STEP
+    if target == "3e_ii" and num.startswith("h"):
+        return STEP
+    return target
+
+
+def split_foreign_tail(body: str, own: str, formula_lhs: list[tuple[int, str]],
+                       questions: set[str]) -> tuple[str, str, str] | None:
+    """(own part, the tail, the question the tail answers) when the section ``body`` of ``own``
+    ends with an answer to a sibling question; ``formula_lhs`` is (offset, lhs) of its formulas."""
+    seen_own = False
+    for offset, lhs in formula_lhs:
+        target = lhs_target(lhs)
+        if target == own:
+            seen_own = True
+        elif target and target != STEP and target in questions and target[0] == own[0] and seen_own:
+            cut = body.rfind("\n\n", 0, offset)
+            cut = cut if cut >= 0 else body.rfind("\n", 0, offset)
+            if cut <= 0:
+                return None
+            return body[:cut].rstrip(), body[cut:].strip("\n"), target
+    return None

@@ -1,0 +1,149 @@
+"""Whole writeups in the shapes real students hand in (tests/writeups/wild/), item by item.
+
+Each writeup is our own, written in one of the shapes of WRITEUPS_IN_THE_WILD.md. For every
+auto-graded item the table gives what a careful TA concludes (``ta``: points) and what the grader
+must do (``score``, and whether it puts the item on the review list). The grader may score less
+than the TA only with the review flag; it never scores more (a false credit is worse than a miss).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from grader.batch import GradedSubmission, Submission, report_from_json
+from grader.reports import gradescope, jsonout, summary, terminal
+from grader.results import GradeReport
+from grader.rubric import load_rubric
+from grader.written.grade import grade_written
+from grader.written.process import InProcess
+
+WILD = Path(__file__).parent / "writeups" / "wild"
+PARTS = load_rubric().written
+R = "review"
+
+# writeup -> item -> (grader's score, "review" or "", the TA's points)
+VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
+    "01_template_answer_macro": {   # question files only, \answer{...}, bold macros, \\[4pt] in cases
+        "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (1, "", 1), "2b_i": (1, "", 1), "3a": (4, "", 4),
+        "3b": (1, "", 1), "3e_i": (3, "", 3), "3e_ii": (3, "", 3), "3f": (12, "", 12)},
+    "02_main_and_mdframed": {       # main file with macros + \input, answer env in mdframed, empty blocks
+        "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (1, "", 1), "2b_i": (0, "", 0), "3a": (4, "", 4),
+        "3b": (1, "", 1), "3e_i": (1.5, "", 1.5), "3e_ii": (3, "", 3), "3f": (10, "", 10)},
+    "03_one_file_ifans": {          # everything pasted in one .tex, \ifans{}, prompts with decoy math
+        "1b_i": (0, "", 0), "1d": (4, "", 4), "1e": (0, "", 0), "2b_i": (0, "", 0), "3a": (0, "", 0),
+        "3b": (0, "", 0), "3e_i": (3, "", 3), "3e_ii": (3, "", 3), "3f": (0, "", 0)},
+    "04_markdown_headings": {       # ## a, ### (b): ..., ### ii, oxed{, derivation steps, ## e-i with (e)(ii)
+        "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (1, "", 1), "2b_i": (1, "", 1), "3a": (4, "", 4),
+        "3b": (1, "", 1), "3e_i": (3, "", 3), "3e_ii": (3, "", 3), "3f": (12, "", 12)},
+    "05_plain_unicode": {           # no $ at all for most formulas; cases in prose
+        "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (1, "", 1), "2b_i": (1, "", 1), "3a": (0, "", 0),
+        "3b": (1, "", 1), "3e_i": (3, "", 3), "3e_ii": (3, "", 3), "3f": (0, "", 0)},
+    "06_older_year": {              # another year's numbering and 3(a)/3(f) sentences
+        "1b_i": (0, "", 0), "1d": (0, "", 0), "1e": (0, "", 0), "2b_i": (1, "", 1), "3a": (0, "", 0),
+        "3b": (1, "", 1), "3e_i": (0, "", 0), "3e_ii": (0, "", 0), "3f": (0, "", 0)},
+    "07_unreadable_notation": {     # ⊙, ⊗, σ' for ReLU', an undefined \byt, γ in words
+        "1b_i": (0, R, 0), "1d": (0, R, 4), "1e": (0, R, 1), "2b_i": (0, R, 1), "3a": (0, "", 0),
+        "3b": (0, R, 0), "3e_i": (0, R, 3), "3e_ii": (3, "", 3), "3f": (0, "", 0)},
+    "08_known_mistakes": {          # the wrong answers students really give
+        "1b_i": (0, "", 0), "1d": (2, "", 2), "1e": (0, "", 0), "2b_i": (0, "", 0), "3a": (3.5294, "", 3.5294),
+        "3b": (0, "", 0), "3e_i": (1.5, "", 1.5), "3e_ii": (0, "", 0), "3f": (0, "", 0)},
+    "09_empty_template_and_subfolder": {  # the empty answers.md template beside a filled latex/q1.tex
+        "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (0, "", 0), "2b_i": (0, "", 0), "3a": (0, "", 0),
+        "3b": (0, "", 0), "3e_i": (0, "", 0), "3e_ii": (0, "", 0), "3f": (0, "", 0)},
+}
+
+MESSAGES = {  # (writeup, item) -> words its feedback must contain
+    ("02_main_and_mdframed", "2b_i"): "probability of keeping",
+    ("02_main_and_mdframed", "3e_i"): "Partial credit",
+    ("02_main_and_mdframed", "3f"): "reasons → decision",
+    ("03_one_file_ifans", "1b_i"): "sign is flipped",
+    ("03_one_file_ifans", "1e"): "transposed",
+    ("08_known_mistakes", "1b_i"): "Shapes do not fit",
+    ("08_known_mistakes", "1d"): "sign is flipped for w = o",
+    ("08_known_mistakes", "1e"): "transposed",
+    ("08_known_mistakes", "2b_i"): "odds",
+    ("08_known_mistakes", "3a"): "wrong head",
+    ("08_known_mistakes", "3b"): "One step too many",
+    ("08_known_mistakes", "3e_i"): "ReLU's derivative is missing",
+    ("08_known_mistakes", "3e_ii"): "sign is flipped",
+}
+
+
+def files_of(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".tex"))
+
+
+def graded(name: str, seed: int = 11):
+    results, manual, _ = grade_written(files_of(WILD / name), PARTS, seed, runner=InProcess())
+    return {r.id: r for r in results}, {m.id: m for m in manual}
+
+
+@pytest.mark.parametrize("name", sorted(VERDICTS))
+def test_each_item_as_a_ta_grades_it(name):
+    auto, _ = graded(name)
+    for item, (score, review, ta) in VERDICTS[name].items():
+        r = auto[item]
+        where = f"{name} {item}: {r.outcome.feedback}"
+        assert r.score == pytest.approx(score, abs=1e-3), where
+        assert r.needs_review == (review == R), (where, r.written)
+        assert r.score <= ta + 1e-9, f"false credit: {where}"
+        assert r.score >= ta - 1e-9 or r.needs_review, f"a possibly right answer scored low without review: {where}"
+        if r.needs_review:
+            assert r.written is not None and r.written.raw and r.written.where, where
+        if (name, item) in MESSAGES:
+            assert MESSAGES[name, item] in "\n".join(r.outcome.feedback), where
+
+
+def test_template_prompts_are_never_read_as_answers():
+    auto, manual = graded("03_one_file_ifans")
+    assert "is empty" in auto["2b_i"].outcome.feedback[0] and "is empty" in auto["3b"].outcome.feedback[0]
+    assert not manual["1b_iii"].found and manual["1b_ii"].found
+
+
+def test_seeds_do_not_change_the_verdicts():
+    for name in ("02_main_and_mdframed", "07_unreadable_notation"):
+        scores = {seed: tuple(sorted((q, r.score, r.needs_review) for q, r in graded(name, seed)[0].items()))
+                  for seed in (0, 5)}
+        assert scores[0] == scores[5]
+
+
+def test_reading_stays_under_two_seconds_per_writeup():
+    graded("01_template_answer_macro")              # the reader's one-time imports
+    for name in VERDICTS:
+        t0 = time.monotonic()
+        graded(name)
+        assert time.monotonic() - t0 < 2.0, name
+
+
+def _report(name: str) -> GradeReport:
+    results, manual, notes = grade_written(files_of(WILD / name), PARTS, 3, runner=InProcess())
+    return GradeReport(name, 3, tuple(results), 1.0, tuple(notes), tuple(manual))
+
+
+def test_review_items_in_every_report():
+    report = _report("07_unreadable_notation")
+    assert {c.id for c in report.reviews} == {"1b_i", "1d", "1e", "2b_i", "3b", "3e_i"}
+    doc = gradescope.to_results_json(report)
+    tests = {t["extra_data"].get("question"): t for t in doc["tests"] if "auto" in t["tags"]}
+    out = tests["3e_i"]["output"]
+    assert out.startswith("NEEDS REVIEW by a TA: ") and "Text read (answers.md, line" in out and "sigma" in out
+    assert tests["3e_i"]["extra_data"]["needs_review"] and not tests["3e_ii"]["extra_data"]["needs_review"]
+    assert "6 written answer(s) could not be judged" in doc["output"]
+    js = jsonout.to_json(report)
+    assert [r["id"] for r in js["review"]] == ["1b_i", "1d", "1e", "2b_i", "3b", "3e_i"]
+    written = {c["id"]: c["written"] for c in js["checks"]}
+    assert written["3e_ii"]["raw"] == "\\hat{y}_i - y_i" and written["3e_ii"]["where"].startswith("answers.md, line")
+    back = report_from_json(json.loads(json.dumps(js)))
+    assert {c.id for c in back.reviews} == {c.id for c in report.reviews}
+    console = Console(record=True, width=200)
+    terminal.render(report, console, details=False)
+    shown = console.export_text()
+    assert "need TA review" in shown and "REVIEW" in shown
+    graded_one = GradedSubmission(Submission("s07", Path(".")), "graded", back)
+    stats = summary.summarize([graded_one], [], seed=3)
+    assert len(stats.reviews) == 6 and "need TA review (6)" in summary.to_markdown(stats)

@@ -241,13 +241,13 @@ def anneal(ctx: CheckContext) -> Outcome:
         message = ""
         if not ok:
             shape = shape or diagnose(ANNEAL, case)
-            message = (f"{what}: {name} is {_ratio(value, s):.6g} times the first step; expected "
+            message = (f"{what}: {name} is {_ratio(value, s) + 0.0:.6g} times the first step; expected "
                        f"{_ratio(expected, s):.6g} ({meaning})"
                        + (f". {shape.message}" if shape is not None else
                           f" (the step must halve after every {ANNEAL_EVERY} iterations)"))
         trials.record(ok, message)
     if abs(s + step) > 1e-9 * step:
-        trials.note(f"your first step moved x by {s:.6g} where step·grad is {step:.6g}: only the "
+        trials.note(f"your first step moved x by {s:+.6g} where a right update moves it by {-step:+.6g}: only the "
                     f"sizes of the steps relative to each other are judged here ({check_label('sgd_update')} "
                     "judges the update)")
     return trials.outcome()

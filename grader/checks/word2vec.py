@@ -343,22 +343,22 @@ def neg_sampling_duplicates(ctx: CheckContext) -> Outcome:
             continue
         case, _ = failed
         shape = diagnose(shapes.NEG_GRAD_OUTSIDE[:1] + shapes.NEG_GRAD_CENTER[:1] + shapes.NEG_LOSS[-1:], case)
-        if shape is not None:
-            trials.record(False, f"{label}: {shape.message}")
+        if shape is not None:  # the function is right but for repeats: its message names the shape
+            trials.record(False, sub.messages[0] if sub.messages else f"{label}: {shape.message}")
             continue
         V, d = inst["outside"].shape
         what = (f"{NEG}(centerWordVec of shape ({d},), outsideWordIdx={inst['outside_idx']}, "
                 f"outsideVectors of shape ({V}, {d}), K=...)")
         ok, problem = _repeats_count(ctx, inst, case.negatives, what)
         if ok:
-            trials.note(f"negSamplingLossAndGradient is wrong ({check_label('w2v_neg_sampling')} says how), "
-                        "but each draw of a repeated negative adds its own term, which is what this check judges")
+            trials.note(f"negSamplingLossAndGradient is wrong (see {check_label('w2v_neg_sampling')}), but each "
+                        "draw of a repeated negative adds its own term, which is what this check judges")
             trials.record(True)
         else:
             extra = (". With fancy indexing (g[indices] += ...) a repeated index is written once: accumulate "
                      "with np.add.at or a loop over the draws") if "gradOutsideVecs counts" in problem else ""
-            trials.record(False, f"{label}: {sub.messages[0] if sub.messages else ''}"
-                                 + (f". {problem}{extra}" if problem else ""))
+            trials.record(False, (sub.messages[0] if sub.messages else label)
+                                 + (f". {problem[0].upper()}{problem[1:]}{extra}" if problem else ""))
     return trials.outcome()
 
 

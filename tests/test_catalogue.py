@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the tables of one-line code edits read best unwrapped
 """The declared bug shapes: each entry names a function with exactly its bug, and correct code
 (the reference and tests/submissions/alternative/) never matches any entry over 20 seeds.
 
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 import warnings
+from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
 

@@ -1,4 +1,10 @@
-"""Each realistic bug loses points on its own checks and nowhere else."""
+"""Each realistic bug loses points on its own checks and nowhere else, and its feedback names it.
+
+``expect.yaml``: ``fails`` lists the checks the bug must fail (no others may lose points);
+``says`` lists phrases that must appear in the feedback of those checks (or, for a bug that is
+tolerated or charged elsewhere, in the feedback of the checks it touched): the bug's name in
+words a student can act on.
+"""
 
 from __future__ import annotations
 
@@ -37,3 +43,8 @@ def test_bug_fails_exactly_its_checks(bug: Path, tmp_path: Path):
     for c in report.checks:
         if c.id in failing:
             assert c.outcome.feedback, c.id
+    shown = " ".join(" ".join(c.outcome.feedback) for c in report.checks
+                     if c.id in failing or not failing)
+    shown = " ".join(shown.split())
+    for phrase in expect.get("says", []):
+        assert phrase in shown, f"{expect['description']} (seed {seed}): {phrase!r} not in {shown}"

@@ -9,6 +9,7 @@ it draws random inputs from ``ctx.rng``, sends them to student code through ``ct
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 from collections.abc import Callable
@@ -64,6 +65,26 @@ def check(check_id: str, *, files: tuple[str, ...],
         return fn
 
     return register
+
+
+@functools.lru_cache(maxsize=1)
+def _rubric_labels() -> dict[str, str]:
+    from grader.rubric import RubricError, load_rubric
+
+    try:
+        return {spec.id: f"check {spec.number} ({spec.name})" for spec in load_rubric().checks}
+    except (OSError, RubricError):
+        return {}
+
+
+def check_label(check_id: str) -> str:
+    """How a student's report names another check: "check 1.1 (sigmoid: values, ...)"."""
+    return _rubric_labels().get(check_id, f"check {check_id}")
+
+
+def fix_first(check_id: str) -> str:
+    """The message of a check that fails because another function of the student's is wrong."""
+    return f"this fails because {check_label(check_id)} fails: fix that first"
 
 
 class CheckAborted(Exception):
@@ -146,6 +167,8 @@ class Trials:
         self.messages: list[str] = []
         self.notes: list[str] = []
         self.skipped = 0
+        # name -> (got/expected per comparison: 1.0 when right, None when no factor explains it; entries)
+        self._factors: dict[str, tuple[list[float | None], int]] = {}
 
     def record(self, ok: bool, message: str = "") -> bool:
         self.total += 1
@@ -170,7 +193,30 @@ class Trials:
         if message and key not in {re.sub(r"\d+", "#", n) for n in self.notes}:
             self.notes.append(message)
 
+    def factor(self, name: str, verdict: Any, size: int) -> None:
+        """Record one comparison of ``name`` (a compare() Verdict of ``size`` entries) for the factor
+        hint: shown only when one factor explains every entry of every trial, and, for a single
+        number, the same factor in at least two trials (one number alone fits any factor)."""
+        values, entries = self._factors.get(name, ([], 0))
+        values.append(1.0 if verdict.ok else verdict.factor)
+        self._factors[name] = (values, entries + size)
+
+    def _factor_hints(self) -> list[str]:
+        from grader.checks.compare import factor_message
+
+        hints = []
+        for name, (values, entries) in self._factors.items():
+            if not values or any(v is None for v in values) or entries < 2:
+                continue
+            c = values[0]
+            if c is not None and abs(c - 1) > 1e-3 and all(v is not None and abs(v - c) <= 1e-3 * abs(c)
+                                                           for v in values):
+                hints.append(factor_message(f"In every trial, {name}", c))
+        return hints
+
     def outcome(self, summary: str = "", leaderboard: tuple[tuple[str, float], ...] = ()) -> Outcome:
+        for hint in self._factor_hints():
+            self.note(hint)
         if self.total == 0:
             lines = ["No trial could judge this check.", *(f"- {n}" for n in self.notes)]
             return Outcome(0, 1, tuple(lines))

@@ -27,6 +27,10 @@ class Verdict:
     ok: bool
     message: str = ""
     kind: str = ""  # why not ok: "type", "shape", "nonfinite" or "values"
+    #: got/expected when one factor (not 1 or -1) explains every entry of this comparison, else None.
+    #: A scalar has one entry, so one comparison proves nothing: the caller shows the factor hint
+    #: only when the same factor explains every failing trial (Trials.factor).
+    factor: float | None = None
 
 
 def _fmt(x: Any) -> str:
@@ -45,9 +49,24 @@ def as_float_array(value: Any) -> np.ndarray | None:
     return arr
 
 
+def close(got: Any, value: Any, *, rtol: float = RTOL, atol: float = ATOL) -> bool:
+    """Whether ``got`` holds ``value``'s numbers (singleton dimensions aside); False for odd data."""
+    arr = as_float_array(got)
+    exp = as_float_array(value)
+    if arr is None or exp is None or arr.size != exp.size or arr.squeeze().shape != exp.squeeze().shape:
+        return False
+    arr = arr.reshape(exp.shape)
+    return bool(np.all(np.isfinite(arr)) and np.allclose(arr, exp, rtol=rtol, atol=atol))
+
+
 def compare(name: str, got: Any, expected: Any, *, rtol: float = RTOL, atol: float = ATOL,
-            expected_shape_note: str = "", hints: bool = True) -> Verdict:
-    """Compare ``got`` with ``expected`` elementwise; explain the first kind of difference."""
+            expected_shape_note: str = "", hints: bool = True, factor_hint: bool = True) -> Verdict:
+    """Compare ``got`` with ``expected`` elementwise; explain the first kind of difference.
+
+    ``factor_hint``: say "look for a missing or extra factor" when one factor explains every
+    entry of an array; never for a single number (one entry proves nothing). Checks that judge
+    several trials pass False and let ``Trials.factor`` give the hint across trials.
+    """
     exp = np.asarray(expected, dtype=np.float64)
     arr = as_float_array(got)
     if arr is None:
@@ -83,25 +102,40 @@ def compare(name: str, got: Any, expected: Any, *, rtol: float = RTOL, atol: flo
                 f"got {arr[where]:.6g}, expected {exp[where]:.6g}")
     else:
         msg = f"{name}: got {float(arr):.6g}, expected {float(exp):.6g}"
-    hint = _hint(arr, exp, rtol, atol) if hints else ""
+    factor = _factor(arr, exp, rtol, atol)
+    hint = _hint(arr, exp, rtol, atol, factor if factor_hint and exp.size > 1 else None) if hints else ""
     if hint:
         msg += f". {hint}"
     if note:
         msg += f" ({note})"
-    return Verdict(False, msg, "values")
+    return Verdict(False, msg, "values", factor)
 
 
-def _hint(arr: np.ndarray, exp: np.ndarray, rtol: float, atol: float) -> str:
+def _factor(arr: np.ndarray, exp: np.ndarray, rtol: float, atol: float) -> float | None:
+    """got/expected when one factor other than 1 and -1 explains every entry, else None."""
+    denom = float(np.vdot(exp, exp))
+    if denom <= 0:
+        return None
+    c = float(np.vdot(arr, exp)) / denom
+    if abs(c) > 1e-3 and abs(c - 1) > 1e-3 and abs(c + 1) > 1e-3 \
+            and np.allclose(arr, c * exp, rtol=rtol, atol=atol):
+        return c
+    return None
+
+
+def factor_message(name: str, factor: float) -> str:
+    """The factor hint, for a factor that explains every entry of every failing trial."""
+    return f"{name} is {factor:.4g} times the expected value: look for a missing or extra factor"
+
+
+def _hint(arr: np.ndarray, exp: np.ndarray, rtol: float, atol: float, factor: float | None) -> str:
     """The smallest hint that explains the difference, if a simple one does."""
     if np.allclose(arr, -exp, rtol=rtol, atol=atol):
         return "It is the expected value with the opposite sign: check the sign"
     if arr.ndim == 2 and arr.shape[0] == arr.shape[1] and np.allclose(arr.T, exp, rtol=rtol, atol=atol):
         return "It is the transpose of the expected value"
-    denom = float(np.vdot(exp, exp))
-    if denom > 0:
-        c = float(np.vdot(arr, exp)) / denom
-        if abs(c) > 1e-3 and abs(c - 1) > 1e-3 and np.allclose(arr, c * exp, rtol=rtol, atol=atol):
-            return f"It is {c:.4g} times the expected value: look for a missing or extra factor"
+    if factor is not None:
+        return f"It is {factor:.4g} times the expected value: look for a missing or extra factor"
     if np.allclose(arr, 0, atol=atol):
         return "It is all zeros: was the value computed and returned?"
     return ""

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.checks.api import CheckContext, Trials, check
+from grader.catalogue import BugShape, diagnose
+from grader.checks.api import CheckContext, Trials, check, check_label
 from grader.checks.parsing_inputs import legal_sequence, rule_sequence, sentence
 from grader.results import Outcome
 
@@ -53,7 +54,12 @@ def _results_problem(got: dict[str, Any], expected) -> str:
             if sorted(map(tuple, g)) in [sorted(map(tuple, x)) for x in expected if x != e]:
                 return (f"sentence {i}'s entry holds another sentence's dependencies: return them "
                         "in the order of the input sentences")
-            return f"sentence {i}: got {[tuple(x) for x in g]}; expected {[tuple(x) for x in e]}"
+            message = f"sentence {i}: got {[tuple(x) for x in g]}; expected {[tuple(x) for x in e]}"
+            if len(g) < len(e) and g == e[:len(g)]:
+                message += (f". Its parse stopped after {len(g)} of {len(e)} arcs: it left the unfinished parses "
+                            "before it was finished. Deleting parses by index while iterating shifts the "
+                            "indices of the later ones: build the list of unfinished parses anew instead")
+            return message
     return ""
 
 
@@ -76,9 +82,34 @@ def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:
                         "with a correct PartialParse (its own bugs are charged in 3(c) only)")
         # Compared here, not in the worker: the sentences as they were sent, and as they came back.
         got["sentences_unchanged"] = got.get("sentences_after") == sentences
+        if "raised" in got:
+            named = diagnose(RAISED, got)
+            raised = f"{what} raised {got['raised']}" + (f": {named.message}" if named else "")
+            if judge is _judge_results:
+                trials.record(False, raised)
+                continue
+            # The crash is charged to the results checks; this check judges the calls made before it.
+            got.update(returned_normally=True, dependencies=[])
+            problem = judge(got, [], batch_size) if got["batch_sizes"] else raised
+            if not problem:
+                trials.note(f"minibatch_parse raised an error (charged to {check_label('mb_results')}); the calls "
+                            "to predict before it were judged here")
+            trials.record(not problem, f"{what}: {problem}")
+            continue
         problem = judge(got, _expected(ctx, sentences, scripts), batch_size)
         trials.record(not problem, f"{what}: {problem}")
     return trials.outcome()
+
+
+RAISED: tuple[BugShape[dict], ...] = (
+    BugShape("mb_delete_by_index",
+             lambda got: got["raised"].startswith("IndexError")
+             and any(op in got.get("raised_line", "") for op in ("del ", ".pop(")),
+             "parses are deleted from the list by index while the loop goes on with the old indices: "
+             "after a deletion every later parse has shifted down by one, so the indices point at the wrong "
+             "parses or past the end. Build the list of unfinished parses anew after each step (or "
+             "remove the parse objects themselves) instead"),
+)
 
 
 def _judge_results(got, expected, batch_size) -> str:

@@ -2,7 +2,9 @@
 
 Inputs are drawn from the check's generator; expected values come from the reference.
 Negative sampling replays a sequence of draws chosen here, so the negatives a correct
-implementation picks are known exactly.
+implementation picks are known exactly. skipgram is judged with a loss function whose outputs
+are known here (random, reproducible), not with the student's own. A wrong answer is tested
+against the declared bug shapes of ``word2vec_shapes`` and named when one fits.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.api import CheckContext, Trials, check
-from grader.checks.compare import FD_ATOL, FD_RTOL, as_float_array, compare
+from grader.catalogue import diagnose
+from grader.checks import word2vec_shapes as shapes
+from grader.checks.api import CheckContext, Trials, check, check_label, fix_first
+from grader.checks.compare import ATOL, FD_ATOL, FD_RTOL, RTOL, as_float_array, close, compare
 from grader.results import Outcome
 
 FILES = ("word2vec.py",)
@@ -66,6 +70,19 @@ def _shape(x: np.ndarray) -> str:
     return "x".join(map(str, x.shape)) if x.ndim else "scalar"
 
 
+def _negatives(draws: list[int] | None, o: int, k: int | None) -> list[int]:
+    """The K negatives a correct getNegativeSamples picks from ``draws`` (redraws included)."""
+    if k is None:
+        return []
+    picks, it = [], iter(draws or [])
+    for _ in range(k):
+        idx = next(it)
+        while idx == o:
+            idx = next(it)
+        picks.append(int(idx))
+    return picks
+
+
 def _reference_loss(ctx: CheckContext, function: str, inst: dict, draws, k):
     fn = getattr(ctx.ref.word2vec, function)
     ds = _Replay(draws or [])
@@ -97,8 +114,56 @@ def _own_fd(ctx: CheckContext, function: str, inst: dict, draws, k, what: str) -
     return diffs[:c.size], diffs[c.size:].reshape(u.shape)
 
 
+def _readable(got: Any, shape: tuple[int, ...]) -> np.ndarray | None:
+    arr = as_float_array(got)
+    if arr is None or arr.size != int(np.prod(shape)) or not np.all(np.isfinite(arr)):
+        return None
+    return arr.reshape(shape)
+
+
+def _loss_case(function: str, inst: dict, draws, k, expected: tuple, got: dict) -> shapes.LossCase:
+    exp = {"loss": np.asarray(float(expected[0])), "grad_center": np.asarray(expected[1], dtype=float),
+           "grad_outside": np.asarray(expected[2], dtype=float)}
+    return shapes.LossCase(
+        function, inst["center"], inst["outside"], inst["outside_idx"],
+        _negatives(draws, inst["outside_idx"], k), exp,
+        {name: _readable(got.get(name), exp[name].shape) for name in exp})
+
+
+def _named(catalogue, case) -> list[str]:
+    """The message of the first matching shape of each output (loss, both gradients)."""
+    messages: list[str] = []
+    for fieldname in ("loss", "grad_center", "grad_outside"):
+        shape = diagnose([s for s in catalogue if s.message.startswith(shapes.FIELD_NAMES[fieldname] + ":")],
+                         case)
+        if shape is not None:
+            messages.append(shape.message)
+    return messages
+
+
+def _student_sigmoid_isolation(ctx: CheckContext, case: shapes.LossCase, what: str) -> tuple[bool, str]:
+    """When negative sampling is wrong: is the student's sigmoid wrong where it is needed, and is
+    their negSamplingLossAndGradient right on top of it? (Its bug is charged to the sigmoid check.)
+
+    Returns (judged right with their sigmoid, message); message "" when their sigmoid is right.
+    """
+    args = np.concatenate([[case.x_o], -case.x_neg])
+    got, err = ctx.try_call("w2v_sigmoid", f"sigmoid on the arguments of {what}", inputs=[args])
+    values = _readable(got[0], args.shape) if not err and isinstance(got, list) and got else None
+    right = ctx.ref.word2vec.sigmoid(args)
+    if values is None or close(values, right):
+        return False, ""
+    with_theirs = shapes.neg_outputs_with_sigmoid(case, float(values[0]), values[1:])
+    if all(case.got[f] is not None and close(case.got[f], with_theirs[f]) for f in with_theirs):
+        return True, (f"negSamplingLossAndGradient is right given your sigmoid, which is wrong: that bug "
+                      f"is charged to {check_label('w2v_sigmoid')} only")
+    return False, f"your sigmoid is wrong at these inputs, so {fix_first('w2v_sigmoid')}"
+
+
 def _loss_trial(ctx: CheckContext, trials: Trials, function: str, inst: dict,
-                draws: list[int] | None, k: int | None, label: str) -> None:
+                draws: list[int] | None, k: int | None, label: str) -> tuple[shapes.LossCase, dict] | None:
+    """One call judged against the reference; returns the case and the raw reply when it failed
+    on values (for a check that judges further), else None."""
     V, d = inst["outside"].shape
     what = (f"{function}(centerWordVec of shape ({d},), outsideWordIdx={inst['outside_idx']}, "
             f"outsideVectors of shape ({V}, {d}){'' if k is None else f', K={k}'})")
@@ -106,53 +171,92 @@ def _loss_trial(ctx: CheckContext, trials: Trials, function: str, inst: dict,
                             outside_idx=inst["outside_idx"], outside=inst["outside"], draws=draws, k=k)
     if err:
         trials.record(False, err)
-        return
-    loss, gc, go = _reference_loss(ctx, function, inst, draws, k)
-    verdicts = [compare("loss", got["loss"], loss),
-                compare("gradCenterVec", got["grad_center"], gc, expected_shape_note=" (the shape of centerWordVec)"),
-                compare("gradOutsideVecs", got["grad_outside"], go, expected_shape_note=" (the shape of outsideVectors)")]
-    for v in verdicts:
+        return None
+    expected = _reference_loss(ctx, function, inst, draws, k)
+    loss, gc, go = expected
+    verdicts = [compare("loss", got["loss"], loss, factor_hint=False),
+                compare("gradCenterVec", got["grad_center"], gc, factor_hint=False,
+                        expected_shape_note=" (the shape of centerWordVec)"),
+                compare("gradOutsideVecs", got["grad_outside"], go, factor_hint=False,
+                        expected_shape_note=" (the shape of outsideVectors)")]
+    for v, name, size in zip(verdicts, ("loss", "gradCenterVec", "gradOutsideVecs"), (1, gc.size, go.size)):
         if v.ok and v.message:
             trials.note(v.message)
+        trials.factor(name, v, size)
     bad = [v.message for v in verdicts if not v.ok]
     if not bad:
         trials.record(True)
-        return
+        return None
+    case = _loss_case(function, inst, draws, k, expected, got)
+    if k is not None:
+        isolated, sig_message = _student_sigmoid_isolation(ctx, case, what)
+        if isolated:
+            trials.note(sig_message)
+            trials.record(True)
+            return None
+    else:
+        sig_message = ""
     message = f"{label}: {what}: " + "; ".join(bad)
     if k is not None and got.get("draws_used") != len(draws or []):
         message += (f". It drew {got.get('draws_used')} token(s) from the dataset where a correct "
                     f"getNegativeSamples draws {len(draws or [])}: keep the provided sampling call")
-    grads_bad = not (verdicts[1].ok and verdicts[2].ok)
-    # Finite differences can tell a wrong loss from a wrong gradient only when shapes are right.
-    if grads_bad and all(v.ok or v.kind == "values" for v in verdicts):
-        fd = _own_fd(ctx, function, inst, draws, k, what)
-        if fd is not None:
-            own_ok = (compare("", got["grad_center"], fd[0], rtol=FD_RTOL, atol=FD_ATOL).ok
-                      and compare("", got["grad_outside"], fd[1], rtol=FD_RTOL, atol=FD_ATOL).ok)
-            if verdicts[0].ok and not own_ok:
-                message += ". Your loss is right but your gradients do not match its finite differences: the gradient formula is wrong"
-            elif not verdicts[0].ok and own_ok:
-                message += ". Your gradients are consistent with your own loss, so the loss itself is wrong"
-            elif not verdicts[0].ok:
-                message += ". Both the loss and the gradients are off"
+    named = _named(shapes.LOSS_SHAPES[function], case)
+    if named:
+        message += ". " + ". ".join(named)
+    elif sig_message:
+        message += f". {sig_message[0].upper()}{sig_message[1:]}"
+    else:
+        message += _fd_diagnosis(ctx, function, inst, draws, k, what, got, verdicts)
     trials.record(False, message)
+    return case, got
+
+
+def _fd_diagnosis(ctx: CheckContext, function: str, inst: dict, draws, k, what: str, got: dict,
+                  verdicts: list) -> str:
+    """Tell a wrong loss from a wrong gradient with finite differences of the student's own loss
+    (only when shapes are right, and never from a loss that does not change: that proves nothing)."""
+    grads_bad = not (verdicts[1].ok and verdicts[2].ok)
+    if not grads_bad or not all(v.ok or v.kind == "values" for v in verdicts):
+        return ""
+    fd = _own_fd(ctx, function, inst, draws, k, what)
+    if fd is None or (np.allclose(fd[0], 0, atol=FD_ATOL) and np.allclose(fd[1], 0, atol=FD_ATOL)):
+        return ""
+    own_ok = (compare("", got["grad_center"], fd[0], rtol=FD_RTOL, atol=FD_ATOL).ok
+              and compare("", got["grad_outside"], fd[1], rtol=FD_RTOL, atol=FD_ATOL).ok)
+    if verdicts[0].ok and not own_ok:
+        wrong = [name for name, v in (("gradCenterVec", verdicts[1]), ("gradOutsideVecs", verdicts[2])) if not v.ok]
+        return (f". Your loss is right but {' and '.join(wrong)} do not match its finite differences: "
+                "the gradient formula is wrong there")
+    if not verdicts[0].ok and own_ok:
+        return ". Your gradients are consistent with your own loss, so the loss itself is wrong"
+    if not verdicts[0].ok:
+        return ". Both the loss and the gradients are off"
+    return ""
 
 
 @check("w2v_sigmoid", files=FILES, names=("word2vec.sigmoid",))
 def sigmoid(ctx: CheckContext) -> Outcome:
     rng = ctx.rng
-    shapes = [(), (int(rng.integers(1, 8)),), (int(rng.integers(2, 5)), int(rng.integers(2, 6)))]
+    shapes_ = [(), (int(rng.integers(1, 8)),), (int(rng.integers(2, 5)), int(rng.integers(2, 6)))]
     inputs: list[Any] = [float(rng.normal(0, 3))]
-    inputs += [rng.normal(0, 4, s) for s in shapes[1:]]
+    inputs += [rng.normal(0, 4, s) for s in shapes_[1:]]
     inputs.append(np.array([-1000.0, -750.0, -30.0, 0.0, 30.0, 750.0, 1000.0]))
-    labels = ["a Python float", f"an array of shape {shapes[1]}", f"an array of shape {shapes[2]}",
+    labels = ["a Python float", f"an array of shape {shapes_[1]}", f"an array of shape {shapes_[2]}",
               "large |x| (±1000, ±750, ±30)"]
     got = ctx.call("w2v_sigmoid", "sigmoid(x)", inputs=inputs)
     trials = Trials()
     for x, y, label in zip(inputs, got, labels):
         expected = ctx.ref.word2vec.sigmoid(np.array(x) if np.ndim(x) else x)
-        v = compare(f"sigmoid(x) for {label}", y, expected)
-        trials.record(v.ok, v.message)
+        name = f"sigmoid(x) for {label}"
+        v = compare(name, y, expected, factor_hint=False)
+        message = v.message
+        if not v.ok:
+            shape = diagnose(shapes.SIGMOID, shapes.SigmoidCase(np.asarray(x, dtype=float),
+                                                                 np.asarray(expected, dtype=float), y))
+            if shape is not None:
+                message += f". {shape.message}"
+        trials.factor("sigmoid(x)", v, int(np.size(expected)))
+        trials.record(v.ok, message)
     return trials.outcome()
 
 
@@ -176,20 +280,99 @@ def neg_sampling(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
+def _outputs(got: dict, V: int, d: int) -> dict[str, np.ndarray] | None:
+    out = {"loss": _readable(got.get("loss"), ()), "grad_center": _readable(got.get("grad_center"), (d,)),
+           "grad_outside": _readable(got.get("grad_outside"), (V, d))}
+    return None if any(v is None for v in out.values()) else out  # type: ignore[return-value]
+
+
+def _repeats_count(ctx: CheckContext, inst: dict, negatives: list[int], what: str) -> tuple[bool, str]:
+    """Whether every draw of a repeated negative adds its own term, judged on the student's own
+    function (so a bug elsewhere in it, charged to the distinct-negatives check, is not charged here).
+
+    With a the repeated word (c copies) and R the other draws: f(R + c·a) − f(R) must be c times
+    f(R + a) − f(R), for the loss and both gradients. A function whose outputs do not change when
+    a negative is added cannot be judged this way (a do-nothing function would pass): not passed.
+    """
+    counts = {w: negatives.count(w) for w in negatives}
+    a = max(counts, key=lambda w: (counts[w], -w))
+    c = counts[a]
+    rest = [w for w in negatives if w != a]
+    V, d = inst["outside"].shape
+    outs = []
+    for draws in (negatives, rest + [a], rest):
+        got, err = ctx.try_call("w2v_loss", what, function=NEG, center=inst["center"],
+                                outside_idx=inst["outside_idx"], outside=inst["outside"],
+                                draws=draws, k=len(draws))
+        out = None if err or not isinstance(got, dict) else _outputs(got, V, d)
+        if out is None:
+            return False, ""
+        outs.append(out)
+    full, one, none = outs
+    if np.allclose(one["grad_outside"][a] - none["grad_outside"][a], 0, atol=ATOL):
+        return False, (f"adding negative {a} once does not change row {a} of gradOutsideVecs, so your "
+                       "function cannot be judged on repeated negatives")
+    problems = []
+    for f, name in (("loss", "the loss"), ("grad_center", "gradCenterVec"), ("grad_outside", "gradOutsideVecs")):
+        single = one[f] - none[f]
+        if not np.allclose(full[f] - none[f], c * single, rtol=10 * RTOL, atol=10 * ATOL):
+            if np.allclose(full[f] - none[f], single, rtol=10 * RTOL, atol=10 * ATOL):
+                problems.append(f"{name} counts negative {a} once although it was drawn {c} times")
+            else:
+                problems.append(f"{name} does not add one term per draw of negative {a} ({c} draws)")
+    return not problems, "; ".join(problems)
+
+
 @check("w2v_neg_sampling_dups", files=FILES, names=("word2vec.negSamplingLossAndGradient",))
 def neg_sampling_duplicates(ctx: CheckContext) -> Outcome:
+    """Repeated negatives. A function right on distinct negatives is judged against the reference;
+    one that is wrong there too (check 1.3 names that bug) is judged on whether each draw adds its
+    own term, so one bug is not charged twice."""
     trials = Trials()
     for t in range(4):
         k = int(ctx.rng.integers(6, 12))
         inst = _instance(ctx.rng, v_range=(3, 5))
         draws = _draws(ctx.rng, inst["outside"].shape[0], inst["outside_idx"], k, duplicates=True)
-        _loss_trial(ctx, trials, NEG, inst, draws, k,
-                    f"trial {t + 1} (a negative drawn more than once must count each time)")
+        label = f"trial {t + 1} (a negative drawn more than once must count each time)"
+        sub = Trials()
+        failed = _loss_trial(ctx, sub, NEG, inst, draws, k, label)
+        for note in sub.notes:
+            trials.note(note)
+        if failed is None:
+            trials.record(sub.passed == sub.total, sub.messages[0] if sub.messages else "")
+            continue
+        case, _ = failed
+        shape = diagnose(shapes.NEG_GRAD_OUTSIDE[:1] + shapes.NEG_GRAD_CENTER[:1] + shapes.NEG_LOSS[-1:], case)
+        if shape is not None:  # the function is right but for repeats: its message names the shape
+            trials.record(False, sub.messages[0] if sub.messages else f"{label}: {shape.message}")
+            continue
+        V, d = inst["outside"].shape
+        what = (f"{NEG}(centerWordVec of shape ({d},), outsideWordIdx={inst['outside_idx']}, "
+                f"outsideVectors of shape ({V}, {d}), K=...)")
+        ok, problem = _repeats_count(ctx, inst, case.negatives, what)
+        if ok:
+            trials.note(f"negSamplingLossAndGradient is wrong (see {check_label('w2v_neg_sampling')}), but each "
+                        "draw of a repeated negative adds its own term, which is what this check judges")
+            trials.record(True)
+        else:
+            extra = (". With fancy indexing (g[indices] += ...) a repeated index is written once: accumulate "
+                     "with np.add.at or a loop over the draws") if "gradOutsideVecs counts" in problem else ""
+            trials.record(False, (sub.messages[0] if sub.messages else label)
+                                 + (f". {problem[0].upper()}{problem[1:]}{extra}" if problem else ""))
     return trials.outcome()
+
+
+def _table(rng: np.random.Generator, V: int, d: int) -> dict[str, np.ndarray]:
+    """The scripted loss function's random tables (see word2vec_shapes.scripted_output)."""
+    return {"loss": rng.normal(0, 1, V), "a": rng.normal(0, 1, d), "b": rng.normal(0, 1, (V, d)),
+            "gc": rng.normal(0, 1, (V, d)), "m": rng.normal(0, 1, (d, d)),
+            "go": rng.normal(0, 1, (V, V, d)), "c": rng.normal(0, 1, V)}
 
 
 @check("w2v_skipgram", files=FILES, names=("word2vec.skipgram",))
 def skipgram(ctx: CheckContext) -> Outcome:
+    """skipgram with the grader's loss function (known outputs); only a skipgram that refuses it is
+    judged with the student's own loss functions, and never on degenerate outputs."""
     trials = Trials()
     rng = ctx.rng
     for t in range(TRIALS):
@@ -199,42 +382,111 @@ def skipgram(ctx: CheckContext) -> Outcome:
         word2ind = {w: i for i, w in enumerate(words)}
         C = int(rng.integers(1, 4))
         center_word = words[int(rng.integers(V))]
-        outside_words = [words[int(i)] for i in rng.integers(0, V, size=int(rng.integers(1, 2 * C + 1)))]
+        outside_words = [words[int(i)] for i in rng.integers(0, V, size=int(rng.integers(2, 2 * C + 2)))]
         centers, outsides = rng.normal(0, 1, (V, d)), rng.normal(0, 1, (V, d))
-        draws = None
-        if function == NEG:
-            # Plenty of draws for the default K=10 negatives per outside word, redraws included.
-            draws = [int(x) for x in rng.integers(0, V, size=40 * len(outside_words))]
+        table = _table(rng, V, d)
+        draws = [int(x) for x in rng.integers(0, V, size=40 * len(outside_words))]
         what = (f"skipgram('{center_word}', {C}, {len(outside_words)} outside words, |V|={V}, d={d}, "
-                f"word2vecLossAndGradient={function})")
-        got, err = ctx.try_call("w2v_skipgram", what, function=function, center_word=center_word,
-                                window_size=C, outside_words=outside_words, word2ind=word2ind,
-                                center_vectors=centers, outside_vectors=outsides, draws=draws)
+                f"word2vecLossAndGradient=<the grader's loss function>)")
+        got, err = ctx.try_call("w2v_skipgram_scripted", what, center_word=center_word, window_size=C,
+                                outside_words=outside_words, word2ind=word2ind, center_vectors=centers,
+                                outside_vectors=outsides, table=table)
         if err:
-            trials.record(False, err)
+            trials.note("skipgram refused the grader's own loss function, so it was judged with your loss "
+                        f"functions instead ({err.splitlines()[0]})")
+            _skipgram_own(ctx, trials, t, function, center_word, C, outside_words, word2ind, centers,
+                          outsides, draws)
             continue
-        if "parts_error" in got:
-            trials.skip(f"skipgram was not judged with {function}, because {got['parts_error']} "
-                        "(that bug is charged to the loss function's own check)")
-            continue
-        parts = got["parts"]
         ci = word2ind[center_word]
-        exp_loss = sum(float(np.asarray(p["loss"], dtype=float).reshape(())) for p in parts)
+        idx = [word2ind[w] for w in outside_words]
+        parts = [shapes.scripted_output(table, centers[ci], o, outsides) for o in idx]
+        exp_loss = sum(p[0] for p in parts)
         exp_gc = np.zeros((V, d))
         exp_go = np.zeros((V, d))
         for p in parts:
-            exp_gc[ci] += np.asarray(p["grad_center"], dtype=float)
-            exp_go += np.asarray(p["grad_outside"], dtype=float)
-        verdicts = [compare("loss", got["loss"], exp_loss),
-                    compare("gradCenterVecs", got["grad_center"], exp_gc),
-                    compare("gradOutsideVectors", got["grad_outside"], exp_go)]
+            exp_gc[ci] += p[1]
+            exp_go += p[2]
+        verdicts = [compare("loss", got["loss"], exp_loss, factor_hint=False),
+                    compare("gradCenterVecs", got["grad_center"], exp_gc, factor_hint=False),
+                    compare("gradOutsideVectors", got["grad_outside"], exp_go, factor_hint=False)]
+        for v, name, size in zip(verdicts, ("loss", "gradCenterVecs", "gradOutsideVectors"), (1, V * d, V * d)):
+            trials.factor(name, v, size)
         bad = [v.message for v in verdicts if not v.ok]
-        if bad and not verdicts[1].ok:
-            gc = as_float_array(got["grad_center"])
-            if gc is not None and gc.shape == (V, d) and np.allclose(gc.sum(0), exp_gc[ci]) \
-                    and not np.allclose(gc[ci], exp_gc[ci]):
-                bad.append(f"the center gradient is right but sits in the wrong row: it belongs "
-                           f"in row word2Ind[currentCenterWord] = {ci}")
+        if bad:
+            expected = {"loss": np.asarray(exp_loss), "grad_center": exp_gc, "grad_outside": exp_go}
+            case = shapes.SkipgramCase(ci, idx, centers, outsides, parts, expected,
+                                       {k: _readable(got.get(k), expected[k].shape) for k in expected},
+                                       [c for c in got.get("calls", []) if isinstance(c, dict)])
+            named = _skipgram_named(case)
+            if named:
+                bad.append(named)
+            else:
+                gc = case.got["grad_center"]
+                if gc is not None and np.allclose(gc.sum(0), exp_gc[ci]) and not np.allclose(gc[ci], exp_gc[ci]):
+                    bad.append(f"the center gradient is right but sits in the wrong row: it belongs "
+                               f"in row word2Ind[currentCenterWord] = {ci}")
         trials.record(not bad, f"trial {t + 1}: {what}: " + "; ".join(bad) +
-                      " (expected: the sum of your own loss function's outputs over the window)")
+                      " (expected: the sum of the given loss function's outputs over the outside words)")
     return trials.outcome()
+
+
+def _skipgram_named(case: shapes.SkipgramCase) -> str:
+    """Every matching skipgram shape's message, calls first (a wrong argument explains the values)."""
+    first = diagnose(shapes.SKIPGRAM, case)
+    if first is None:
+        return ""
+    if first.id.startswith("skipgram_") and first in shapes.SKIPGRAM[:5]:
+        return first.message
+    messages = [s.message for s in shapes.SKIPGRAM[5:] if s.test(case)]
+    return ". ".join(dict.fromkeys(messages))
+
+
+def _degenerate(parts: list[dict]) -> bool:
+    """Loss outputs that cannot tell a right sum from a wrong one: gradients all zero, or every
+    outside word giving the same outputs."""
+    grads = [np.asarray(p[k], dtype=float) for p in parts for k in ("grad_center", "grad_outside")]
+    if all(np.allclose(g, 0) for g in grads):
+        return True
+    first = parts[0]
+    return all(np.allclose(np.asarray(p[k], dtype=float), np.asarray(first[k], dtype=float))
+               for p in parts[1:] for k in ("loss", "grad_center", "grad_outside"))
+
+
+def _skipgram_own(ctx: CheckContext, trials: Trials, t: int, function: str, center_word: str, C: int,
+                  outside_words: list[str], word2ind: dict[str, int], centers: np.ndarray,
+                  outsides: np.ndarray, draws: list[int]) -> None:
+    """The fallback: skipgram with the student's own loss function, judged against that function's
+    outputs; nothing is awarded when those outputs are degenerate."""
+    V, d = centers.shape
+    what = (f"skipgram('{center_word}', {C}, {len(outside_words)} outside words, |V|={V}, d={d}, "
+            f"word2vecLossAndGradient={function})")
+    got, err = ctx.try_call("w2v_skipgram", what, function=function, center_word=center_word,
+                            window_size=C, outside_words=outside_words, word2ind=word2ind,
+                            center_vectors=centers, outside_vectors=outsides,
+                            draws=draws if function == NEG else None)
+    if err:
+        trials.record(False, err)
+        return
+    if "parts_error" in got:
+        trials.record(False, f"trial {t + 1}: skipgram refused the grader's loss function and your "
+                             f"{function} cannot be used instead: {got['parts_error']}")
+        return
+    parts = got["parts"]
+    if len({w for w in outside_words}) < 2 or _degenerate(parts):
+        trials.record(False, f"trial {t + 1}: {what}: skipgram refused the grader's loss function, and your "
+                             f"{function}'s outputs are degenerate (all zeros, or the same for every outside "
+                             "word), so they cannot show that skipgram sums them: nothing awarded")
+        return
+    ci = word2ind[center_word]
+    exp_loss = sum(float(np.asarray(p["loss"], dtype=float).reshape(())) for p in parts)
+    exp_gc = np.zeros((V, d))
+    exp_go = np.zeros((V, d))
+    for p in parts:
+        exp_gc[ci] += np.asarray(p["grad_center"], dtype=float)
+        exp_go += np.asarray(p["grad_outside"], dtype=float)
+    verdicts = [compare("loss", got["loss"], exp_loss, factor_hint=False),
+                compare("gradCenterVecs", got["grad_center"], exp_gc, factor_hint=False),
+                compare("gradOutsideVectors", got["grad_outside"], exp_go, factor_hint=False)]
+    bad = [v.message for v in verdicts if not v.ok]
+    trials.record(not bad, f"trial {t + 1}: {what}: " + "; ".join(bad) +
+                  " (expected: the sum of your own loss function's outputs over the window)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import traceback
 from typing import Any
 
 
@@ -207,17 +208,28 @@ def mb_parse(*, sentences: list[list[str]], scripts: list[list[str]], batch_size
     module.PartialParse = _guard_finished(base)
     model = _ScriptedModel(sentences, scripts)
     returned_normally = True
+    raised = None
     try:
         result = module.minibatch_parse(sentences, model, int(batch_size))
     except _StopParsing:
         returned_normally = False
         by_index = {entry[1]: entry[0] for entry in model.by_parse.values()}
         result = [by_index[i].dependencies if i in by_index else [] for i in range(len(sentences))]
+    except Exception as exc:  # noqa: BLE001 - reported as data: the calls seen so far are still judged
+        raised = f"{type(exc).__name__}: {exc}"
+        tb = traceback.extract_tb(exc.__traceback__)
+        student = [f for f in tb if f.filename.endswith("parser_transitions.py")]
+        raised_line = student[-1].line if student else ""
+        result = []
     finally:
         if student_cls is None:
             del module.PartialParse
         else:
             module.PartialParse = student_cls
+    if raised is not None:
+        return {"raised": raised, "raised_line": raised_line or "", "batch_sizes": model.batch_sizes,
+                "finished_given": model.finished_given, "sentences_after": sentences,
+                "used_student_partial_parse": used_student_class}
     if not isinstance(result, (list, tuple)):
         raise TypeError(f"minibatch_parse returned {type(result).__name__}; expected a list with "
                         "one list of dependencies per sentence")

@@ -110,6 +110,38 @@ def w2v_skipgram(*, function: str, center_word: str, window_size: int, outside_w
     return {"loss": out[0], "grad_center": out[1], "grad_outside": out[2], "parts": parts}
 
 
+def _scripted_loss_function(table: dict[str, np.ndarray], dataset: Any, calls: list[dict[str, Any]]):
+    """The grader's loss function for skipgram: random tables sent by the grader, so the trusted
+    process knows every output (it computes the same formula); every call is recorded."""
+
+    def word2vecLossAndGradient(centerWordVec, outsideWordIdx, outsideVectors, dataset_arg=None,  # noqa: N802, N803
+                                K=10):  # noqa: N803 - students may pass the assignment's K
+        v = np.asarray(centerWordVec, dtype=float).reshape(-1)
+        u = np.asarray(outsideVectors, dtype=float)
+        o = int(outsideWordIdx)
+        calls.append({"center": v.copy(), "outside_idx": o, "outside": u.copy(),
+                      "dataset_given": dataset_arg is dataset})
+        loss = float(table["loss"][o] + table["a"] @ v + np.sum(table["b"] * u))
+        return loss, table["gc"][o] + table["m"] @ v, table["go"][o] + table["c"][o] * u
+
+    return word2vecLossAndGradient
+
+
+def w2v_skipgram_scripted(*, center_word: str, window_size: int, outside_words: list[str],
+                          word2ind: dict[str, int], center_vectors: np.ndarray,
+                          outside_vectors: np.ndarray, table: dict[str, np.ndarray]) -> dict[str, Any]:
+    """skipgram with the grader's scripted loss function; its outputs and the calls it made."""
+    calls: list[dict[str, Any]] = []
+    dataset = ReplayDataset([])
+    fn = _scripted_loss_function(table, dataset, calls)
+    out = _w2v().skipgram(center_word, int(window_size), list(outside_words), dict(word2ind),
+                          center_vectors.copy(), outside_vectors.copy(), dataset, fn)
+    if not isinstance(out, (tuple, list)) or len(out) != 3:
+        raise TypeError(f"skipgram returned {type(out).__name__}; expected a tuple "
+                        "(loss, gradCenterVecs, gradOutsideVectors)")
+    return {"loss": out[0], "grad_center": out[1], "grad_outside": out[2], "calls": calls}
+
+
 def sgd_run(*, kind: str, x0: np.ndarray, step: float, iterations: int,
             a: np.ndarray | None = None, b: np.ndarray | None = None,
             postprocess_scale: float | None = None) -> dict[str, Any]:
@@ -149,5 +181,6 @@ PROBES = {
     "w2v_loss": w2v_loss,
     "w2v_losses": w2v_losses,
     "w2v_skipgram": w2v_skipgram,
+    "w2v_skipgram_scripted": w2v_skipgram_scripted,
     "sgd_run": sgd_run,
 }

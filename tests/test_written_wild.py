@@ -55,6 +55,16 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
     "09_empty_template_and_subfolder": {  # the empty answers.md template beside a filled latex/q1.tex
         "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (0, "", 0), "2b_i": (0, "", 0), "3a": (0, "", 0),
         "3b": (0, "", 0), "3e_i": (0, "", 0), "3e_ii": (0, "", 0), "3f": (0, "", 0)},
+    # Written apart from the reader, as an independent check of it:
+    "10_template_subparts_ifans": {  # \ifans{} blocks, 3(f) as four \subpart with an itemize each, no numerals
+        "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (1, "", 1), "2b_i": (1, "", 1), "3a": (4, "", 4),
+        "3b": (1, "", 1), "3e_i": (3, "", 3), "3e_ii": (3, "", 3), "3f": (12, "", 12)},
+    "11_markdown_bold_labels": {    # **(b)(i)** labels, \boxed, a sign error, 3(e)(i) as "W_ji if ... and 0 otherwise"
+        "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (0, "", 0), "2b_i": (1, "", 1), "3a": (0, "", 0),
+        "3b": (1, "", 1), "3e_i": (3, "", 3), "3e_ii": (3, "", 3), "3f": (0, "", 0)},
+    "12_markdown_3f_groups": {      # 3(f) only: one "Error type" group per sentence, no numerals, no sentences
+        "1b_i": (0, "", 0), "1d": (0, "", 0), "1e": (0, "", 0), "2b_i": (0, "", 0), "3a": (0, "", 0),
+        "3b": (0, "", 0), "3e_i": (0, "", 0), "3e_ii": (0, "", 0), "3f": (12, "", 12)},
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain
@@ -71,6 +81,7 @@ MESSAGES = {  # (writeup, item) -> words its feedback must contain
     ("08_known_mistakes", "3b"): "One step too many",
     ("08_known_mistakes", "3e_i"): "ReLU's derivative is missing",
     ("08_known_mistakes", "3e_ii"): "sign is flipped",
+    ("11_markdown_bold_labels", "1e"): "sign is flipped",
 }
 
 

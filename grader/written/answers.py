@@ -143,14 +143,32 @@ def candidates(text: str) -> list[Candidate]:
     for start, inner in reversed(boxed_contents(text)):
         add(Candidate(inner, BOXED, start, _line_before(text, start), start + len(inner)))
     for span in reversed([s for s in spans if s.display]):
-        add(Candidate(span.latex, DISPLAY, span.start, _line_before(text, span.start), span.end,
-                      _words_after(text, span.end)))
+        add(Candidate(_with_prose_cases(span.latex, text, span.end), DISPLAY, span.start,
+                      _line_before(text, span.start), span.end, _words_after(text, span.end)))
     for plain in reversed(plain_equations(text, spans)):
         add(plain)
     for span in reversed([s for s in spans if not s.display]):
-        add(Candidate(span.latex, INLINE, span.start, _line_before(text, span.start), span.end,
-                      _words_after(text, span.end)))
+        add(Candidate(_with_prose_cases(span.latex, text, span.end), INLINE, span.start,
+                      _line_before(text, span.start), span.end, _words_after(text, span.end)))
     return found[:MAX_CANDIDATES]
+
+
+_PROSE_CASES = re.compile(
+    r"^[\s,;:(]*(?:if|when|where)\s+\$(?P<cond>[^$]+)\$\s*[,;]?\s*(?:and|or|,|;)?\s*"
+    r"(?:\$(?P<other>[^$]+)\$|(?P<zero>zero))\s*(?:otherwise|else|elsewhere|if\s+not|for\s+all\s+other)",
+    re.I)
+
+
+def _with_prose_cases(latex: str, text: str, end: int) -> str:
+    """``$W_{ji}$ if $z_i > 0$ and $0$ otherwise``: the formula with its cases written in prose,
+    as the cases a ``\begin{cases}`` would state (the formula itself when none follow it)."""
+    m = _PROSE_CASES.match(text[end:end + 240])
+    rhs = last_rhs(latex)
+    if m is None or not rhs or not latex.rstrip().endswith(rhs):
+        return latex
+    head = latex.rstrip()[:len(latex.rstrip()) - len(rhs)]
+    other = m.group("other") or "0"
+    return rf"{head}\begin{{cases}} {rhs} & {m.group('cond')} \\ {other} & \text{{otherwise}} \end{{cases}}"
 
 
 _CONDITION_AFTER = re.compile(r"^[\s,;:(]*(?:\\text\{\s*)?(?:when|if|for|where|in\s+the\s+case)\b", re.I)

@@ -73,6 +73,17 @@ def resolve_inputs(tex: dict[str, str]) -> tuple[dict[str, int], set[str], list[
     return order, included, notes
 
 
+_SUB_LABEL = re.compile(r"\((iv|iii|ii|i|v|vi)\)$")
+
+
+def _numbered(label: str, body: str) -> str:
+    """``body`` opened by its sub-part numeral ("(ii)") on a line of its own, once."""
+    sub = _SUB_LABEL.search(label)
+    if sub is None or not body.strip() or body.lstrip().startswith(f"({sub.group(1)})"):
+        return body
+    return f"({sub.group(1)})\n{body}"
+
+
 def _exam_sections(name: str, text: str, questions: set[str], macros: dict[str, Macro],
                    start_part: int | None) -> Located:
     parts, notes = read_exam(text, questions, macros, start_part=start_part)
@@ -96,7 +107,10 @@ def _exam_sections(name: str, text: str, questions: set[str], macros: dict[str, 
         section = Section(qid, p.body, p.prompt, p.label, where, notes_here, block=p.from_block)
         old = found.get(qid)
         if old is not None and old.where.startswith(name) and not old.notes and not notes_here:
-            old.body = "\n\n".join(b for b in (old.body, section.body) if b.strip())   # sub-items of 3(f)
+            # Sub-parts of one item (3(f)'s four sentences): each keeps its numeral, so that what
+            # belongs to which sub-part is still known after the merge.
+            old.body = "\n\n".join(b for b in (_numbered(old.label, old.body), _numbered(p.label, section.body))
+                                     if b.strip())
             continue
         merge_section(found, section)
     return Located(found, notes)

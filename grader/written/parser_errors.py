@@ -49,6 +49,7 @@ _KIND_PATTERNS = (
 _FUZZY = {"verb": VP, "modifier": MOD, "prepositional": PP, "preposition": PP, "coordination": COORD,
           "coordinating": COORD}
 _ROMAN_START = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\(?\s*(iv|iii|ii|i)\s*[.):|]|\(\s*(iv|iii|ii|i)\s*\)|(iv|iii|ii|i)\s*$)")
+_TYPE_OPENING = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\\item\s*)?(?:\*\*|__|\\textbf\{)?\s*(?:error\s*type|type\s*of\s*error)\b")
 _TYPE_LINE = re.compile(r"(?im)^.*\b(?:error\s*type|type\s*of\s*error|type|kind|category)\b.*$")
 _MARK = re.compile(r"(?P<wrong>incorrect|wrong|erroneous|mistaken|predicted|produced|output|chose|chosen|bad)"
                    r"|(?P<right>(?<!in)correct(?:ed)?|should|gold|right|fix(?:ed)?|true|proper|instead\s+of|rather\s+than)",
@@ -84,6 +85,19 @@ def split_items(body: str) -> dict[str, str]:
             end = marks[k + 1][0] if k + 1 < len(marks) else len(body)
             parts.setdefault(roman, body[start:end])
         return parts
+    # No numerals, but one "Error type" line per sentence: each opens that sentence's part, which
+    # its words name (else its place, when there is one such line per sentence).
+    openings = [m.start() for m in _TYPE_OPENING.finditer(body)]
+    if len(openings) >= 2:
+        pieces = [body[a:b] for a, b in zip(openings, [*openings[1:], len(body)], strict=True)]
+        for k, piece in enumerate(pieces):
+            named = [key.roman for key in KEYS if re.search(key.clue, piece, re.I)]
+            roman = named[0] if len(named) == 1 else KEYS[k].roman if len(pieces) == len(KEYS) else None
+            if roman is not None:
+                parts.setdefault(roman, piece)
+        if len(parts) >= 2:
+            return parts
+        parts.clear()
     # No numerals: find each sentence by its words.
     starts = []
     for key in KEYS:

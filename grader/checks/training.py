@@ -20,6 +20,7 @@ import numpy as np
 from grader.checks.api import CheckAborted, CheckContext, Trials, check
 from grader.checks.compare import as_float_array
 from grader.checks.model import call, record_error, try_call
+from grader.checks.model_shapes import training_error_hint
 from grader.paths import TEMPLATE_DIR
 from grader.results import ERROR, Outcome
 
@@ -115,7 +116,8 @@ def train_loop(ctx: CheckContext) -> Outcome:
         got, err = try_call(ctx, "train_loop", what, seed=int(rng.integers(2**31)), n_train=n_train,
                             n_dev=n_dev, batch_size=batch_size, lr=lr)
         if err:
-            record_error(trials, err, aspects=4)
+            hint = training_error_hint(err)
+            record_error(trials, err + (f"\nLikely cause: {hint}" if hint else ""), aspects=4)
             continue
         if got["stand_in"]:
             trials.note("your ParserModel could not be used for training "
@@ -343,8 +345,14 @@ def train_uas(ctx: CheckContext) -> Outcome:
     what = (f"train(parser, train_data, dev_data, output_path, batch_size={UAS_BATCH_SIZE}, "
             f"n_epochs={UAS_EPOCHS}, lr={UAS_LR}) with ParserModel(embeddings, n_features=36, "
             "hidden_size=200, n_classes=3, dropout_prob=0.5) on the reduced bundled treebank")
-    got = call(ctx, "train_uas", what, seed=int(ctx.rng.integers(2**31)), n_epochs=UAS_EPOCHS,
-               batch_size=UAS_BATCH_SIZE, lr=UAS_LR)
+    try:
+        got = call(ctx, "train_uas", what, seed=int(ctx.rng.integers(2**31)), n_epochs=UAS_EPOCHS,
+                   batch_size=UAS_BATCH_SIZE, lr=UAS_LR)
+    except CheckAborted as aborted:
+        hint = training_error_hint("\n".join(aborted.feedback), dependent="train_loop")
+        if hint:
+            aborted.feedback.append(f"Likely cause: {hint}")
+        raise
     trials = Trials()
     if got["mode"] == "main":
         trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "

@@ -55,7 +55,7 @@ def _assign(model: Any, assign: dict[str, np.ndarray] | None) -> None:
     if not assign:
         return
     torch = _torch()
-    params = dict(model.named_parameters())
+    params = {**_plain_tensors(model), **dict(model.named_parameters())}
     with torch.no_grad():
         for name, value in assign.items():
             param = params[name]
@@ -106,8 +106,9 @@ def model_describe(*, embeddings: np.ndarray, n_features: int, hidden_size: int,
                  "type": None if drop is None else f"{type(drop).__module__}.{type(drop).__qualname__}",
                  "is_module": isinstance(drop, nn.Module),
                  "p": float(p) if isinstance(p, (int, float)) and not isinstance(p, bool) else None}
+    tensors = [{"name": n, "shape": [int(s) for s in t.shape]} for n, t in _plain_tensors(model).items()]
     return {"is_module": True, "parameters": params, "modules": modules,
-            "embeddings": emb_info, "dropout": drop_info}
+            "embeddings": emb_info, "dropout": drop_info, "tensors": tensors}
 
 
 def model_run(*, embeddings: np.ndarray, n_features: int, hidden_size: int, n_classes: int,
@@ -129,6 +130,7 @@ def model_run(*, embeddings: np.ndarray, n_features: int, hidden_size: int, n_cl
         _assign(model, call.get("assign"))
         model.train(call["mode"] == "train")
         w = _index_tensor(call["w"])
+        _replace_lookup(model, call.get("lookup"))
         if call["method"] == "embedding_lookup":
             out = model.embedding_lookup(w)
         else:
@@ -139,7 +141,7 @@ def model_run(*, embeddings: np.ndarray, n_features: int, hidden_size: int, n_cl
 
 def model_gradients(*, embeddings: np.ndarray, n_features: int, hidden_size: int, n_classes: int,
                     assign: dict[str, np.ndarray], w: np.ndarray,
-                    upstream: np.ndarray) -> dict[str, Any]:
+                    upstream: np.ndarray, lookup: np.ndarray | None = None) -> dict[str, Any]:
     """Backward of sum(logits * upstream) in train mode (dropout_prob 0): every parameter's grad.
 
     A backward that cannot run (the logits do not require grad) is reported as data.
@@ -148,11 +150,12 @@ def model_gradients(*, embeddings: np.ndarray, n_features: int, hidden_size: int
     model = build_model(embeddings=embeddings, n_features=n_features, hidden_size=hidden_size,
                         n_classes=n_classes, dropout_prob=0.0)
     _assign(model, assign)
+    _replace_lookup(model, lookup)
     model.train()
     for param in model.parameters():
         param.grad = None
     logits = model(_index_tensor(w))
-    result: dict[str, Any] = {
+    result: dict[str, Any] = {"logits": _output(logits)["value"],
         "requires_grad": {str(n): bool(p.requires_grad) for n, p in model.named_parameters()},
         "output_requires_grad": bool(getattr(logits, "requires_grad", False)),
         "backward_error": None, "grads": {}}
@@ -165,6 +168,34 @@ def model_gradients(*, embeddings: np.ndarray, n_features: int, hidden_size: int
     result["grads"] = {str(n): (None if p.grad is None else _as_array(p.grad))
                        for n, p in model.named_parameters()}
     return result
+
+
+def _plain_tensors(model: Any) -> dict[str, Any]:
+    """Tensors the model holds that are not parameters (buffers, plain tensor attributes such as
+    ``self.embeddings = torch.tensor(embeddings)``), by dotted name: the grader can place its test
+    values in them too, so a representation it can handle costs only the structure check."""
+    torch = _torch()
+    found: dict[str, Any] = {}
+    for prefix, module in model.named_modules():
+        for name, value in vars(module).items():
+            if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter):
+                found[f"{prefix}.{name}" if prefix else name] = value
+    for name, buf in model.named_buffers():
+        found[str(name)] = buf
+    return found
+
+
+def _replace_lookup(model: Any, lookup: np.ndarray | None) -> None:
+    """With ``lookup`` (the grader's values of embedding_lookup(w) for this call's w), forward
+    gets those values from self.embedding_lookup, so that it is judged apart from a wrong lookup;
+    without, the student's own method is used. Data only: no computation is substituted."""
+    model.__dict__.pop("embedding_lookup", None)
+    if lookup is not None:
+        torch = _torch()
+        held = getattr(model, "embeddings", None)
+        dtype = held.dtype if isinstance(held, torch.Tensor) and held.is_floating_point() else torch.float32
+        values = torch.as_tensor(np.asarray(lookup)).to(dtype)
+        model.__dict__["embedding_lookup"] = lambda w: values
 
 
 PROBES = {

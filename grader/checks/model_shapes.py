@@ -1,0 +1,205 @@
+"""Bug shapes of parser_model.py and run.py, and the helpers that keep one bug on one check.
+
+Everything here runs in the trusted process: the known-wrong variants are computed with numpy
+from the values the grader placed in the student's model; the worker only runs the student's
+code and, where a check must be judged apart from a wrong embedding_lookup, is given the values
+a correct lookup has (data, never code). Messages name the bug and the fix in words.
+
+- A role held by a plain tensor (``self.embeddings = torch.tensor(embeddings)``) or a buffer
+  is still given the grader's test values, so embedding_lookup and forward are judged on what
+  they compute; only model_structure charges the representation.
+- forward, dropout and gradients run with the grader's lookup values when the student's
+  embedding_lookup is wrong for the trial's w: a lookup bug is charged to model_embedding_lookup
+  only (the note says so).
+- A parameter forward never uses gets no gradient; when the logits are exactly those without it,
+  that is charged to model_forward only (GRADIENTS, credit 1).
+- DROPOUT names dropout applied before the hidden layer (to x or the embeddings), and the wrong
+  scale factors; TRAINING_ERRORS names the one-hot targets given to the loss as Long.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from grader.catalogue import BugShape, diagnose
+from grader.checks.api import CheckContext, Trials, check_label, fix_first
+from grader.checks.compare import close
+
+if TYPE_CHECKING:
+    from grader.checks.model import Instance, Match, Sizes
+
+#: Per-row scale factors of a surviving hidden unit that vary by more than this (standard
+#: deviation) cannot come from one dropout mask on the hidden layer (it gives 0 or γ exactly).
+SCALE_SPREAD = 0.02
+
+
+# ---------------------------------------------------------------------------------------------
+# Roles held by plain tensors
+# ---------------------------------------------------------------------------------------------
+
+def match_roles(described: dict[str, Any], s: Sizes) -> tuple[dict[str, Match], set[str]]:
+    """Parameters matched to roles, then plain tensors (and buffers) for the roles still missing;
+    and the names of the plain tensors used."""
+    from grader.checks.model import ROLES, match_parameters  # noqa: PLC0415 - model imports this module
+
+    matches = match_parameters(described["parameters"], s)
+    tensors = described.get("tensors") or []
+    missing = [r for r in ROLES if r not in matches]
+    plain: set[str] = set()
+    if missing and tensors:
+        taken = {m.name for m in matches.values()}
+        extra = match_parameters([t for t in tensors if t["name"] not in taken], s)
+        for role in missing:
+            if role in extra:
+                matches[role] = extra[role]
+                plain.add(extra[role].name)
+    return matches, plain
+
+
+def plain_note(name: str) -> str:
+    return (f"self.{name} is a plain tensor, not an nn.Parameter, so it is never trained: "
+            f"{check_label('model_structure')} charges that; here the test values were placed in it "
+            "and what your code computes was judged")
+
+
+# ---------------------------------------------------------------------------------------------
+# Judging forward, dropout and gradients apart from a wrong embedding_lookup
+# ---------------------------------------------------------------------------------------------
+
+def correct_lookup(inst: Instance, w: np.ndarray) -> np.ndarray:
+    """What embedding_lookup(w) must return with the instance's embeddings (float64)."""
+    emb = inst.values["embeddings"].astype(np.float64)
+    return emb[w].reshape(w.shape[0], -1)
+
+
+def lookup_override(ctx: CheckContext, inst: Instance, w: np.ndarray, trials: Trials) -> dict[str, Any]:
+    """{} when the student's embedding_lookup is right for ``w`` (or cannot be judged), else
+    {"lookup": the right values}: the worker then hands forward those values from
+    self.embedding_lookup, so that the calling check judges only its own part."""
+    if "embeddings" not in inst.matches:
+        return {}
+    from grader.checks.model import try_call  # noqa: PLC0415 - model imports this module
+
+    got, err = try_call(ctx, "model_run", f"{inst.what}.embedding_lookup(w)", **inst.ctor(0.0),
+                        assign=inst.assign(), calls=[{"method": "embedding_lookup", "mode": "eval", "w": w}])
+    right = correct_lookup(inst, w)
+    if not err and close(got[0].get("value"), right):
+        return {}
+    trials.note(f"embedding_lookup is wrong (see {check_label('model_embedding_lookup')}), so this check "
+                "ran forward with the right embedding_lookup values: the lookup bug is charged there only")
+    return {"lookup": right.astype(np.float32)}
+
+
+def mlp(values: dict[str, np.ndarray], x: np.ndarray, *, without: str = "") -> np.ndarray:
+    """Logits of the contract's network on the looked-up ``x`` (float64), with role ``without``
+    left out (taken as zero)."""
+    v = {k: np.zeros_like(a, dtype=np.float64) if k == without else a.astype(np.float64)
+         for k, a in values.items()}
+    h = np.maximum(x @ v["embed_to_hidden_weight"] + v["embed_to_hidden_bias"], 0)
+    return h @ v["hidden_to_logits_weight"] + v["hidden_to_logits_bias"]
+
+
+@dataclass(frozen=True)
+class GradientCase:
+    """A parameter without a gradient: its role, the logits of that forward and the values set."""
+
+    role: str
+    logits: Any
+    values: dict[str, np.ndarray]
+    x: np.ndarray
+
+
+GRADIENTS: tuple[BugShape[GradientCase], ...] = (
+    BugShape("param_unused_in_forward",
+             lambda c: c.role != "embeddings" and close(c.logits, mlp(c.values, c.x, without=c.role))
+             and not close(c.logits, mlp(c.values, c.x)),
+             "is not used in forward (the logits are those without it), so no gradient can reach it: "
+             f"{check_label('model_forward')} charges that; fix forward and its gradient follows",
+             credit=1.0),
+)
+
+
+def diagnose_gradient(case: GradientCase) -> BugShape[GradientCase] | None:
+    return diagnose(GRADIENTS, case)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dropout
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DropoutCase:
+    """Train-mode rows of the dropout check where the one hidden unit reaching the logits was not
+    zeroed: ``scales`` is, per row, that unit's value relative to its eval-mode value."""
+
+    p: float
+    dropped_fraction: float
+    scales: np.ndarray
+
+
+def row_scales(train: np.ndarray, kept: np.ndarray, without: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Per row, the factor c with train = without + c (kept - without) (least squares)."""
+    num = ((train - without) * (kept - without)).sum(axis=1)
+    den = ((kept - without) ** 2).sum(axis=1)
+    return num[rows] / den[rows]
+
+
+def _spread(c: DropoutCase) -> bool:
+    return c.scales.size >= 10 and float(np.std(c.scales)) > SCALE_SPREAD
+
+
+def _one_scale(c: DropoutCase, factor: float) -> bool:
+    return c.scales.size >= 10 and not _spread(c) and bool(np.allclose(c.scales, factor, rtol=1e-3))
+
+
+DROPOUT: tuple[BugShape[DropoutCase], ...] = (
+    BugShape("dropout_before_hidden_layer", _spread,
+             "in train mode the hidden unit is neither zeroed nor multiplied by 1/(1-p): it changes by a "
+             "different amount in every example, as it does when dropout is applied to the input x (the "
+             "embeddings) instead of the hidden layer. Apply self.dropout to h = ReLU(x W + b1), before "
+             "the output layer"),
+    BugShape("dropout_scaled_by_keep_probability",
+             lambda c: abs(c.dropped_fraction - c.p) < 0.1 and _one_scale(c, 1 - c.p) and c.p > 0,
+             "the surviving hidden units are multiplied by 1 - p; they must be divided by it (γ = 1/(1-p) of "
+             "2(b)(i)), so that each unit keeps its expected value (nn.Dropout does this itself)"),
+    BugShape("dropout_scaled_by_p",
+             lambda c: abs(c.dropped_fraction - c.p) < 0.1 and (_one_scale(c, 1 / c.p) or _one_scale(c, c.p)),
+             "the surviving hidden units are scaled with p (the drop probability) where 1 - p belongs: "
+             "γ = 1/(1-p) of 2(b)(i) (nn.Dropout does this itself)"),
+)
+
+
+def diagnose_dropout(train: np.ndarray, kept: np.ndarray, without: np.ndarray, informative: np.ndarray,
+                     dropped: np.ndarray, p: float) -> BugShape[DropoutCase] | None:
+    """The named dropout bug of one train-mode call, or None."""
+    n = int(informative.sum())
+    if n == 0:
+        return None
+    rows = informative & ~dropped
+    case = DropoutCase(p, float(dropped.sum()) / n, row_scales(train, kept, without, rows))
+    return diagnose(DROPOUT, case)
+
+
+# ---------------------------------------------------------------------------------------------
+# Training errors
+# ---------------------------------------------------------------------------------------------
+
+TRAINING_ERRORS: tuple[BugShape[str], ...] = (
+    BugShape("onehot_long_targets",
+             lambda text: "class probabilities, got Long" in text or "multi-target not supported" in text,
+             "the targets given to the loss function are the one-hot rows of train_y (shape (batch, 3)) "
+             "as integers: CrossEntropyLoss takes the gold transition of each example as a class index, "
+             "a LongTensor of shape (batch,) (the column of the 1 in each row, e.g. via nonzero or argmax)"),
+)
+
+
+def training_error_hint(text: str, *, dependent: str = "") -> str:
+    """The named cause of a training error, or ''; ``dependent``: the check whose bug it is, when
+    the caller is a check that depends on it."""
+    shape = diagnose(TRAINING_ERRORS, text)
+    if shape is None:
+        return ""
+    return shape.message + (f" ({fix_first(dependent)})" if dependent else "")

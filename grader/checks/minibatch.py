@@ -97,6 +97,8 @@ def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:
             trials.record(not problem, f"{what}: {problem}")
             continue
         problem = judge(got, _expected(ctx, sentences, scripts), batch_size)
+        if problem and 0 in got["batch_sizes"]:  # one cause, named in every check it breaks
+            problem = EMPTY_BATCH
         trials.record(not problem, f"{what}: {problem}")
     return trials.outcome()
 
@@ -110,6 +112,13 @@ RAISED: tuple[BugShape[dict], ...] = (
              "parses or past the end. Build the list of unfinished parses anew after each step (or "
              "remove the parse objects themselves) instead"),
 )
+
+
+#: predict given [] while parses remain: the parse stops progressing, which every check sees.
+EMPTY_BATCH = ("model.predict was called with an empty list of parses while some were unfinished, so "
+               "those never progressed: the minibatch must be the first batch_size of the unfinished "
+               "parses (a slice that starts at batch_size takes the others, and none once at most "
+               "batch_size remain)")
 
 
 def _judge_results(got, expected, batch_size) -> str:

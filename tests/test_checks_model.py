@@ -164,6 +164,14 @@ def feedback_of(bug: str, check: str, tmp_path) -> str:
     ("run_cuda", "train_loop", "There is no GPU on the grading machine"),
     ("model_layout_transposed", "model_forward", "(transposed): tolerated"),
     ("run_train_uses_main_globals", "train_setup", "python run.py -d"),
+    # A bug charged once: the checks that depend on it say where it is charged.
+    ("model_lookup_interleaved", "model_forward", "the lookup bug is charged there only"),
+    ("model_lookup_not_flattened", "model_gradients", "the lookup bug is charged there only"),
+    ("model_embeddings_plain_tensor", "model_forward", "test values were placed in it"),
+    ("model_hidden_bias_unused", "model_gradients", "is not used in forward"),
+    ("model_no_hidden_bias", "model_init", "charges the missing parameter"),
+    ("model_dropout_on_input", "model_dropout", "dropout is applied to the input x"),
+    ("run_onehot_long_targets", "train_loop", "one-hot rows of train_y"),
 ])
 def test_feedback_names_the_cause(bug, check, phrase, tmp_path):
     assert phrase in feedback_of(bug, check, tmp_path)

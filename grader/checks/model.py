@@ -635,7 +635,8 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
     frac = dropped.sum() / n
     sigma = np.sqrt(p * (1 - p) / n)
     problems = []
-    named = model_shapes.diagnose_dropout(train, kept, without, informative, dropped, p)
+    named = model_shapes.diagnose_dropout(model_shapes.dropout_case(train, kept, without, informative,
+                                                                    dropped, other, p))
     if named is not None:
         trials.record(False, f"{what}: {named.message}")
         return

@@ -137,7 +137,9 @@ class DropoutCase:
 
     p: float
     dropped_fraction: float
-    scales: np.ndarray
+    #: of the rows where the unit was not zeroed, the fraction neither scaled by γ nor unscaled
+    other_fraction: float
+    scales: np.ndarray  # per such row
 
 
 def row_scales(train: np.ndarray, kept: np.ndarray, without: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -148,11 +150,12 @@ def row_scales(train: np.ndarray, kept: np.ndarray, without: np.ndarray, rows: n
 
 
 def _spread(c: DropoutCase) -> bool:
-    return c.scales.size >= 10 and float(np.std(c.scales)) > SCALE_SPREAD
+    return c.scales.size >= 10 and c.other_fraction > 0.5 and float(np.std(c.scales)) > SCALE_SPREAD
 
 
 def _one_scale(c: DropoutCase, factor: float) -> bool:
-    return c.scales.size >= 10 and not _spread(c) and bool(np.allclose(c.scales, factor, rtol=1e-3))
+    return c.scales.size >= 10 and c.other_fraction > 0.9 and float(np.std(c.scales)) <= SCALE_SPREAD \
+        and bool(np.allclose(c.scales, factor, rtol=1e-3))
 
 
 DROPOUT: tuple[BugShape[DropoutCase], ...] = (
@@ -172,14 +175,18 @@ DROPOUT: tuple[BugShape[DropoutCase], ...] = (
 )
 
 
-def diagnose_dropout(train: np.ndarray, kept: np.ndarray, without: np.ndarray, informative: np.ndarray,
-                     dropped: np.ndarray, p: float) -> BugShape[DropoutCase] | None:
+def dropout_case(train: np.ndarray, kept: np.ndarray, without: np.ndarray, informative: np.ndarray,
+                 dropped: np.ndarray, other: np.ndarray, p: float) -> DropoutCase:
+    """``other``: the informative rows neither zeroed, scaled by γ nor unscaled (as the check
+    classifies them against the student's own model built with dropout_prob=0)."""
+    n = max(int(informative.sum()), 1)
+    survivors = max(int((informative & ~dropped).sum()), 1)
+    return DropoutCase(p, float(dropped.sum()) / n, float(other.sum()) / survivors,
+                       row_scales(train, kept, without, other))
+
+
+def diagnose_dropout(case: DropoutCase) -> BugShape[DropoutCase] | None:
     """The named dropout bug of one train-mode call, or None."""
-    n = int(informative.sum())
-    if n == 0:
-        return None
-    rows = informative & ~dropped
-    case = DropoutCase(p, float(dropped.sum()) / n, row_scales(train, kept, without, rows))
     return diagnose(DROPOUT, case)
 
 

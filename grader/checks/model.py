@@ -404,7 +404,8 @@ def structure(ctx: CheckContext) -> Outcome:
             trials.record(False, f"{what}: {kind}; it must be an nn.Parameter holding the embeddings "
                                  "passed in (nn.Parameter(torch.tensor(embeddings)); no nn.Embedding)")
         else:
-            v = compare("self.embeddings", emb["value"], embeddings, rtol=1e-6, atol=1e-7)
+            v = compare("self.embeddings", emb["value"], embeddings, rtol=1e-6, atol=1e-7, factor_hint=False)
+            trials.factor("self.embeddings", v, embeddings.size)
             trials.record(v.ok, f"{what}: self.embeddings must hold the embeddings passed to the constructor: {v.message}")
 
         drop = got["dropout"]
@@ -618,6 +619,7 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
                   f"{what}: in eval mode two identical calls returned different logits: dropout must be "
                   "off in eval mode (nn.Dropout is, after model.eval(); F.dropout needs training=self.training)")
     v = compare("eval-mode logits", eval1, kept, factor_hint=False)
+    trials.factor("eval-mode logits", v, kept.size)
     trials.record(v.ok, f"{what}: in eval mode the logits differ from those of the same model built with "
                         f"dropout_prob=0, so something is dropped or scaled in eval mode (a mask applied "
                         f"always?): {v.message}")

@@ -38,8 +38,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from grader.isolation import EXTRA_HIDDEN_VARIABLE, SANDBOX_USER
 from grader.paths import REPO_ROOT, STUDENT_FILES, WRITTEN_FILES
+from grader.sandbox.isolation import EXTRA_HIDDEN_VARIABLE, SANDBOX_USER
 from grader.template import MD_BEGIN, PY_BEGIN
 
 #: Folders and files of the repository that go into the zip, as they are.

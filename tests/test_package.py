@@ -27,8 +27,8 @@ from rich.console import Console
 from grader import package
 from grader.checks import all_checks
 from grader.cli import main
-from grader.isolation import SANDBOX_USER
 from grader.paths import STUDENT_FILES, WRITTEN_FILES
+from grader.sandbox.isolation import SANDBOX_USER
 
 BUGGY = Path(__file__).parent / "submissions" / "buggy"
 #: A realistic bug confined to parser_transitions.py (its checks only, no training involved).

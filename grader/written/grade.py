@@ -1,8 +1,10 @@
 """Grade a submission's written answers: scored CheckResults for the auto share, ManualItems for TAs.
 
 Runs in the trusted process. The writeup files are read here (size-capped) and everything that
-parses their text runs through a :mod:`grader.written.process` runner with a time limit per
-request. Whatever the text does, every written part of the rubric ends up in the report: an
+parses their text runs through a :mod:`grader.written.process` runner (a
+:class:`grader.sandbox.Runner`) with a time limit per request. Each auto share is scored by
+:func:`grader.results.score` from its check spec (:func:`grader.rubric.written_check`), as code
+checks are. Whatever the text does, every written part of the rubric ends up in the report: an
 answer that is missing, unreadable or too slow to read scores 0 on its auto share with a message
 that says which, and is still listed for TAs.
 """
@@ -10,12 +12,13 @@ that says which, and is still listed for TAs.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
-from grader.results import ERROR, FAILED, TIMEOUT, CheckResult, ManualItem, Outcome, score_outcome
-from grader.rubric import CheckSpec, Part
-from grader.written.process import ChildProcess, InProcess, Runner
+from grader.results import FAILED, TIMEOUT, CheckResult, ManualItem, Outcome, ProgressHook, internal_error, score
+from grader.rubric import Part, written_check
+from grader.sandbox import ProbeResult, Runner
+from grader.written.process import INTERNAL, ChildProcess, InProcess
 from grader.written.registry import MISSING, UNREADABLE
 from grader.written.sections import MAX_FILE_CHARS, MAX_FILES, pretty
 
@@ -26,8 +29,6 @@ LOCATE_TIMEOUT = 30.0
 MAX_MANUAL_CHARS = 6000
 """Characters of an answer shown to TAs (the rest is cut, and said so)."""
 NO_WRITEUP = "No written answers found (upload answers.md or .tex)."
-
-ProgressHook = Callable[[CheckSpec, CheckResult], None]
 
 
 def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str]]:
@@ -48,19 +49,22 @@ def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[st
     return files, notes
 
 
-def _outcome(reply: dict, part: Part, notes: list[str]) -> Outcome:
+def _problem(reply: ProbeResult) -> str:
+    """Why a request to the reader failed, for a student."""
+    return reply.error.message if reply.error is not None else reply.status
+
+
+def _outcome(reply: ProbeResult, part: Part, notes: list[str]) -> Outcome:
     """The Outcome of a checker's reply (or of its failure)."""
-    if not reply.get("ok"):
-        status = reply.get("status", "error")
-        if status == "timeout":
+    if not reply.ok:
+        if reply.status == "timeout":
             return Outcome(0, 1, (f"Reading your answer to {pretty(part.id)} took longer than {part.timeout:g} s "
                                   "and was stopped; write the final answer on its own, in plain LaTeX.",), status=TIMEOUT)
-        if reply.get("internal"):
-            return Outcome(0, 1, ("Internal grader error while reading this answer; it is not your fault. "
-                                  "Please tell the course staff.", *reply.get("detail", [])[-3:]), status=ERROR)
-        return Outcome(0, 1, (f"Your answer to {pretty(part.id)} could not be read: {reply.get('error', status)}.",),
+        if reply.error is not None and reply.error.type == INTERNAL:
+            return internal_error(reply.error.traceback, during="while reading this answer")
+        return Outcome(0, 1, (f"Your answer to {pretty(part.id)} could not be read: {_problem(reply)}.",),
                        status=FAILED)
-    verdict = reply["verdict"]
+    verdict = reply.value["verdict"]
     lines = tuple(verdict["feedback"]) + tuple(f"Note: {n}" for n in notes)
     status = FAILED if verdict["status"] in (MISSING, UNREADABLE) else ""
     return Outcome(int(verdict["passed"]), max(1, int(verdict["total"])), lines, status=status)
@@ -97,20 +101,20 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
         if not files:
             locate_problem = NO_WRITEUP
         else:
-            reply = runner.request({"op": "locate", "files": files, "questions": [p.id for p in parts]},
-                                   timeout=LOCATE_TIMEOUT)
-            if reply.get("ok"):
-                sections = reply["sections"]
-                notes += reply.get("notes", [])
+            reply = runner.call("locate", {"files": files, "questions": [p.id for p in parts]},
+                                timeout=LOCATE_TIMEOUT)
+            if reply.ok:
+                sections = reply.value["sections"]
+                notes += reply.value.get("notes", [])
             else:
                 locate_problem = ("Your written answers could not be read: "
-                                  + ("finding the sections took too long" if reply.get("status") == "timeout"
-                                     else str(reply.get("error", "an error"))) + ".")
+                                  + ("finding the sections took too long" if reply.status == "timeout"
+                                     else _problem(reply)) + ".")
         for part in parts:
             section = sections.get(part.id)
-            if part.auto > 0:
+            spec = written_check(part)
+            if spec is not None:
                 t0 = time.monotonic()
-                spec = part.auto_spec()
                 section_notes = list(section.get("notes", [])) if section else []
                 if locate_problem:
                     outcome = Outcome(0, 1, (locate_problem,), status=FAILED)
@@ -119,12 +123,10 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                                              f"is headed {pretty(part.id)} (e.g. '### {pretty(part.id)}').",),
                                       status=FAILED)
                 else:
-                    reply = runner.request({"op": "check", "checker": part.checker, "question": part.id,
-                                            "section": section, "seed": seed}, timeout=part.timeout)
+                    reply = runner.call("check", {"checker": spec.checker, "question": part.id,
+                                                  "section": section, "seed": seed}, timeout=spec.timeout)
                     outcome = _outcome(reply, part, section_notes)
-                result = CheckResult(part.id, part.id, f"{part.name} (auto-graded)", part.number, part.auto,
-                                     score_outcome(outcome, part.auto, part.partial), part.visibility, outcome,
-                                     time.monotonic() - t0, kind="written")
+                result = score(spec, outcome, time.monotonic() - t0)
                 results.append(result)
                 if progress:
                     progress(spec, result)

@@ -14,6 +14,7 @@ Read it in this order (each module says what it holds):
 ``isolation.py``       how far a worker is kept from the grader (sandbox user, namespaces)
 ``confine.py``         the launcher that confines a worker (runs as a script, stdlib only)
 ``reader_process.py``  the writeup reader's child process (our code only; unconfined)
+``gradings.py``        the batch's grading processes (our code only; each starts its own Sandbox)
 ``inprocess.py``       :class:`InProcessRunner`: the same probes in this process, for safe code
 
 The other side of the boundary is ``grader/untrusted/``: the worker and its probes, copied into

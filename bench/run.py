@@ -41,12 +41,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from grader.paths import STUDENT_FILES, WRITTEN_FILES
+
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 BUG = "model_no_relu"          # a realistic bug that still trains: every check runs in full
 SEED = 20240601
-STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py")
-WRITTEN_FILES = ("answers.md",)
 TARGET_FLOOR_RATIO = 1.5
 TARGET_SCALING = 1.7
 TARGET_BASELINE_RATIO = 1.2

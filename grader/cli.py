@@ -26,6 +26,7 @@ from rich.progress import (
 )
 
 from grader import batch as batch_mod
+from grader import gradebook, roster
 from grader import package as package_mod
 from grader import template as template_mod
 from grader.engine import grade
@@ -174,20 +175,20 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("grading", total=None)
 
-        def advance(result: batch_mod.GradedSubmission, resumed: bool) -> None:
+        def advance(result: gradebook.GradedSubmission, resumed: bool) -> None:
             mark = "resumed" if resumed else result.status
             bar.console.print(f"  {result.submission.key}: {result.report.score:g}/"
                               f"{result.report.max_score:g} ({mark})", highlight=False)
             bar.advance(task)
 
         try:
-            n = len(batch_mod.discover(submissions, exclude=out))
+            n = len(roster.discover(submissions, exclude=out))
             bar.update(task, total=n, description=f"grading {n} submissions")
             with batch_mod.sigterm_interrupts():
                 outcome = batch_mod.run_batch(submissions, out, workers=workers, seed=seed, only=only,
                                               quick=quick, restart=restart, timeout=timeout,
                                               progress=advance)
-        except batch_mod.BatchError as exc:
+        except gradebook.BatchError as exc:
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt:
             raise click.ClickException(f"interrupted: the gradings that finished are kept in {out}; "

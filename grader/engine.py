@@ -24,16 +24,14 @@ from grader.checks.api import CheckAborted, CheckContext, RegisteredCheck, check
 from grader.course_env import missing_module, missing_module_lines
 from grader.paths import TEMPLATE_DIR
 from grader.reference import load_reference
-from grader.results import ERROR, CheckResult, GradeReport, Outcome, score_outcome
+from grader.results import ERROR, CheckResult, GradeReport, Outcome, ProgressHook, internal_error, score
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
 from grader.sandbox import Runner, Sandbox
 from grader.submission import prepare
-from grader.written import process as written_process
 from grader.written.checkers import all_written_checkers
 from grader.written.grade import grade_written
 
 RunnerFactory = Callable[[Path], Runner]
-ProgressHook = Callable[[CheckSpec, CheckResult], None]
 
 #: Time allowed to import one student file (torch's first import alone can take seconds).
 IMPORT_TIMEOUT = 60.0
@@ -146,9 +144,7 @@ def run_check(spec: CheckSpec, fn: Callable[[CheckContext], Outcome], ctx: Check
     except CheckAborted as aborted:
         return Outcome(0, 1, tuple(aborted.feedback), status=aborted.status)
     except Exception:  # a bug in the grader's check, not in student code
-        detail = traceback.format_exc(limit=-3).strip().splitlines()
-        return Outcome(0, 1, ("Internal grader error in this check; it is not your fault. "
-                              "Please tell the course staff.", *detail[-3:]), status=ERROR)
+        return internal_error(traceback.format_exc(limit=-3).strip().splitlines())
 
 
 def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None,
@@ -156,7 +152,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
           runner_factory: RunnerFactory | None = None,
           progress: ProgressHook | None = None,
           import_timeout: float = IMPORT_TIMEOUT,
-          written_runner: written_process.Runner | None = None) -> GradeReport:
+          written_runner: Runner | None = None) -> GradeReport:
     """Grade ``upload`` (a folder or .zip) and return the report.
 
     Code checks run first, then the written parts (the auto-graded share scored, the rest listed
@@ -204,9 +200,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
                     ctx = CheckContext(spec.id, runner, check_rng(seed, spec.id), seed, ref,
                                        spec.timeout)
                     outcome = run_check(spec, registered.function, ctx)
-                result = CheckResult(spec.id, spec.part, spec.name, spec.number, spec.points,
-                                     score_outcome(outcome, spec.points, spec.partial),
-                                     spec.visibility, outcome, time.monotonic() - t0)
+                result = score(spec, outcome, time.monotonic() - t0)
                 results.append(result)
                 if progress:
                     progress(spec, result)

@@ -20,25 +20,20 @@ stops the build. ``plan_package`` says all of that without writing anything (``-
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import os
 import re
 import stat
-import tempfile
-import tomllib
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from packaging.markers import default_environment
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from grader.isolation import EXTRA_HIDDEN_VARIABLE, SANDBOX_USER
+from grader.atomic import atomic_path
+from grader.package_scripts import PackageError, pinned_requirements, requirements_txt, run_autograder, setup_sh
 from grader.paths import REPO_ROOT, STUDENT_FILES, WRITTEN_FILES
 from grader.template import MD_BEGIN, PY_BEGIN
 
@@ -65,17 +60,6 @@ SKIPPED_FILE_PATTERNS = tuple(re.compile(p) for p in (
     r".*\.py[co]$", r"^\.DS_Store$", r".*~$", r".*\.sw[op]$",
     r"^saved_params_\d+\.npy$", r"^saved_state_\d+\.pickle$", r".*\.weights$"))
 
-#: Where setup.sh puts the virtual environment, and so the interpreter run_autograder uses
-#: unless A2GRADER_PYTHON names another one.
-VENV_DIR = "/opt/a2grader/venv"
-DEFAULT_PYTHON = f"{VENV_DIR}/bin/python"
-MIN_PYTHON = (3, 11)
-TORCH_INDEX_URL = "https://download.pytorch.org/whl/cpu"
-#: Environment variables run_autograder reads (set by the tests to simulate Gradescope).
-ROOT_VARIABLE = "A2GRADER_AUTOGRADER_ROOT"
-PYTHON_VARIABLE = "A2GRADER_PYTHON"
-DEFAULT_AUTOGRADER_ROOT = "/autograder"
-
 #: Permissions of the zip's entries (Gradescope runs setup.sh and run_autograder directly).
 EXECUTABLE_MODE = 0o755
 FILE_MODE = 0o644
@@ -84,10 +68,6 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 GENERATED = ("setup.sh", "run_autograder", "requirements.txt")
 
 Severity = Literal["left out", "warning", "error"]
-
-
-class PackageError(RuntimeError):
-    """The package cannot be built; the message lists every reason and what to do."""
 
 
 @dataclass(frozen=True)
@@ -137,173 +117,6 @@ class PackagePlan:
     @property
     def total_bytes(self) -> int:
         return sum(e.size for e in self.entries)
-
-
-# -- pinned requirements -----------------------------------------------------------------------
-
-
-def _project_requirements(pyproject: Path) -> list[Requirement]:
-    try:
-        project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
-        return [Requirement(line) for line in project.get("dependencies", [])]
-    except (OSError, KeyError, tomllib.TOMLDecodeError, InvalidRequirement) as exc:
-        raise PackageError(f"{pyproject}: cannot read [project].dependencies ({exc}); the "
-                           "package pins the runtime dependencies listed there") from None
-
-
-def _applies(req: Requirement, extras: set[str]) -> bool:
-    if req.marker is None:
-        return True
-    environment: dict[str, str] = {k: str(v) for k, v in default_environment().items()}
-    return any(req.marker.evaluate({**environment, "extra": extra}) for extra in extras | {""})
-
-
-def pinned_requirements(pyproject: Path) -> tuple[Requirement, list[str]]:
-    """(the torch requirement, ``name==version`` of every other runtime dependency).
-
-    The versions are the ones installed in this environment, for the project's dependencies and
-    everything they depend on, so the image runs what was tested here. torch and its own
-    dependencies are left to setup.sh, which installs torch from PyTorch's CPU index.
-    """
-    requirements = _project_requirements(pyproject)
-    torch = [r for r in requirements if canonicalize_name(r.name) == "torch"]
-    if not torch:
-        raise PackageError(f"{pyproject}: no torch requirement in [project].dependencies; "
-                           "setup.sh installs the torch version pinned there")
-    pinned: dict[str, str] = {}
-    missing: list[str] = []
-    queue = [(r, set(r.extras)) for r in requirements if r is not torch[0]]
-    while queue:
-        req, extras = queue.pop()
-        name = canonicalize_name(req.name)
-        if name == "torch" or name in pinned:
-            continue
-        try:
-            dist = importlib.metadata.distribution(req.name)
-        except importlib.metadata.PackageNotFoundError:
-            missing.append(req.name)
-            continue
-        pinned[name] = f"{dist.metadata['Name']}=={dist.version}"
-        for line in dist.requires or []:
-            dep = Requirement(line)
-            if _applies(dep, extras):
-                queue.append((dep, set(dep.extras)))
-    if missing:
-        raise PackageError(f"runtime dependencies not installed here: {', '.join(sorted(missing))}; "
-                           "the package pins the versions installed in this environment, so "
-                           "install the project first (pip install -e .)")
-    return torch[0], [pinned[name] for name in sorted(pinned)]
-
-
-def requirements_txt(pyproject: Path) -> str:
-    torch, pins = pinned_requirements(pyproject)
-    header = [
-        "# Runtime dependencies of the grader at the versions it was packaged with",
-        "# (generated by `grader package` from pyproject.toml and the environment it ran in).",
-        f"# {torch} itself is installed by setup.sh from {TORCH_INDEX_URL}.",
-    ]
-    return "\n".join(header + pins) + "\n"
-
-
-# -- the two scripts ---------------------------------------------------------------------------
-
-SETUP_SH = r"""#!/usr/bin/env bash
-# Gradescope runs this once, as root, in /autograder/source while it builds the grading image
-# (an Ubuntu image: 22.04 by default, whose python3 is 3.10). It installs:
-#   - Python >= @MIN_PYTHON@: the release's own python3 when it is recent enough, otherwise
-#     python@MIN_PYTHON@ from the deadsnakes PPA (the usual source of newer Pythons on Ubuntu);
-#   - a virtual environment at @VENV@, readable by every user, with PyTorch's CPU
-#     build (@TORCH@) and the pinned versions of requirements.txt;
-#   - the unprivileged user @SANDBOX_USER@, which student code runs as.
-set -euxo pipefail
-export DEBIAN_FRONTEND=noninteractive PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-VENV="@VENV@"
-
-apt-get update
-if command -v python3 >/dev/null && python3 -c 'import sys; sys.exit(sys.version_info < (@MIN_PYTHON_TUPLE@))'; then
-    apt-get install -y --no-install-recommends python3-venv python3-dev
-    BASE_PYTHON=python3
-else
-    apt-get install -y --no-install-recommends software-properties-common gpg-agent
-    add-apt-repository -y ppa:deadsnakes/ppa
-    apt-get update
-    apt-get install -y --no-install-recommends python@MIN_PYTHON@ python@MIN_PYTHON@-venv python@MIN_PYTHON@-dev
-    BASE_PYTHON=python@MIN_PYTHON@
-fi
-
-"$BASE_PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install --upgrade pip
-"$VENV/bin/python" -m pip install "@TORCH@" --index-url @TORCH_INDEX_URL@
-"$VENV/bin/python" -m pip install -r "$SOURCE/requirements.txt"
-chmod -R a+rX "$(dirname "$VENV")"
-
-if ! id -u @SANDBOX_USER@ >/dev/null 2>&1; then
-    useradd --system --no-create-home --shell /usr/sbin/nologin @SANDBOX_USER@
-fi
-
-# Smoke tests: the sandbox user can import what student code needs, and the grader loads.
-(cd / && runuser -u @SANDBOX_USER@ -- "$VENV/bin/python" -c \
-    "import numpy, torch; print('@SANDBOX_USER@ imports torch', torch.__version__)")
-(cd "$SOURCE" && A2GRADER_ROOT="$SOURCE" PYTHONPATH="$SOURCE" "$VENV/bin/python" -c \
-    "import grader.cli, grader.checks; grader.checks.all_checks()")
-"""
-
-RUN_AUTOGRADER = r"""#!/usr/bin/env bash
-# Gradescope runs this for every submission, as root. It grades the files in
-# $ROOT/submission with the grader in $ROOT/source and writes $ROOT/results/results.json.
-# A valid results.json is written whatever happens: the grader writes one for anything a
-# submission does, and this script writes one if the grader itself could not run.
-#   @ROOT_VARIABLE@  the autograder root (default @DEFAULT_ROOT@)
-#   @PYTHON_VARIABLE@           the interpreter (default @DEFAULT_PYTHON@, made by setup.sh)
-set -u
-ROOT="${@ROOT_VARIABLE@:-@DEFAULT_ROOT@}"
-PYTHON="${@PYTHON_VARIABLE@:-@DEFAULT_PYTHON@}"
-SOURCE="$ROOT/source"
-RESULTS="$ROOT/results/results.json"
-
-mkdir -p "$ROOT/results"
-rm -f "$RESULTS"
-cd "$SOURCE" || exit 1
-export A2GRADER_ROOT="$SOURCE" PYTHONPATH="$SOURCE" PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg
-# Student code must not see the root (source, submission, results) wherever it is.
-export @HIDE_VARIABLE@="$ROOT${@HIDE_VARIABLE@:+:$@HIDE_VARIABLE@}"
-"$PYTHON" -m grader grade "$ROOT/submission" --results "$RESULTS"
-status=$?
-if [ ! -s "$RESULTS" ]; then
-    message="The autograder could not run (exit status $status), so this submission was not graded."
-    message="$message This is not your fault: please tell the course staff."
-    printf '{"score": 0.0, "execution_time": 0, "output": "%s", "output_format": "text", %s}\n' \
-        "$message" '"visibility": "visible", "stdout_visibility": "hidden", "tests": []' > "$RESULTS"
-fi
-exit 0
-"""
-
-
-def _fill(template: str, values: dict[str, str]) -> str:
-    for key, value in values.items():
-        template = template.replace(f"@{key}@", value)
-    leftover = re.findall(r"@[A-Z_]+@", template)
-    if leftover:
-        raise AssertionError(f"unfilled placeholders {leftover} in a packaged script")
-    return template
-
-
-def setup_sh(torch: Requirement) -> str:
-    return _fill(SETUP_SH, {
-        "MIN_PYTHON": ".".join(map(str, MIN_PYTHON)),
-        "MIN_PYTHON_TUPLE": ", ".join(map(str, MIN_PYTHON)),
-        "VENV": VENV_DIR, "TORCH": str(torch), "TORCH_INDEX_URL": TORCH_INDEX_URL,
-        "SANDBOX_USER": SANDBOX_USER,
-    })
-
-
-def run_autograder() -> str:
-    return _fill(RUN_AUTOGRADER, {
-        "ROOT_VARIABLE": ROOT_VARIABLE, "PYTHON_VARIABLE": PYTHON_VARIABLE,
-        "DEFAULT_ROOT": DEFAULT_AUTOGRADER_ROOT, "DEFAULT_PYTHON": DEFAULT_PYTHON,
-        "HIDE_VARIABLE": EXTRA_HIDDEN_VARIABLE,
-    })
 
 
 # -- choosing the files ------------------------------------------------------------------------
@@ -433,18 +246,9 @@ def build_package(out: Path, *, root: Path = REPO_ROOT) -> PackagePlan:
     if not plan.ok:
         raise PackageError("the package was not built:\n" + "\n".join(
             f"  {f.path}: {f.reason}" for f in plan.errors))
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".autograder-", suffix=".zip", dir=out.parent)
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, "w") as zf:
-            for entry in plan.entries:
-                zf.writestr(_zip_info(entry), entry.data())
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(out, prefix=".autograder-", suffix=".zip") as tmp, zipfile.ZipFile(tmp, "w") as zf:
+        for entry in plan.entries:
+            zf.writestr(_zip_info(entry), entry.data())
     return plan
 
 

@@ -1,8 +1,16 @@
-"""The result model: one object per graded check and one per run. Reporters serialise it."""
+"""The result model: one object per graded check and one per run. Reporters serialise it.
+
+Scoring happens in one place, :func:`score`: a check spec (its rubric line: points, partial
+credit, visibility) and the outcome of running it become a :class:`CheckResult`, for code checks
+and the auto-graded share of written answers alike.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+from grader.rubric import CheckSpec
 
 # Status of one check.
 PASSED = "passed"      # every trial passed
@@ -152,3 +160,21 @@ def score_outcome(outcome: Outcome, points: float, partial: bool) -> float:
     if not partial:
         fraction = 1.0 if fraction == 1.0 else 0.0
     return round(points * fraction, 4)
+
+
+def score(spec: CheckSpec, outcome: Outcome, seconds: float) -> CheckResult:
+    """The one scoring step: what ``outcome`` earns under ``spec``, as a result."""
+    return CheckResult(spec.id, spec.part, spec.name, spec.number, spec.points,
+                       score_outcome(outcome, spec.points, spec.partial), spec.visibility, outcome, seconds,
+                       kind=spec.kind)
+
+
+def internal_error(detail: Sequence[str], *, during: str = "in this check") -> Outcome:
+    """The outcome of a bug in the grader's own code (not the student's): 0 points, and a message
+    that says so, with the last lines of the traceback for the staff."""
+    return Outcome(0, 1, (f"Internal grader error {during}; it is not your fault. Please tell the course staff.",
+                          *list(detail)[-3:]), status=ERROR)
+
+
+ProgressHook = Callable[[CheckSpec, CheckResult], None]
+"""Called after each scored item, code or written, with its spec and its result."""

@@ -59,15 +59,12 @@ class Part:
         """Gradescope number of the TA-graded share: the part's own, or ``<number>.1`` after an auto share."""
         return f"{self.number}.1" if self.auto > 0 else self.number
 
-    def auto_spec(self) -> CheckSpec:
-        """The auto-graded share as a CheckSpec (what reports and progress hooks expect)."""
-        return CheckSpec(self.id, self.id, self.name, self.number, self.auto, self.visibility,
-                         self.timeout, self.partial, self.line)
-
 
 @dataclass(frozen=True)
 class CheckSpec:
-    """One rubric line: how much a check is worth and who sees it."""
+    """What one scored item is worth and who sees it: a code check's rubric line, or the
+    auto-graded share of a written question (``kind="written"``, graded by its ``checker``;
+    made by :func:`written_check` when the rubric is loaded)."""
 
     id: str
     part: str
@@ -78,6 +75,8 @@ class CheckSpec:
     timeout: float
     partial: bool
     line: int = 0
+    kind: str = "code"
+    checker: str = ""
 
     @property
     def student_visible(self) -> bool:
@@ -85,14 +84,34 @@ class CheckSpec:
         return self.visibility == "visible"
 
 
+AUTO_GRADED = " (auto-graded)"
+"""Added to a written question's name for its auto-graded share."""
+
+
+def written_check(part: Part) -> CheckSpec | None:
+    """The auto-graded share of a written part as a check spec (None when it has none)."""
+    if part.kind != "written" or part.auto <= 0:
+        return None
+    return CheckSpec(part.id, part.id, part.name + AUTO_GRADED, part.number, part.auto, part.visibility,
+                     part.timeout, part.partial, part.line, kind="written", checker=part.checker)
+
+
 @dataclass(frozen=True)
 class Rubric:
+    """The parsed rubric: ``checks`` are the code checks' lines, ``written_checks`` the auto-graded
+    shares of written questions (derived from ``parts``); both are scored the same way."""
+
     parts: tuple[Part, ...]
     checks: tuple[CheckSpec, ...]
     path: Path = field(default=RUBRIC_PATH)
+    written_checks: tuple[CheckSpec, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        specs = (written_check(part) for part in self.parts)
+        object.__setattr__(self, "written_checks", tuple(spec for spec in specs if spec is not None))
 
     def check(self, check_id: str) -> CheckSpec:
-        for spec in self.checks:
+        for spec in self.checks + self.written_checks:
             if spec.id == check_id:
                 return spec
         raise KeyError(check_id)

@@ -16,7 +16,7 @@ import yaml
 from conftest import REFERENCE, REPO
 from rich.console import Console
 
-from grader import batch
+from grader import batch, gradebook, roster
 from grader.reports import jsonout, summary
 from grader.results import ERROR, PASSED, CheckResult, GradeReport, Outcome
 from grader.rubric import load_rubric
@@ -52,12 +52,12 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
 
 def test_discover_reads_gradescope_metadata_and_keeps_listed_missing_folders(tmp_path: Path):
     key = _class(tmp_path / "export", count=6)
-    meta_path = tmp_path / "export" / batch.METADATA_FILE
+    meta_path = tmp_path / "export" / roster.METADATA_FILE
     meta = yaml.safe_load(meta_path.read_text())
     meta["submission_99"] = {":submitters": [{":name": "Gone Student", ":sid": "1"}]}
     meta_path.write_text(yaml.safe_dump(meta))
     (tmp_path / "export" / "__MACOSX").mkdir()
-    found = {s.key: s for s in batch.discover(tmp_path / "export")}
+    found = {s.key: s for s in roster.discover(tmp_path / "export")}
     assert set(found) == set(key) | {"submission_99"}
     group = next(s for s in found.values() if len(s.names) == 2)
     assert len(group.sids) == 2 and all("@example.edu" in e for e in group.emails)
@@ -68,7 +68,7 @@ def test_discover_takes_folders_and_zips_without_metadata(tmp_path: Path):
     key = _class(tmp_path / "zips", count=6, layout="zips")
     (tmp_path / "zips" / "extra").mkdir()
     (tmp_path / "zips" / ".hidden").mkdir()
-    found = batch.discover(tmp_path / "zips")
+    found = roster.discover(tmp_path / "zips")
     assert [s.key for s in found] == sorted([*key, "extra"])
     assert all(s.path.suffix == ".zip" for s in found if s.key != "extra")
     assert all(not s.names for s in found)
@@ -78,43 +78,43 @@ def test_discover_refuses_one_submission_and_bad_metadata(tmp_path: Path):
     one = tmp_path / "one"
     one.mkdir()
     (one / "word2vec.py").write_text("")
-    with pytest.raises(batch.BatchError, match="grader grade"):
-        batch.discover(one)
+    with pytest.raises(gradebook.BatchError, match="grader grade"):
+        roster.discover(one)
     bad = tmp_path / "bad"
     (bad / "s1").mkdir(parents=True)
-    (bad / batch.METADATA_FILE).write_text("- just\n- a list\n")
-    with pytest.raises(batch.BatchError, match="submission_metadata.yml"):
-        batch.discover(bad)
+    (bad / roster.METADATA_FILE).write_text("- just\n- a list\n")
+    with pytest.raises(gradebook.BatchError, match="submission_metadata.yml"):
+        roster.discover(bad)
 
 
 # -- the result model round trip and the class summary -----------------------------------------
 
 
-def _result(key: str, scores: dict[str, tuple[float, str, tuple[str, ...]]], status: str = batch.GRADED):
+def _result(key: str, scores: dict[str, tuple[float, str, tuple[str, ...]]], status: str = gradebook.GRADED):
     checks = tuple(CheckResult(cid, "p", cid, f"1.{i}", 2.0, score, "visible",
                                Outcome(int(st == PASSED), 1, feedback, status=st), 0.1)
                    for i, (cid, (score, st, feedback)) in enumerate(scores.items(), 1))
-    return batch.GradedSubmission(batch.Submission(key, Path(key)), status, GradeReport(key, 7, checks, 1.0))
+    return gradebook.GradedSubmission(gradebook.Submission(key, Path(key)), status, GradeReport(key, 7, checks, 1.0))
 
 
 def test_report_round_trips_through_its_json():
     original = _result("s", {"a": (2.0, PASSED, ("ok",)), "b": (0.0, ERROR, ("x raised", "tb"))}).report
-    rebuilt = batch.report_from_json(json.loads(json.dumps(jsonout.to_json(original))))
+    rebuilt = gradebook.report_from_json(json.loads(json.dumps(jsonout.to_json(original))))
     assert rebuilt.seed == original.seed and rebuilt.score == original.score
     assert [(c.id, c.score, c.status, c.outcome.feedback) for c in rebuilt.checks] == \
            [(c.id, c.score, c.status, c.outcome.feedback) for c in original.checks]
 
 
 def test_summary_groups_failures_that_differ_only_in_numbers():
-    rubric_like = [batch.Column(cid, n, cid, 2.0) for cid, n in (("a", "1.1"), ("b", "1.2"))]
+    rubric_like = [gradebook.Column(cid, n, cid, 2.0) for cid, n in (("a", "1.1"), ("b", "1.2"))]
     fail = "- sigmoid(x) got {0}, expected 0.5"
     results = [
         _result("s1", {"a": (2.0, PASSED, ()), "b": (0.0, "failed", ("0/1", fail.format(0.25)))}),
         _result("s2", {"a": (2.0, PASSED, ()), "b": (0.0, "failed", ("0/1", fail.format(0.75)))}),
         _result("s3", {"a": (0.0, ERROR, ("a.py was not found",)), "b": (0.0, ERROR, ("b.py raised",))}),
-        _result("s4", {"a": (0.0, ERROR, ("crash",)), "b": (0.0, ERROR, ("crash",))}, status=batch.FAILED),
+        _result("s4", {"a": (0.0, ERROR, ("crash",)), "b": (0.0, ERROR, ("crash",))}, status=gradebook.FAILED),
     ]
-    stats = summary.summarize(results, rubric_like, seed=7)
+    stats = gradebook.summarize(results, rubric_like, seed=7)
     a, b = stats.checks
     assert stats.counted == 3 and stats.failed_keys == ("s4",) and stats.totals == (2.0, 2.0, 0.0)
     assert a.pass_rate == pytest.approx(2 / 3) and a.mean_score == pytest.approx(4 / 3)
@@ -138,10 +138,10 @@ def test_batch_grades_resumes_and_writes_reports(tmp_path: Path):
     outcome = batch.run_batch(tmp_path / "class", out, workers=2, seed=11, only=FAST_CHECKS)
     assert outcome.graded_now == 7 and outcome.resumed == 0
     by_key = {r.submission.key: r for r in outcome.results}
-    assert by_key["garbage"].status == batch.UNREADABLE and "not a readable zip" in by_key["garbage"].message
+    assert by_key["garbage"].status == gradebook.UNREADABLE and "not a readable zip" in by_key["garbage"].message
     for folder, what in key.items():
         result = by_key[folder]
-        assert result.status == batch.GRADED, result.message
+        assert result.status == gradebook.GRADED, result.message
         assert [c.id for c in result.report.checks] == list(FAST_CHECKS)
         assert result.report.seed == 11
         if what["kind"] in ("correct", "alternative", "nested"):
@@ -154,7 +154,7 @@ def test_batch_grades_resumes_and_writes_reports(tmp_path: Path):
     rows = _read_csv(out / batch.CSV_FILE)
     assert [r["submission"] for r in rows] == sorted([*key, "garbage"])
     assert set(FAST_CHECKS) <= set(rows[0]) and {"names", "sids", "total", "status"} <= set(rows[0])
-    assert {r["status"] for r in rows} == {batch.GRADED, batch.UNREADABLE}
+    assert {r["status"] for r in rows} == {gradebook.GRADED, gradebook.UNREADABLE}
     text = (out / batch.SUMMARY_FILE).read_text()
     assert all(f"`{c}`" in text for c in FAST_CHECKS) and "seed 11" in text
     for name in ("totals.png", "pass_rate.png"):
@@ -167,9 +167,9 @@ def test_batch_grades_resumes_and_writes_reports(tmp_path: Path):
     assert (again.graded_now, again.resumed) == (1, 6) and again.settings.seed == 11
     assert {r.submission.key: r.report.score for r in again.results} == \
            {r.submission.key: r.report.score for r in outcome.results}
-    with pytest.raises(batch.BatchError, match="seed 11, not 12"):
+    with pytest.raises(gradebook.BatchError, match="seed 11, not 12"):
         batch.run_batch(tmp_path / "class", out, seed=12, only=FAST_CHECKS)
-    with pytest.raises(batch.BatchError, match="repeat the first run's --quick or --only"):
+    with pytest.raises(gradebook.BatchError, match="repeat the first run's --quick or --only"):
         batch.run_batch(tmp_path / "class", out, only=FAST_CHECKS[:1])
 
 
@@ -180,26 +180,26 @@ def test_a_grading_that_runs_out_of_time_fails_alone_and_is_retried(tmp_path: Pa
         (classdir / name).mkdir(parents=True)
         (classdir / name / "word2vec.py").write_bytes((REFERENCE / "word2vec.py").read_bytes())
     outcome = batch.run_batch(classdir, out, workers=2, seed=3, only=FAST_CHECKS[:1], timeout=0.2)
-    assert {r.status for r in outcome.results} == {batch.FAILED}, \
+    assert {r.status for r in outcome.results} == {gradebook.FAILED}, \
         [(r.status, r.message, r.report.seconds) for r in outcome.results]
     first = outcome.results[0]
     assert "longer than 0.2 s" in first.message and first.report.checks[0].score == 0
     assert (out / "submissions" / first.submission.key / "results.json").is_file()
     assert outcome.summary.counted == 0 and outcome.summary.failed_keys == ("alice", "bob")
     rows = _read_csv(out / batch.CSV_FILE)
-    assert {r["status"] for r in rows} == {batch.FAILED}
+    assert {r["status"] for r in rows} == {gradebook.FAILED}
     # Failed gradings are graded again on the next run.
     again = batch.run_batch(classdir, out, workers=2, only=FAST_CHECKS[:1])
     assert again.graded_now == 2
-    assert {r.status for r in again.results} == {batch.GRADED}, [r.message for r in again.results]
+    assert {r.status for r in again.results} == {gradebook.GRADED}, [r.message for r in again.results]
     assert [r.report.score for r in again.results] == [1.0, 1.0]
 
 
 def test_batch_options_are_checked(tmp_path: Path):
     _class(tmp_path / "class", count=6)
-    with pytest.raises(batch.BatchError, match="unknown check id"):
+    with pytest.raises(gradebook.BatchError, match="unknown check id"):
         batch.run_batch(tmp_path / "class", tmp_path / "out", only=["no_such_check"])
-    with pytest.raises(batch.BatchError, match="--workers must be at least 1"):
+    with pytest.raises(gradebook.BatchError, match="--workers must be at least 1"):
         batch.run_batch(tmp_path / "class", tmp_path / "out", workers=0)
 
 
@@ -221,16 +221,16 @@ def test_cli_batch_on_twenty_bundled_submissions(tmp_path: Path):
 
     rubric = load_rubric()
     quick = set(batch.quick_checks(rubric))
-    columns = {c.id: c.points for c in batch.scored_items(rubric) if c.id in quick}
+    columns = {c.id: c.points for c in gradebook.scored_items(rubric) if c.id in quick}
     code = {s.id for s in rubric.checks} & set(columns)
     written = set(columns) - code
     assert written, "the written questions' auto-graded shares are graded too"
     rows = {r["submission"]: r for r in _read_csv(out / batch.CSV_FILE)}
     assert set(rows) == set(key)
-    meta = yaml.safe_load((classdir / batch.METADATA_FILE).read_text())
+    meta = yaml.safe_load((classdir / roster.METADATA_FILE).read_text())
     for folder, what in key.items():
         row = rows[folder]
-        assert row["status"] == batch.GRADED
+        assert row["status"] == gradebook.GRADED
         assert row["names"] == "; ".join(s[":name"] for s in meta[folder][":submitters"])
         failing = {c for c in columns if float(row[c]) < columns[c]}
         if what["kind"] in ("empty", "template"):

@@ -19,11 +19,12 @@ import yaml
 from conftest import REFERENCE, TEMPLATE, assemble, variant
 
 from grader.checks import model as model_checks
+from grader.checks import model_params
 from grader.checks import training as training_checks
 from grader.engine import grade
 from grader.results import GradeReport
 from grader.sandbox import InProcessRunner
-from grader.untrusted import probes_training
+from grader.untrusted import arcstandard
 
 MODEL_CHECKS = ("model_structure", "model_init", "model_embedding_lookup", "model_forward",
                 "model_dropout", "model_gradients")
@@ -193,21 +194,21 @@ def test_dropout_feedback_gives_the_wrong_scale(tmp_path):
 
 
 def test_parameters_are_matched_by_name_then_shape_with_transposes():
-    s = model_checks.Sizes(n_tokens=40, embed_size=5, n_features=4, hidden=7)
+    s = model_params.Sizes(n_tokens=40, embed_size=5, n_features=4, hidden=7)
     params = [{"name": "emb.weight", "shape": [40, 5]},
               {"name": "embed_to_hidden.weight", "shape": [7, 20]},
               {"name": "b", "shape": [1, 7]},
               {"name": "hidden_to_logits_weight", "shape": [3, 7]},
               {"name": "out_bias", "shape": [3]}]
-    m = model_checks.match_parameters(params, s)
+    m = model_params.match_parameters(params, s)
     assert {r: (x.name, x.layout) for r, x in m.items()} == {
         "embeddings": ("emb.weight", "same"),
         "embed_to_hidden_weight": ("embed_to_hidden.weight", "T"),
         "embed_to_hidden_bias": ("b", "reshape"),
         "hidden_to_logits_weight": ("hidden_to_logits_weight", "T"),
         "hidden_to_logits_bias": ("out_bias", "same")}
-    values = model_checks.draw_values(np.random.default_rng(0), s)
-    assign = model_checks.assignment(m, values)
+    values = model_params.draw_values(np.random.default_rng(0), s)
+    assign = model_params.assignment(m, values)
     assert assign["embed_to_hidden.weight"].shape == (7, 20)
     assert np.array_equal(assign["embed_to_hidden.weight"], values["embed_to_hidden_weight"].T)
     assert assign["b"].shape == (1, 7)
@@ -216,7 +217,7 @@ def test_parameters_are_matched_by_name_then_shape_with_transposes():
 def test_sizes_make_every_dimension_distinct():
     rng = np.random.default_rng(1)
     for _ in range(200):
-        s = model_checks.draw_sizes(rng)
+        s = model_params.draw_sizes(rng)
         assert len({s.n_tokens, s.embed_size, s.in_dim, s.hidden, 3}) == 5
 
 
@@ -278,6 +279,6 @@ def test_grader_minibatch_parse_is_correct(ref):
     rng = np.random.default_rng(0)
     sentences = [[f"w{i}_{j}" for j in range(int(rng.integers(1, 8)))] for i in range(12)]
     for batch_size in (1, 5, 20):
-        ours = probes_training._minibatch_parse(sentences, RandomLegal(), batch_size)
+        ours = arcstandard.minibatch_parse(sentences, RandomLegal(), batch_size)
         theirs = ref.parser_transitions.minibatch_parse(sentences, RandomLegal(), batch_size)
         assert ours == theirs

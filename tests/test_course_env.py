@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import REPO, assemble, variant
 
-from grader import isolation
 from grader.course_env import COURSE_MODULES, missing_module
 from grader.engine import grade
-from grader.isolation import Isolation
-from grader.sandbox import Sandbox
+from grader.sandbox import Sandbox, isolation
+from grader.sandbox.isolation import Isolation
 
 RUN_CHECKS = ["train_loop", "train_setup", "train_uas"]
 

@@ -36,7 +36,6 @@ import yaml
 from click.testing import CliRunner
 from conftest import REFERENCE, REPO, RESULTS_SCHEMA
 
-from grader import isolation
 from grader.cli import main
 from grader.engine import grade
 from grader.paths import STUDENT_FILES
@@ -44,7 +43,7 @@ from grader.reference import load_reference
 from grader.reports import gradescope
 from grader.results import GradeReport
 from grader.rubric import Rubric, load_rubric
-from grader.sandbox import Limits, Sandbox
+from grader.sandbox import Limits, Sandbox, isolation
 
 pytestmark = pytest.mark.slow
 

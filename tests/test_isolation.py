@@ -1,4 +1,4 @@
-"""grader.isolation and grader.confine: the sandbox user, the namespaces and what a worker sees.
+"""grader.sandbox.isolation and grader.sandbox.confine: the sandbox user, the namespaces and what a worker sees.
 
 Most of these need root (as on Gradescope and in CI); they skip with the reason otherwise.
 End-to-end behaviour of confined workers is in test_sandbox.py and test_hostile.py.
@@ -18,10 +18,9 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from grader import confine, isolation
-from grader.isolation import Isolation, IsolationError
 from grader.paths import RUBRIC_PATH
-from grader.sandbox import Sandbox
+from grader.sandbox import Sandbox, confine, isolation
+from grader.sandbox.isolation import Isolation, IsolationError
 
 ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not ROOT, reason="switching to the sandbox user needs root")
@@ -85,10 +84,10 @@ def test_not_root_means_unconfined_with_a_note(monkeypatch: pytest.MonkeyPatch) 
 def test_detect_chooses_once_and_says_why_when_partial(caplog: pytest.LogCaptureFixture) -> None:
     isolation.detect.cache_clear()
     try:
-        with caplog.at_level("INFO", logger="grader.isolation"):
+        with caplog.at_level("INFO", logger="grader.sandbox.isolation"):
             first = isolation.detect()
             assert isolation.detect() is first
-        messages = [r.getMessage() for r in caplog.records if r.name == "grader.isolation"]
+        messages = [r.getMessage() for r in caplog.records if r.name == "grader.sandbox.isolation"]
         assert len(messages) == 1
         if first.mode == "namespaces":
             assert first.note == "" and "own namespaces" in messages[0]

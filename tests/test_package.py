@@ -24,11 +24,11 @@ from click.testing import CliRunner
 from conftest import REFERENCE, REPO, RESULTS_SCHEMA
 from rich.console import Console
 
-from grader import package
+from grader import package, package_scripts
 from grader.checks import all_checks
 from grader.cli import main
-from grader.isolation import SANDBOX_USER
 from grader.paths import STUDENT_FILES, WRITTEN_FILES
+from grader.sandbox.isolation import SANDBOX_USER
 
 BUGGY = Path(__file__).parent / "submissions" / "buggy"
 #: A realistic bug confined to parser_transitions.py (its checks only, no training involved).
@@ -58,7 +58,7 @@ def unpack_like_gradescope(archive: Path, root: Path) -> Path:
 
 
 def run_autograder_env(root: Path, python: str = sys.executable) -> dict[str, str]:
-    return {**os.environ, package.ROOT_VARIABLE: str(root), package.PYTHON_VARIABLE: python}
+    return {**os.environ, package_scripts.ROOT_VARIABLE: str(root), package_scripts.PYTHON_VARIABLE: python}
 
 
 # -- what goes in ------------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def test_zip_has_gradescope_layout_modes_and_pinned_requirements(autograder_zip:
     assert f"useradd --system --no-create-home --shell /usr/sbin/nologin {SANDBOX_USER}" in setup
     for script in ("setup.sh", "run_autograder"):
         unpacked = tmp_path / script
-        unpacked.write_text(setup if script == "setup.sh" else package.run_autograder())
+        unpacked.write_text(setup if script == "setup.sh" else package_scripts.run_autograder())
         check = subprocess.run(["bash", "-n", str(unpacked)], capture_output=True, text=True, check=False)
         assert check.returncode == 0, check.stderr
     # The same tree gives the same bytes.

@@ -86,7 +86,9 @@ def test_written_parts_split_auto_and_manual_points(tmp_path):
     b, g = rubric.written
     assert (b.auto, b.checker, b.manual_points, b.number, b.manual_number) == (1.0, "steps", 1.0, "8.2", "8.2.1")
     assert (g.auto, g.checker, g.manual_points, g.manual_number) == (0.0, "", 2.0, "8.6")
-    assert b.auto_spec().points == 1.0 and b.auto_spec().number == "8.2"
+    [auto] = rubric.written_checks
+    assert (auto.id, auto.points, auto.number, auto.kind, auto.checker) == (b.id, 1.0, "8.2", "written", "steps")
+    assert auto.name == b.name + " (auto-graded)" and rubric.check(b.id) == auto
 
 
 @pytest.mark.parametrize("edit, message", [

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader import isolation
 from grader.sandbox import (
     InProcessRunner,
     Limits,
@@ -30,9 +29,9 @@ from grader.sandbox import (
     Runner,
     Sandbox,
     SandboxError,
-    _resource_plan,
-    worker_environment,
+    isolation,
 )
+from grader.sandbox.limits import resource_plan, worker_environment
 from grader.untrusted import wire
 
 CALL_TIMEOUT = 5.0
@@ -543,13 +542,13 @@ def test_worker_runs_in_the_submission_under_limits(submission: Path) -> None:
 def test_process_limit_is_set_above_the_users_count_when_not_root(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    plan = {kind: (soft, hard) for kind, soft, hard in _resource_plan(Limits(processes=40))}
+    plan = {kind: (soft, hard) for kind, soft, hard in resource_plan(Limits(processes=40))}
     soft, hard = plan[resource.RLIMIT_NPROC]
     assert soft == hard and soft >= 40 + 1  # this test process's own tasks count too
     monkeypatch.setattr(os, "geteuid", lambda: 0)
-    assert resource.RLIMIT_NPROC not in {kind for kind, _, _ in _resource_plan(Limits())}
+    assert resource.RLIMIT_NPROC not in {kind for kind, _, _ in resource_plan(Limits())}
     # A worker that runs as another user (the sandbox user) gets one even when we are root.
-    plan = {kind: (soft, hard) for kind, soft, hard in _resource_plan(Limits(processes=40),
+    plan = {kind: (soft, hard) for kind, soft, hard in resource_plan(Limits(processes=40),
                                                                       uid=54321)}
     assert plan[resource.RLIMIT_NPROC] == (40, 40)  # that uid runs nothing
 

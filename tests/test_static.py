@@ -3,6 +3,7 @@ project's own code, and mypy (pyproject's [tool.mypy]) over grader/."""
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -27,3 +28,86 @@ def test_ruff_finds_nothing():
 def test_mypy_finds_nothing():
     result = run_tool("mypy", "--no-incremental")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# -- the shape of the house --------------------------------------------------------------------
+
+GRADER = REPO / "grader"
+MAX_MODULE_LINES = 400
+#: Temporary: these three modules of the written-answer reader are being rewritten on branch
+#: issue10 (issue 10); they are split along their concerns after that merge, and this allowlist
+#: is then removed. Nothing may be added to it.
+OVERSIZED_UNTIL_ISSUE_10_MERGE = frozenset({"written/formulas.py", "written/mathparse.py", "written/evaluate.py"})
+#: The process boundary: the only package of grader/ that starts processes.
+BOUNDARY = GRADER / "sandbox"
+UNTRUSTED = GRADER / "untrusted"
+#: Modules that start processes, and the names of os (and pty) that do.
+PROCESS_MODULES = ("subprocess", "multiprocessing", "concurrent.futures.process")
+PROCESS_FUNCTIONS = frozenset({"fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp",
+                               "spawn", "execv", "execve", "execl", "execle", "execlp", "execlpe", "execvp",
+                               "execvpe", "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve",
+                               "spawnvp", "spawnvpe", "ProcessPoolExecutor"})
+
+
+def grader_modules() -> list[Path]:
+    return sorted(GRADER.rglob("*.py"))
+
+
+def test_no_module_of_the_grader_is_over_the_size_limit():
+    """One room per concern: a module over MAX_MODULE_LINES lines holds more than one; split it
+    along its concerns, not at an arbitrary line."""
+    sizes = {path.relative_to(GRADER).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+             for path in grader_modules()}
+    over = {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES and name not in OVERSIZED_UNTIL_ISSUE_10_MERGE}
+    assert not over, f"modules over {MAX_MODULE_LINES} lines: {over}"
+    assert OVERSIZED_UNTIL_ISSUE_10_MERGE <= set(sizes), "the temporary allowlist names a module that is gone"
+
+
+def imports_of(path: Path) -> list[tuple[str, int, list[str]]]:
+    """(module, relative level, imported names) of every import statement of ``path``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, 0, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.module or "", node.level, [alias.name for alias in node.names]))
+    return found
+
+
+def test_the_worker_package_imports_nothing_of_the_trusted_grader():
+    """grader/untrusted/ is copied next to student code: it imports only itself (its siblings,
+    top-level in the worker's copy), the standard library and third-party packages."""
+    siblings = {path.stem for path in UNTRUSTED.glob("*.py")}
+    problems = []
+    for path in sorted(UNTRUSTED.glob("*.py")):
+        for module, level, _names in imports_of(path):
+            top = module.split(".")[0]
+            if level > 1 or (level == 0 and top == "grader" and not module.startswith("grader.untrusted")):
+                problems.append(f"{path.name} imports {'.' * level}{module}")
+            elif level == 0 and top not in siblings and top != "grader" and (GRADER / top).exists():
+                problems.append(f"{path.name} imports {module}")
+    assert not problems, problems
+
+
+def starts_processes(path: Path) -> list[str]:
+    """What in ``path`` can start a process: process modules imported, and os/pty calls."""
+    found = []
+    for module, level, names in imports_of(path):
+        if level == 0 and (module in PROCESS_MODULES or module.split(".")[0] in PROCESS_MODULES):
+            found.append(f"imports {module}")
+        if level == 0 and module in ("os", "pty", "concurrent.futures") and set(names) & PROCESS_FUNCTIONS:
+            found.append(f"imports {sorted(set(names) & PROCESS_FUNCTIONS)} from {module}")
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Attribute) and node.attr in PROCESS_FUNCTIONS
+                and isinstance(node.value, ast.Name) and node.value.id in ("os", "pty", "futures")):
+            found.append(f"uses {node.value.id}.{node.attr} (line {node.lineno})")
+    return found
+
+
+def test_only_the_boundary_package_starts_processes():
+    """Everything that starts, confines or kills a process is in grader/sandbox/, so that a
+    security review reads one folder (the batch's grading processes included)."""
+    outside = {path.relative_to(GRADER).as_posix(): starts_processes(path)
+               for path in grader_modules() if BOUNDARY not in path.parents}
+    assert not {name: what for name, what in outside.items() if what}
+    assert starts_processes(BOUNDARY / "channel.py"), "the check no longer sees Popen: fix the test"

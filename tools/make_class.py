@@ -30,12 +30,13 @@ from pathlib import Path
 
 import yaml
 
+from grader.paths import STUDENT_FILES
+
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO / "reference"
 TEMPLATE = REPO / "student_template"
 BUGGY = REPO / "tests" / "submissions" / "buggy"
 ALTERNATIVE = REPO / "tests" / "submissions" / "alternative"
-STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py")
 WRITTEN = "answers.md"
 
 DEFAULT_COUNT = 20

@@ -17,6 +17,7 @@ CHECK_MODULES = (
     "grader.checks.transitions",    # parser_transitions.py: PartialParse (3c)
     "grader.checks.minibatch",      # parser_transitions.py: minibatch_parse (3d)
     "grader.checks.model",          # parser_model.py (3e iii)
+    "grader.checks.model_dropout",  # parser_model.py: dropout (3e iii)
     "grader.checks.training",       # run.py: train / train_for_epoch (3e iii)
 )
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from grader.results import CRASHED, ERROR, TIMEOUT, Outcome
-from grader.sandbox import ProbeResult, Runner
+from grader.sandbox.runner import ProbeResult, Runner
 
 CheckFunction = Callable[["CheckContext"], Outcome]
 

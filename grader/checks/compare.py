@@ -1,8 +1,8 @@
 """Numeric comparison with feedback that says how far off, where, and the likely cause.
 
-Tolerances are named here and nowhere else. They are loose enough that a correct float32 or
-loop-based solution passes on every seed, and tight enough that a wrong sign, a transpose, a
-missing term or a factor of 2 never does.
+Tolerances are the code checks' set of :mod:`grader.numerics` (``CODE``, ``CODE_FD``). They are
+loose enough that a correct float32 or loop-based solution passes on every seed, and tight
+enough that a wrong sign, a transpose, a missing term or a factor of 2 never does.
 """
 
 from __future__ import annotations
@@ -12,12 +12,10 @@ from typing import Any
 
 import numpy as np
 
-# Values of O(1) computed in float32 agree with float64 to ~1e-6 relative; allow 1e-4.
-RTOL = 1e-4
-ATOL = 1e-5
-# Finite differences of a student's own loss (central, h = 1e-5, float64): error ~1e-7.
-FD_RTOL = 1e-3
-FD_ATOL = 1e-5
+from grader.numerics import CODE, CODE_FD, largest_difference
+
+RTOL, ATOL = CODE.rtol, CODE.atol
+FD_RTOL, FD_ATOL = CODE_FD.rtol, CODE_FD.atol
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ def compare(name: str, got: Any, expected: Any, *, rtol: float = RTOL, atol: flo
     if close.all():
         return Verdict(True, note)
     diff = np.abs(arr - exp)
-    where = np.unravel_index(int(np.argmax(np.where(close, -1.0, diff))), exp.shape) if exp.ndim else ()
+    where = largest_difference(arr, exp, among=~close)
     n_bad = int((~close).sum())
     msg = f"{name}: {n_bad} of {exp.size} value(s) differ"
     if exp.ndim:

@@ -29,7 +29,7 @@ from grader.checks.api import CheckContext, Trials, check_label, fix_first
 from grader.checks.compare import close
 
 if TYPE_CHECKING:
-    from grader.checks.model import Instance, Match, Sizes
+    from grader.checks.model_params import Instance, Match, Sizes
 
 #: Per-row scale factors of a surviving hidden unit that vary by more than this (standard
 #: deviation) cannot come from one dropout mask on the hidden layer (it gives 0 or γ exactly).

@@ -19,8 +19,9 @@ import numpy as np
 
 from grader.checks.api import CheckAborted, CheckContext, Trials, check
 from grader.checks.compare import as_float_array
-from grader.checks.model import call, record_error, try_call
+from grader.checks.model_params import call, record_error, try_call
 from grader.checks.model_shapes import training_error_hint
+from grader.numerics import log_softmax
 from grader.paths import TEMPLATE_DIR
 from grader.results import ERROR, Outcome
 
@@ -156,8 +157,7 @@ def train_loop(ctx: CheckContext) -> Outcome:
 
 def _mean_ce(logits: np.ndarray, targets: np.ndarray) -> tuple[float, float]:
     """Mean and summed cross-entropy of raw logits (float64)."""
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    log_p = log_softmax(logits)
     losses = -log_p[np.arange(len(targets)), targets]
     return float(losses.mean()), float(losses.sum())
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from grader.batch import Column, GradedSubmission
+from grader.gradebook import Column, GradedSubmission
 
 FIXED_COLUMNS = ("submission", "names", "sids", "emails", "status", "total", "max_total")
 TRAILING_COLUMNS = ("seconds", "seed", "message")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from grader.atomic import atomic_path
 from grader.results import PASSED, CheckResult, GradeReport, ManualItem, WrittenRead
 
 # Gradescope's per-test status has two values; partial and errored checks are "failed".
@@ -124,17 +123,9 @@ def write_results(report: GradeReport, path: Path) -> None:
 
 
 def write_json_atomic(doc: dict[str, Any], path: Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".results-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=2, allow_nan=False)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path, prefix=".results-") as tmp, open(tmp, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2, allow_nan=False)
+        f.write("\n")
 
 
 def fallback_results(message: str, seconds: float = 0.0) -> dict[str, Any]:

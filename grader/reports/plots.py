@@ -6,14 +6,12 @@ Drawn with matplotlib's object API on the Agg canvas (no pyplot, no display, no 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-if TYPE_CHECKING:
-    from grader.reports.summary import ClassSummary
+from grader.gradebook import ClassSummary
 
 DPI = 120
 #: Pass-rate bar colours: at least GOOD passed, at least FAIR passed, fewer.

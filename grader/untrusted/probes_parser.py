@@ -12,6 +12,11 @@ import sys
 import traceback
 from typing import Any
 
+if __package__:
+    from .arcstandard import ArcStandardParse, finished
+else:  # run from the worker's private copy, where the modules are top-level
+    from arcstandard import ArcStandardParse, finished  # type: ignore[no-redef]
+
 
 def _module():
     return importlib.import_module("parser_transitions")
@@ -88,36 +93,6 @@ class _StopParsing(BaseException):
     """
 
 
-class _ProbeParse:
-    """A correct arc-standard partial parse, used when the student's PartialParse is wrong,
-    so that minibatch_parse is judged on its own (a 3(c) bug is not charged again in 3(d))."""
-
-    def __init__(self, sentence):
-        self.sentence = sentence
-        self.stack = ["ROOT"]
-        self.buffer = list(sentence)
-        self.dependencies = []
-
-    def parse_step(self, transition):
-        if transition == "S":
-            self.stack.append(self.buffer.pop(0))
-        elif transition == "LA":
-            self.dependencies.append((self.stack[-1], self.stack[-2]))
-            del self.stack[-2]
-        else:
-            self.dependencies.append((self.stack[-2], self.stack[-1]))
-            del self.stack[-1]
-
-    def parse(self, transitions):
-        for t in transitions:
-            self.parse_step(t)
-        return self.dependencies
-
-
-def _finished(pp: Any) -> bool:
-    return len(pp.buffer) == 0 and len(pp.stack) == 1
-
-
 class _ScriptedModel:
     """Replays a fixed transition sequence per sentence and records how it is called."""
 
@@ -150,7 +125,7 @@ class _ScriptedModel:
             if entry is None:
                 entry = self.by_parse[id(pp)] = [pp, self._index_of(pp), 0]
             script = self.scripts[entry[1]]
-            if entry[2] >= len(script) or _finished(pp):
+            if entry[2] >= len(script) or finished(pp):
                 self.finished_given += 1
                 out.append(None)
                 continue
@@ -163,7 +138,7 @@ class _ScriptedModel:
         return out
 
     def all_done(self) -> bool:
-        done = {entry[1] for entry in self.by_parse.values() if _finished(entry[0])}
+        done = {entry[1] for entry in self.by_parse.values() if finished(entry[0])}
         return len(done) == len(self.sentences)
 
 
@@ -184,7 +159,7 @@ def _student_partial_parse_ok(cls, sentences, scripts) -> bool:
     try:
         for s, script in zip(sentences, scripts):
             given = list(s)
-            a, b = cls(given), _ProbeParse(list(s))
+            a, b = cls(given), ArcStandardParse(list(s))
             for t in script:
                 a.parse_step(_t(t))
                 b.parse_step(t)
@@ -204,7 +179,7 @@ def mb_parse(*, sentences: list[list[str]], scripts: list[list[str]], batch_size
     sentences = [[sys.intern(w) for w in s] for s in sentences]
     student_cls = getattr(module, "PartialParse", None)  # None: judged with the probe's class
     used_student_class = student_cls is not None and _student_partial_parse_ok(student_cls, sentences, scripts)
-    base = student_cls if used_student_class else _ProbeParse
+    base = student_cls if used_student_class else ArcStandardParse
     module.PartialParse = _guard_finished(base)
     model = _ScriptedModel(sentences, scripts)
     returned_normally = True

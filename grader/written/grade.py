@@ -1,8 +1,10 @@
 """Grade a submission's written answers: scored CheckResults for the auto share, ManualItems for TAs.
 
 Runs in the trusted process. The writeup files are read here (size-capped) and everything that
-parses their text runs through a :mod:`grader.written.process` runner with a time limit per
-request. Whatever the text does, every written part of the rubric ends up in the report: an
+parses their text runs through a :mod:`grader.written.process` runner (a
+:class:`grader.sandbox.Runner`) with a time limit per request. Each auto share is scored by
+:func:`grader.results.score` from its check spec (:func:`grader.rubric.written_check`), as code
+checks are. Whatever the text does, every written part of the rubric ends up in the report: an
 answer that is missing, unreadable or too slow to read scores 0 on its auto share with a message
 that says which, and is still listed for TAs.
 """
@@ -10,12 +12,24 @@ that says which, and is still listed for TAs.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
-from grader.results import ERROR, FAILED, TIMEOUT, CheckResult, ManualItem, Outcome, WrittenRead, score_outcome
-from grader.rubric import CheckSpec, Part
-from grader.written.process import ChildProcess, InProcess, Runner
+from grader.results import (
+    FAILED,
+    TIMEOUT,
+    CheckResult,
+    ManualItem,
+    Outcome,
+    ProgressHook,
+    WrittenRead,
+    internal_error,
+    score,
+)
+from grader.rubric import Part, written_check
+from grader.sandbox import ProbeResult, Runner
+from grader.written.process import INTERNAL, ChildProcess, InProcess
 from grader.written.registry import MISSING, UNREADABLE
 from grader.written.sections import MAX_FILE_CHARS, MAX_FILES, pretty
 
@@ -28,10 +42,6 @@ MAX_MANUAL_CHARS = 6000
 NO_WRITEUP = "No written answers found (upload answers.md or .tex)."
 MAX_RAW_CHARS = 1500
 """Characters of the text read kept for TA review (report.json, results.json)."""
-REVIEW_HEAD = "NEEDS REVIEW by a TA"
-"""First words of the output of an item on the review list."""
-
-ProgressHook = Callable[[CheckSpec, CheckResult], None]
 
 
 def _names(paths: list[Path]) -> dict[Path, str]:
@@ -62,19 +72,22 @@ def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[st
     return files, notes
 
 
-def _outcome(reply: dict, part: Part, notes: list[str]) -> Outcome:
+def _problem(reply: ProbeResult) -> str:
+    """Why a request to the reader failed, for a student."""
+    return reply.error.message if reply.error is not None else reply.status
+
+
+def _outcome(reply: ProbeResult, part: Part, notes: list[str]) -> Outcome:
     """The Outcome of a checker's reply (or of its failure)."""
-    if not reply.get("ok"):
-        status = reply.get("status", "error")
-        if status == "timeout":
+    if not reply.ok:
+        if reply.status == "timeout":
             return Outcome(0, 1, (f"Reading your answer to {pretty(part.id)} took longer than {part.timeout:g} s "
                                   "and was stopped; write the final answer on its own, in plain LaTeX.",), status=TIMEOUT)
-        if reply.get("internal"):
-            return Outcome(0, 1, ("Internal grader error while reading this answer; it is not your fault. "
-                                  "Please tell the course staff.", *reply.get("detail", [])[-3:]), status=ERROR)
-        return Outcome(0, 1, (f"Your answer to {pretty(part.id)} could not be read: {reply.get('error', status)}.",),
+        if reply.error is not None and reply.error.type == INTERNAL:
+            return internal_error(reply.error.traceback, during="while reading this answer")
+        return Outcome(0, 1, (f"Your answer to {pretty(part.id)} could not be read: {_problem(reply)}.",),
                        status=FAILED)
-    verdict = reply["verdict"]
+    verdict = reply.value["verdict"]
     lines = tuple(verdict["feedback"]) + tuple(f"Note: {n}" for n in notes)
     status = FAILED if verdict["status"] in (MISSING, UNREADABLE) else ""
     return Outcome(int(verdict["passed"]), max(1, int(verdict["total"])), lines, status=status)
@@ -85,7 +98,7 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_RAW_CHARS else text[:MAX_RAW_CHARS] + f" [... {len(text) - MAX_RAW_CHARS} more]"
 
 
-def written_read(reply: dict | None, section: dict | None, locate_problem: str) -> WrittenRead:
+def written_read(reply: ProbeResult | None, section: dict | None, locate_problem: str) -> WrittenRead:
     """The text read for one auto-graded item, where, and why a TA should look (if they should).
 
     Review: an answer exists but could not be judged with confidence: reading failed or timed
@@ -101,11 +114,10 @@ def written_read(reply: dict | None, section: dict | None, locate_problem: str) 
         return WrittenRead("", "", "", review)
     if section is None or reply is None:
         return WrittenRead()
-    if not reply.get("ok"):
+    if not reply.ok:
         return WrittenRead(_cut(body), "", where,
-                           f"reading this answer failed ({reply.get('status', 'error')}: {reply.get('error', '')})"
-                           if has_text else "")
-    verdict = reply["verdict"]
+                           f"reading this answer failed ({reply.status}: {_problem(reply)})" if has_text else "")
+    verdict = reply.value["verdict"]
     raw = _cut(verdict.get("raw") or body)
     review = str(verdict.get("review", ""))
     if not review and has_text:
@@ -148,22 +160,22 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
         if not files:
             locate_problem = NO_WRITEUP
         else:
-            reply = runner.request({"op": "locate", "files": files, "questions": [p.id for p in parts]},
-                                   timeout=LOCATE_TIMEOUT)
-            if reply.get("ok"):
-                sections = reply["sections"]
-                notes += reply.get("notes", [])
+            reply = runner.call("locate", {"files": files, "questions": [p.id for p in parts]},
+                                timeout=LOCATE_TIMEOUT)
+            if reply.ok:
+                sections = reply.value["sections"]
+                notes += reply.value.get("notes", [])
             else:
                 locate_problem = ("Your written answers could not be read: "
-                                  + ("finding the sections took too long" if reply.get("status") == "timeout"
-                                     else str(reply.get("error", "an error"))) + ".")
+                                  + ("finding the sections took too long" if reply.status == "timeout"
+                                     else _problem(reply)) + ".")
         for part in parts:
             section = sections.get(part.id)
-            if part.auto > 0:
+            spec = written_check(part)
+            if spec is not None:
                 t0 = time.monotonic()
-                spec = part.auto_spec()
                 section_notes = list(section.get("notes", [])) if section else []
-                check_reply: dict | None = None
+                check_reply: ProbeResult | None = None
                 if locate_problem:
                     outcome = Outcome(0, 1, (locate_problem,), status=FAILED)
                 elif section is None:
@@ -171,13 +183,11 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                                              f"is headed {pretty(part.id)} (e.g. '### {pretty(part.id)}').",),
                                       status=FAILED)
                 else:
-                    check_reply = runner.request({"op": "check", "checker": part.checker, "question": part.id,
-                                                  "section": section, "seed": seed}, timeout=part.timeout)
+                    check_reply = runner.call("check", {"checker": spec.checker, "question": part.id,
+                                                        "section": section, "seed": seed}, timeout=spec.timeout)
                     outcome = _outcome(check_reply, part, section_notes)
-                read = written_read(check_reply, section, locate_problem)
-                result = CheckResult(part.id, part.id, f"{part.name} (auto-graded)", part.number, part.auto,
-                                     score_outcome(outcome, part.auto, part.partial), part.visibility, outcome,
-                                     time.monotonic() - t0, kind="written", written=read)
+                result = replace(score(spec, outcome, time.monotonic() - t0),
+                                 written=written_read(check_reply, section, locate_problem))
                 results.append(result)
                 if progress:
                     progress(spec, result)

@@ -12,11 +12,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-FD_STEP = 1e-6
+from grader.numerics import WRITTEN, WRITTEN_FD_STEP, largest_difference
+from grader.numerics import softmax as softmax  # formulas.py takes it from here
+
+FD_STEP = WRITTEN_FD_STEP
 """Step of the central differences."""
-RTOL = 1e-5
+RTOL = WRITTEN.rtol
 """Relative tolerance of an answer's value against the true one."""
-ATOL = 1e-6
+ATOL = WRITTEN.atol
 """Absolute tolerance (for entries that are zero)."""
 
 
@@ -37,12 +40,6 @@ def central_difference(f: Callable[[np.ndarray], float], x: np.ndarray) -> np.nd
     return grad
 
 
-def softmax(scores: np.ndarray) -> np.ndarray:
-    shifted = scores - np.max(scores)
-    e = np.exp(shifted)
-    return e / e.sum()
-
-
 def close(got: np.ndarray | float, expected: np.ndarray | float) -> bool:
     return bool(np.all(np.isfinite(got)) and np.allclose(got, expected, rtol=RTOL, atol=ATOL))
 
@@ -52,7 +49,7 @@ def difference(got: np.ndarray | float, expected: np.ndarray | float) -> str:
     got_a = np.asarray(got, dtype=float)
     exp_a = np.asarray(expected, dtype=float)
     diff = np.abs(got_a - exp_a)
-    k = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
+    k = largest_difference(got_a, exp_a)
     where = "" if not diff.ndim or diff.size == 1 else f" (entry {tuple(int(i) + 1 for i in k)})"
     return (f"largest difference {float(diff[k]):.3g}{where}: yours {float(got_a[k]):.4g}, "
             f"true {float(exp_a[k]):.4g}")

@@ -1,199 +1,138 @@
 """Parse and judge written answers in a child process with a time limit per request.
 
-Writeups are untrusted *data*: nothing in them is executed, but parsing hostile text (a formula
-nested thousands deep, an exponent tower, a regex-hostile line, a giant file) could still take
-long or use much memory. So the trusted grader sends each request (find the sections; judge one
-question) to a child process — ``python -m grader.written.process``, our own code only — as one
-JSON line, and reads one JSON line back. A request that runs past its time limit, or a child
-that dies, costs that request: the child is killed and the next request starts a fresh one.
-The child's address space is capped (:data:`MEMORY_LIMIT`).
+Writeups are untrusted *data*: nothing in them is executed, but parsing hostile text could still
+take long or use much memory. So the trusted grader sends each request (``locate``: find the
+sections; ``check``: judge one question) to a child process that runs :func:`main` of this
+module, our own code only. The child's process, its limits, the framing of requests and replies
+and what a timeout or a crash costs are the process boundary's
+(:class:`grader.sandbox.reader_process.ReaderProcess`, the same mechanics as the sandbox's
+worker); this module holds only what the child answers.
 
-:class:`InProcess` answers the same requests in this process (unit tests, speed).
+:class:`ChildProcess` is that runner; :class:`InProcess` answers the same requests in this
+process (unit tests, speed). Both are :class:`grader.sandbox.Runner`\\ s.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import resource
-import select
-import signal
-import subprocess
 import sys
 import time
 import traceback
-from pathlib import Path
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
-MEMORY_LIMIT = 2 * 1024**3
-"""Address-space limit of the child (bytes)."""
-STARTUP_S = 20.0
-"""Extra time allowed for the child's first request (it imports SymPy and the LaTeX parser)."""
-MAX_REPLY_BYTES = 16 * 1024**2
-"""Largest reply read from the child."""
+from grader.sandbox.reader_process import MAX_REPLY_BYTES, MAX_REQUEST_BYTES, ReaderProcess
+from grader.sandbox.runner import DEFAULT_CALL_TIMEOUT_S, ProbeError, ProbeResult
+from grader.untrusted import wire
+
+INTERNAL = "InternalError"
+"""Error type of a reply that reports a bug in a written checker, not in the student's text."""
+MODULE = "grader.written.process"
 
 
-class Reply(dict):
-    """A reply: ``{"ok": True, ...}`` or ``{"ok": False, "status": "timeout"|"crashed"|"error", "error": ...}``."""
+class UnknownRequest(Exception):
+    """The request names no operation of this module, or has the wrong shape."""
 
 
-def handle(request: dict[str, Any]) -> dict[str, Any]:
+def handle(probe: str, args: Mapping[str, Any]) -> dict[str, Any]:
     """Answer one request (runs in the child, or in process for :class:`InProcess`)."""
     from grader.checks.api import check_rng
     from grader.written.checkers import all_written_checkers
     from grader.written.registry import WrittenContext
     from grader.written.sections import Section, locate
 
-    op = request.get("op")
-    if op == "locate":
-        found = locate([(str(n), str(t)) for n, t in request["files"]], set(request["questions"]))
-        return {"ok": True, "notes": found.notes,
-                "sections": {q: s.__dict__ for q, s in found.sections.items()}}
-    if op == "check":
-        checker = all_written_checkers()[request["checker"]]
-        section = Section(**request["section"])
-        ctx = WrittenContext(request["question"], check_rng(int(request["seed"]), request["question"]),
-                             int(request["seed"]))
+    if probe == "locate":
+        found = locate([(str(n), str(t)) for n, t in args["files"]], set(args["questions"]))
+        return {"notes": found.notes, "sections": {q: s.__dict__ for q, s in found.sections.items()}}
+    if probe == "check":
+        checker = all_written_checkers()[args["checker"]]
+        section = Section(**args["section"])
+        ctx = WrittenContext(args["question"], check_rng(int(args["seed"]), args["question"]), int(args["seed"]))
         with np.errstate(all="ignore"):
             verdict = checker(section, ctx)
-        return {"ok": True, "verdict": verdict.to_dict()}
-    if op == "ping":
-        return {"ok": True}
-    return {"ok": False, "status": "error", "error": f"unknown request {op!r}"}
+        return {"verdict": verdict.to_dict()}
+    if probe == "ping":
+        return {}
+    raise UnknownRequest(f"unknown request {probe!r}")
 
 
-def _safe_handle(request: dict[str, Any]) -> dict[str, Any]:
+def _error(kind: str, message: str, lines: list[str] | None = None) -> dict[str, Any]:
+    return {"type": kind, "message": message, "traceback": lines or []}
+
+
+def answer(request: Any) -> dict[str, Any]:
+    """The reply to one decoded request: ``{"id", "ok": true, "result"}`` or ``{"id", "ok": false,
+    "error": {"type", "message", "traceback"}}``, as the sandbox's worker replies."""
+    request_id = request.get("id") if isinstance(request, dict) else None
     try:
-        return handle(request)
+        if not (isinstance(request, dict) and isinstance(request.get("probe"), str)
+                and isinstance(request.get("args"), dict)):
+            raise UnknownRequest("a request is {'id': int, 'probe': str, 'args': dict}")
+        return {"id": request_id, "ok": True, "result": handle(request["probe"], request["args"])}
     except RecursionError:
-        return {"ok": False, "status": "error", "error": "the answer is nested too deeply to read"}
+        error = _error("RecursionError", "the answer is nested too deeply to read")
     except MemoryError:
-        return {"ok": False, "status": "crashed", "error": "reading the answer ran out of memory"}
+        error = _error("MemoryError", "reading the answer ran out of memory")
+    except UnknownRequest as exc:
+        error = _error("UnknownRequest", str(exc))
     except Exception:  # a bug in a written checker, not in the student's text
-        return {"ok": False, "status": "error", "internal": True,
-                "error": traceback.format_exc(limit=-4).strip().splitlines()[-1],
-                "detail": traceback.format_exc(limit=-4).strip().splitlines()[-6:]}
+        lines = traceback.format_exc(limit=-4).strip().splitlines()
+        error = _error(INTERNAL, lines[-1], lines[-6:])
+    return {"id": request_id, "ok": False, "error": error}
 
 
-class Runner(Protocol):
-    def request(self, request: dict[str, Any], *, timeout: float) -> dict[str, Any]: ...
+def _frame(reply: dict[str, Any]) -> bytes:
+    try:
+        return wire.encode_message(reply, max_bytes=MAX_REPLY_BYTES)
+    except wire.WireError as exc:
+        return wire.encode_message({"id": reply.get("id"), "ok": False,
+                                    "error": _error("ResultTooLarge", f"the reply cannot be sent: {exc}")})
 
-    def close(self) -> None: ...
+
+class ChildProcess(ReaderProcess):
+    """Answers requests in a child process (``python -m grader.written.process``), each within
+    its time limit."""
+
+    def __init__(self) -> None:
+        super().__init__(MODULE)
 
 
 class InProcess:
     """Answers requests in this process (no time limit): for tests and trusted text."""
 
-    def request(self, request: dict[str, Any], *, timeout: float) -> dict[str, Any]:
-        return _safe_handle(json.loads(json.dumps(request)))
+    def call(self, probe: str, args: Mapping[str, Any] | None = None, *,
+             timeout: float = DEFAULT_CALL_TIMEOUT_S) -> ProbeResult:
+        started = time.monotonic()
+        request = wire.decode_message(wire.encode_message({"id": 1, "probe": probe, "args": dict(args or {})},
+                                                          max_bytes=MAX_REQUEST_BYTES)[wire.FRAME_HEADER.size:])
+        reply = wire.decode_message(_frame(answer(request))[wire.FRAME_HEADER.size:])
+        elapsed = time.monotonic() - started
+        if reply["ok"]:
+            return ProbeResult("ok", reply["result"], elapsed=elapsed)
+        error = reply["error"]
+        return ProbeResult("error", error=ProbeError(error["type"], error["message"], tuple(error["traceback"])),
+                           elapsed=elapsed)
 
     def close(self) -> None:
         pass
 
 
-def _limits() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
-class ChildProcess:
-    """Answers requests in a child process, each within its time limit."""
-
-    def __init__(self) -> None:
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._buffer = b""
-
-    def _start(self) -> subprocess.Popen[bytes]:
-        # The child imports this package from where the parent found it, installed or not.
-        root = str(Path(__file__).resolve().parents[2])
-        path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-        env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-                   PYTHONHASHSEED="0", PYTHONPATH=path)
-        self._buffer = b""
-        # -P: the working directory (perhaps a student's upload) is never put on sys.path.
-        return subprocess.Popen([sys.executable, "-P", "-m", "grader.written.process"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=root,
-                                start_new_session=True)
-
-    def request(self, request: dict[str, Any], *, timeout: float) -> dict[str, Any]:
-        fresh = self._proc is None
-        proc = self._proc if self._proc is not None else self._start()
-        self._proc = proc
-        assert proc.stdin is not None and proc.stdout is not None
-        deadline = time.monotonic() + timeout + (STARTUP_S if fresh else 0.0)
-        try:
-            proc.stdin.write(json.dumps(request).encode() + b"\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._kill()
-            return {"ok": False, "status": "crashed", "error": "the reader process ended"}
-        fd = proc.stdout.fileno()
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self._kill()
-                return {"ok": False, "status": "timeout", "error": f"reading took longer than {timeout:g} s"}
-            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
-            if not ready:
-                if proc.poll() is not None:
-                    self._kill()
-                    return {"ok": False, "status": "crashed", "error": "the reader process ended"}
-                continue
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                self._kill()
-                return {"ok": False, "status": "crashed", "error": "the reader process ended"}
-            self._buffer += chunk
-            if len(self._buffer) > MAX_REPLY_BYTES:
-                self._kill()
-                return {"ok": False, "status": "crashed", "error": "the reply was too large"}
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        try:
-            reply = json.loads(line)
-        except ValueError:
-            self._kill()
-            return {"ok": False, "status": "crashed", "error": "an unreadable reply"}
-        return reply if isinstance(reply, dict) else {"ok": False, "status": "crashed", "error": "a bad reply"}
-
-    def _kill(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        for stream in (proc.stdin, proc.stdout):
-            try:
-                if stream:
-                    stream.close()
-            except OSError:
-                pass
-        proc.wait()
-
-    def close(self) -> None:
-        self._kill()
-
-
-def main() -> None:
-    """The child: one JSON request per line on stdin, one JSON reply per line on the saved stdout."""
-    _limits()
-    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)                 # stray prints of libraries go to stderr, never into the protocol
-    sys.stdout = sys.stderr
+def main(argv: list[str]) -> None:
+    """The child: one request frame at a time on REQUEST_FD, one reply frame on REPLY_FD."""
+    fd_in, fd_out = int(argv[0]), int(argv[1])
     sys.setrecursionlimit(4000)
-    for line in sys.stdin:
+    reader = wire.FrameReader(max_bytes=MAX_REQUEST_BYTES)
+    while True:
         try:
-            request = json.loads(line)
-        except ValueError:
-            reply: dict[str, Any] = {"ok": False, "status": "error", "error": "a request that is not JSON"}
-        else:
-            reply = _safe_handle(request)
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
+            request = wire.read_message(fd_in, reader)
+        except EOFError:
+            return
+        except wire.WireError as exc:  # the stream is lost
+            wire.write_all(fd_out, _frame({"id": None, "ok": False, "error": _error("ProtocolError", str(exc))}))
+            return
+        wire.write_all(fd_out, _frame(answer(request)))
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

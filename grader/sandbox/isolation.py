@@ -1,5 +1,5 @@
 """How far student code is kept from the grader: the sandbox user, namespaces, and the plan
-that :mod:`grader.confine` carries out when a worker starts.
+that :mod:`grader.sandbox.confine` carries out when a worker starts.
 
 Three modes, the strongest the machine allows, chosen once per process by :func:`detect`:
 
@@ -230,7 +230,7 @@ def view(private_dir: str, python: str) -> tuple[list[str], list[tuple[str, bool
 def confine_plan(isolation: Isolation, *, private_dir: str, cwd: str, argv: Sequence[str],
                  env: Mapping[str, str], rlimits: Sequence[tuple[int, int, int]]
                  ) -> dict[str, Any]:
-    """The JSON plan :mod:`grader.confine` carries out to start ``argv`` confined."""
+    """The JSON plan :mod:`grader.sandbox.confine` carries out to start ``argv`` confined."""
     if not isolation.switches_user:
         raise ValueError("a confine plan needs isolation mode 'user' or 'namespaces'")
     # Without "..": a path through a hidden folder (tests/../.venv) would not resolve in the

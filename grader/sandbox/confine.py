@@ -1,7 +1,7 @@
 """The launcher that confines a worker: run as root between the grader's fork and the worker.
 
 Trusted code, but it runs in the worker's process before any student code: the grader starts
-``python -I -S -B confine.py PLAN`` (PLAN is the JSON made by :func:`grader.isolation.confine_plan`)
+``python -I -S -B confine.py PLAN`` (PLAN is the JSON made by :func:`grader.sandbox.isolation.confine_plan`)
 and this program, using only the standard library, then
 
 1. with ``namespaces`` set, enters a new mount, network and PID namespace, covers every folder

@@ -1,0 +1,276 @@
+"""What the training probes (probes_training.py) run with: the bundled treebank loaded once,
+seeding and one thread, and the instruments that record what student code does while it trains
+(forward and backward passes, ``zero_grad``, the optimizer, the loss, dev parsing), plus the
+stand-in model used when the student's ParserModel is not usable.
+
+Runs next to untrusted student code, in the worker.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import copy
+import importlib
+import os
+import random
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+if __package__:
+    from .arcstandard import minibatch_parse
+    from .probes_model import build_model
+else:  # run from the worker's private copy, where the modules are top-level
+    from arcstandard import minibatch_parse  # type: ignore[no-redef]
+    from probes_model import build_model  # type: ignore[no-redef]
+
+N_FEATURES = 36
+N_CLASSES = 3
+HIDDEN_SIZE = 200
+DROPOUT_PROB = 0.5
+DEBUG_ARGV = ["run.py", "-d"]
+
+_DATA: dict[str, tuple[Any, ...]] = {}
+"""The loaded treebank, per data folder and support module (one entry in a worker)."""
+
+
+
+def get_torch() -> Any:
+    import torch  # noqa: PLC0415 - lazily: only the model and training checks need it
+
+    return torch
+
+
+def treebank() -> tuple[Any, np.ndarray, list[Any], list[Any]]:
+    """(parser, embeddings, train_examples, dev_data) of the reduced treebank, loaded once."""
+    parser_utils: Any = importlib.import_module("utils.parser_utils")
+    key = os.path.realpath("data")
+    # The parser is an instance of this module's Parser (which the probes instrument), so a
+    # re-imported module (a new submission in the same process) needs a new load.
+    if key not in _DATA or _DATA[key][0] is not parser_utils:
+        state = np.random.get_state()
+        np.random.seed(0)  # the vectors of words without a pretrained one are random
+        try:
+            loaded = parser_utils.load_and_preprocess_data(reduced=True)
+        finally:
+            np.random.set_state(state)
+        _DATA[key] = (parser_utils, *loaded[:4])
+    return _DATA[key][1:]
+
+
+def slices(n_train: int | None, n_dev: int | None) -> tuple[Any, np.ndarray, list[Any], list[Any]]:
+    """A private parser copy and fresh lists (student code may mutate what it is given)."""
+    parser, embeddings, train, dev = treebank()
+    train = list(train if n_train is None else train[:int(n_train)])
+    dev = copy.deepcopy(dev if n_dev is None else dev[:int(n_dev)])
+    return copy.copy(parser), embeddings, train, dev
+
+
+def seed_all(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    get_torch().manual_seed(seed)
+
+
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """Train on one thread (as in the sandbox): reproducible, and fastest for this small model."""
+    torch = get_torch()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def qualname(obj: Any) -> str:
+    kind = obj if isinstance(obj, type) else type(obj)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """A returned value as plain data: numbers as float, str, short lists; else its type name."""
+    torch = get_torch()
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float, np.generic)):
+        return float(value)
+    if isinstance(value, np.ndarray) and value.size == 1:
+        return float(value.reshape(()))
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        return float(value.detach().cpu().reshape(()))
+    if isinstance(value, (tuple, list)) and depth == 0:
+        return [plain(v, 1) for v in value[:5]]
+    return f"<{type(value).__name__}>"
+
+
+# -- instrumentation --------------------------------------------------------------------------
+
+
+class Recorder:
+    """What happened, in order. Events: F1/F0 a training-time forward in train/eval mode, P1/P0
+    a forward during parser.parse, B a backward through the logits, Z zero_grad, S step."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.in_parse = 0
+        self.uas: list[float] = []
+        self.losses: list[float] = []
+
+
+@contextlib.contextmanager
+def instrumented_parsing(rec: Recorder) -> Iterator[None]:
+    """Parser.parse records each UAS and marks its forwards; minibatch_parse is the grader's."""
+    parser_utils: Any = importlib.import_module("utils.parser_utils")
+    original_parse = parser_utils.Parser.parse
+    original_minibatch_parse = parser_utils.minibatch_parse
+
+    def parse(self: Any, dataset: Any, eval_batch_size: int = 5000) -> Any:
+        rec.in_parse += 1
+        try:
+            result = original_parse(self, dataset, eval_batch_size)
+        finally:
+            rec.in_parse -= 1
+        rec.uas.append(float(result[0]))
+        return result
+
+    parser_utils.Parser.parse = parse
+    parser_utils.minibatch_parse = minibatch_parse
+    try:
+        yield
+    finally:
+        parser_utils.Parser.parse = original_parse
+        parser_utils.minibatch_parse = original_minibatch_parse
+
+
+def instrument_model(model: Any, rec: Recorder) -> None:
+    """Record every forward (with the model's mode), every backward through it, model.zero_grad."""
+    torch = get_torch()
+    original_forward = model.forward
+    original_zero_grad = model.zero_grad
+
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        rec.events.append(("P" if rec.in_parse else "F") + ("1" if model.training else "0"))
+        out = original_forward(*args, **kwargs)
+        if isinstance(out, torch.Tensor) and out.requires_grad:
+            out.register_hook(lambda grad: rec.events.append("B"))
+        return out
+
+    def zero_grad(*args: Any, **kwargs: Any) -> Any:
+        rec.events.append("Z")
+        return original_zero_grad(*args, **kwargs)
+
+    model.forward = forward
+    model.zero_grad = zero_grad
+
+
+def spy_adam(rec: Recorder) -> type:
+    torch = get_torch()
+
+    class SpyAdam(torch.optim.Adam):  # type: ignore[name-defined]  # torch is imported lazily
+        """torch.optim.Adam that records its zero_grad and step calls."""
+
+        def zero_grad(self, *args: Any, **kwargs: Any) -> Any:
+            rec.events.append("Z")
+            return super().zero_grad(*args, **kwargs)
+
+        def step(self, *args: Any, **kwargs: Any) -> Any:
+            rec.events.append("S")
+            return super().step(*args, **kwargs)
+
+    return SpyAdam
+
+
+@contextlib.contextmanager
+def loss_spy(rec: Recorder) -> Iterator[None]:
+    """Record every value torch.nn.CrossEntropyLoss computes (information for the feedback)."""
+    loss_class = get_torch().nn.CrossEntropyLoss
+    original = loss_class.forward
+
+    def forward(self: Any, *args: Any, **kwargs: Any) -> Any:
+        loss = original(self, *args, **kwargs)
+        with contextlib.suppress(Exception):
+            rec.losses.append(float(loss.detach()))
+        return loss
+
+    loss_class.forward = forward
+    try:
+        yield
+    finally:
+        loss_class.forward = original
+
+
+def stand_in_model(embeddings: np.ndarray) -> Any:
+    """A correct ParserModel written here, used when the student's cannot be built or run."""
+    torch = get_torch()
+    nn = torch.nn
+
+    class StandInModel(nn.Module):  # type: ignore[name-defined]  # torch is imported lazily
+        def __init__(self) -> None:
+            super().__init__()
+            d = embeddings.shape[1]
+            self.embeddings = nn.Parameter(torch.tensor(embeddings))
+            self.embed_to_hidden_weight = nn.Parameter(nn.init.xavier_uniform_(torch.empty(N_FEATURES * d, HIDDEN_SIZE)))
+            self.embed_to_hidden_bias = nn.Parameter(torch.rand(HIDDEN_SIZE))
+            self.dropout = nn.Dropout(DROPOUT_PROB)
+            self.hidden_to_logits_weight = nn.Parameter(nn.init.xavier_uniform_(torch.empty(HIDDEN_SIZE, N_CLASSES)))
+            self.hidden_to_logits_bias = nn.Parameter(torch.rand(N_CLASSES))
+
+        def embedding_lookup(self, w: Any) -> Any:
+            return self.embeddings[w].reshape(w.shape[0], -1)
+
+        def forward(self, w: Any) -> Any:
+            h = torch.relu(self.embedding_lookup(w) @ self.embed_to_hidden_weight + self.embed_to_hidden_bias)
+            return self.dropout(h) @ self.hidden_to_logits_weight + self.hidden_to_logits_bias
+
+    return StandInModel()
+
+
+def model_for_training(embeddings: np.ndarray) -> tuple[Any, str]:
+    """The student's ParserModel if it builds and maps a batch to (batch, 3) logits, else the
+    stand-in; and '' or why the stand-in was used."""
+    torch = get_torch()
+    try:
+        model = build_model(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
+                            n_classes=N_CLASSES, dropout_prob=DROPOUT_PROB)
+        out = model(torch.zeros((2, N_FEATURES), dtype=torch.long))
+        ok = (isinstance(model, torch.nn.Module) and isinstance(out, torch.Tensor)
+              and tuple(out.shape) == (2, N_CLASSES) and out.requires_grad and bool(torch.isfinite(out).all()))
+        if not ok:
+            raise ValueError(f"forward on a (2, {N_FEATURES}) batch returned {type(out).__name__} "
+                             f"{tuple(getattr(out, 'shape', ()))}, not finite (2, {N_CLASSES}) logits "
+                             "that require grad")
+        return model, ""
+    except Exception as exc:  # noqa: BLE001 - any failure: judge run.py with the stand-in
+        return stand_in_model(embeddings), f"{type(exc).__name__}: {exc}"[:500]
+
+
+def run_main(argv: list[str], replace: dict[str, Callable[[Any], Any]]) -> None:
+    """Execute run.py as ``__main__`` (``python run.py -d``); each module-level name in
+    ``replace`` is passed, when run.py defines it, through its function (to wrap or replace it)."""
+    path = os.path.join(os.getcwd(), "run.py")
+    with open(path, encoding="utf-8") as f:
+        code = compile(f.read(), path, "exec")
+
+    class Namespace(dict):  # module-level assignments go through __setitem__
+        def __setitem__(self, key: str, value: Any) -> None:
+            if key in replace and callable(value):
+                value = replace[key](value)
+            super().__setitem__(key, value)
+
+    namespace = Namespace(__name__="__main__", __file__=path, __builtins__=builtins)
+    saved_argv = sys.argv
+    sys.argv = list(argv)
+    try:
+        exec(code, namespace)  # noqa: S102 - student code runs here anyway; this is its own file
+    finally:
+        sys.argv = saved_argv
+
+
+def new_output_path() -> str:
+    return os.path.join(tempfile.mkdtemp(prefix="grader-train-", dir=os.getcwd()), "model.weights")

@@ -34,10 +34,6 @@ def test_mypy_finds_nothing():
 
 GRADER = REPO / "grader"
 MAX_MODULE_LINES = 400
-#: Temporary: these three modules of the written-answer reader are being rewritten on branch
-#: issue10 (issue 10); they are split along their concerns after that merge, and this allowlist
-#: is then removed. Nothing may be added to it.
-OVERSIZED_UNTIL_ISSUE_10_MERGE = frozenset({"written/formulas.py", "written/mathparse.py", "written/evaluate.py"})
 #: The process boundary: the only package of grader/ that starts processes.
 BOUNDARY = GRADER / "sandbox"
 UNTRUSTED = GRADER / "untrusted"
@@ -58,9 +54,8 @@ def test_no_module_of_the_grader_is_over_the_size_limit():
     along its concerns, not at an arbitrary line."""
     sizes = {path.relative_to(GRADER).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
              for path in grader_modules()}
-    over = {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES and name not in OVERSIZED_UNTIL_ISSUE_10_MERGE}
+    over = {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES}
     assert not over, f"modules over {MAX_MODULE_LINES} lines: {over}"
-    assert OVERSIZED_UNTIL_ISSUE_10_MERGE <= set(sizes), "the temporary allowlist names a module that is gone"
 
 
 def imports_of(path: Path) -> list[tuple[str, int, list[str]]]:

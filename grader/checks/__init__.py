@@ -12,7 +12,8 @@ import importlib
 from grader.checks.api import REGISTRY, RegisteredCheck
 
 CHECK_MODULES = (
-    "grader.checks.word2vec",       # word2vec.py: sigmoid, losses and gradients, skipgram
+    "grader.checks.word2vec",       # word2vec.py: sigmoid, losses and gradients
+    "grader.checks.skipgram",       # word2vec.py: skipgram
     "grader.checks.sgd",            # sgd.py
     "grader.checks.transitions",    # parser_transitions.py: PartialParse (3c)
     "grader.checks.minibatch",      # parser_transitions.py: minibatch_parse (3d)

@@ -10,8 +10,10 @@ with a time limit per request. One module per step:
     latex_doc.py      any other .tex writeup -> the Markdown sections.py reads
     answers.py        the final answer inside a section ("Answer:", boxed, last line, plain text)
     targets.py        what a formula answers, from its left-hand side (∂J/∂v_c, ∂CE/∂l_i, γ ...)
+    latex_normal.py   one formula's LaTeX rewritten into the grammar the parser reads
     mathparse.py      LaTeX -> ordered SymPy tree (latex2sympy2_extended), with size caps
     evaluate.py       that tree -> numbers and arrays with the assignment's shapes
+    show.py           sub-expressions written back for messages; symbol names
     numeric.py        true derivatives by central differences; tolerances
     tables.py         Markdown/LaTeX tables, word lists and dependencies
     instances.py      random instances of the formula questions and their true values

@@ -28,6 +28,8 @@ from typing import Any
 import sympy
 from latex2sympy2_extended.latex2sympy2 import ConversionConfig, _Latex2Sympy
 
+from grader.written.latex_normal import FormulaError, matching_brace, matching_escaped, nesting_depth, normalise
+
 MAX_FORMULA_CHARS = 2000
 """Longest formula (after normalisation) that is parsed; longer ones are reported, not read."""
 MAX_NESTING = 30
@@ -39,10 +41,6 @@ PLACEHOLDER = "Omega"
 
 _CONFIG = ConversionConfig(lowercase_symbols=False, interpret_as_mixed_fractions=False,
                            interpret_simple_eq_as_assignment=False, interpret_contains_as_eq=False)
-
-
-class FormulaError(ValueError):
-    """A formula that cannot be read; the message says what and why, for the student."""
 
 
 @dataclass(frozen=True)
@@ -103,217 +101,14 @@ class _OrderedConverter(_Latex2Sympy):
 
 
 # ---------------------------------------------------------------------------------------------
-# Normalisation: plain string rewriting, before anything is parsed.
+# Placeholders: constructs the grammar cannot read, parsed piecewise.
 
-_UNICODE = {
-    "\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00b7": r" \cdot ", "\u22c5": r" \cdot ",
-    "\u00d7": r" \times ", "\u2299": r" \odot ", "\u2218": r" \circ ", "\u1d40": "^{T}",
-    "\u22a4": r"\top ", "\u03b3": r"\gamma ", "\u2202": r"\partial ", "\u03b4": r"\delta ",
-    "\u03c3": r"\sigma ", "\u2260": r" \neq ", "\u2264": r" \leq ", "\u2265": r" \geq ",
-    "\U0001d7d9": r"\mathbb{1}", "\u2211": r"\sum ", "\u00b2": "^{2}", "\u207b\u00b9": "^{-1}",
-    "\u2081": "_1", "\u1d62": "_i", "\u2c7c": "_j", "\u2092": "_o", "\u2113": "l", "\u2032": "'",
-    "\u0177": r"\hat{y}", "\u2026": r"\dots ", "\u22ef": r"\dots ", "\u2192": r" \rightarrow ",
-    "\u2190": r" \leftarrow ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
-}
-_COMBINING_HAT = re.compile(r"([A-Za-z])\u0302")
-
-_SPACING = re.compile(r"(?<!\\)\\(?:[,;:! ]|quad\b|qquad\b|displaystyle\b|textstyle\b|limits\b|nolimits\b"
-                      r"|middle\b)")
-_SIZING = re.compile(r"\\(?:left|right|[bB]igg?[lrm]?)(?![A-Za-z])\s*(\\?[\.\(\)\[\]\{\}|]|\\[lr]?[vV]ert"
-                     r"|\\langle|\\rangle|\\lbrace|\\rbrace|\\lbrack|\\rbrack)?")
-_STYLE_WITH_ARG = ("mathbf", "boldsymbol", "bm", "mathbfit", "mathit", "pmb", "vec", "mathsf",
-                   "mathrm", "textrm", "text", "textit", "textbf", "mbox", "operatorname", "mathnormal",
-                   "underline", "overrightarrow", "mathtt", "texttt", "textsf", "emph")
-_HAT_WITH_ARG = ("hat", "widehat")
-_FRAC_VARIANTS = re.compile(r"\\[dt]frac(?![A-Za-z])")
-_TRANSPOSE = re.compile(
-    r"\^\s*(?:\\top(?![A-Za-z])|\\intercal(?![A-Za-z])|\\mathsf\s*\{\s*T\s*\}|\\mathrm\s*\{\s*T\s*\}|\\text\s*\{\s*T\s*\}"
-    r"|\{\s*(?:\\top|\\intercal|T|\\mathsf\s*\{\s*T\s*\}|\\mathrm\s*\{\s*T\s*\}|\\text\s*\{\s*T\s*\}"
-    r"|\\textsf\s*\{\s*T\s*\})\s*\}|T)")
-_P_DROP = re.compile(r"p_\s*((?:\{\s*|\\(?:text|mathrm|rm|textrm|mathit|operatorname)\s*)*)"
-                     r"(?:drop(?:out)?|d)(?![A-Za-z])")
-_RELU_PRIME = re.compile(r"\\?(?:operatorname|mathrm|text|textrm|textsf|mathsf)?\s*\{?\s*(?:ReLU|ReLu|relu|RELU|Relu)"
-                         r"\s*\}?\s*(?:'|\^\s*\{?\s*\\prime\s*\}?)")
-_STEP_FUNCS = re.compile(r"\\?(?:operatorname|mathrm|text)?\s*\{?\s*(?:H|Heaviside|step|u)\s*\}?(?=\s*\()")
 _INDICATOR_HEAD = re.compile(
     r"(?:\\(?:mathbb|mathbf|mathds|mathbbm|boldsymbol|bm|textbf|text|mathrm|operatorname)\s*\{\s*(?:1|I)\s*\}"
     r"|\\(?:mathbb|mathds|mathbbm)\s*(?:1|I)|(?<![A-Za-z0-9_\\{}^.])1|(?<![A-Za-z\\{])I)"
     r"\s*(?=\\\{|\[|\(|_\s*\{)")
 _RELATION = re.compile(r"(?:[<>]|\\(?:geq?|leq?|gt|lt|neq|ne|geqslant|leqslant)(?![A-Za-z])|(?<![<>!\\])=)")
 _SUM_HEAD = re.compile(r"\\sum\s*(?:_\s*(\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z]))?\s*(?:\^\s*(\{(?:[^{}]|\{[^{}]*\})*\}|\S))?")
-_ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
-"""``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
-_PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([a-z])([a-z])(?![A-Za-z{])")
-_TRAILING = re.compile(r"[\s.,;:]+$")
-_TEXT_OPERATORS = {"softmax": "softmax", "ReLU": "ReLU", "relu": "ReLU", "sgn": "sgn"}
-
-
-def _unicode(text: str) -> str:
-    text = _COMBINING_HAT.sub(r"\\hat{\1}", text)
-    for char, latex in _UNICODE.items():
-        text = text.replace(char, latex)
-    return text
-
-
-def matching_brace(text: str, start: int) -> int:
-    """Index of the bracket closing the one at ``start`` (``{``, ``(``, ``[``), or -1."""
-    opening = text[start]
-    closing = {"{": "}", "(": ")", "[": "]"}[opening]
-    depth = 0
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}[]()":
-            # An escaped brace: \{ and \} are a pair of their own.
-            i += 2
-            continue
-        if ch == opening:
-            depth += 1
-        elif ch == closing:
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
-
-
-def _matching_escaped(text: str, start: int) -> int:
-    """Index of the ``\\}`` closing the ``\\{`` at ``start`` (counting nested ``\\{``), or -1."""
-    depth = 0
-    i = start
-    while i < len(text) - 1:
-        pair = text[i:i + 2]
-        if pair == "\\{":
-            depth += 1
-            i += 2
-            continue
-        if pair == "\\}":
-            depth -= 1
-            if depth == 0:
-                return i
-            i += 2
-            continue
-        i += 1
-    return -1
-
-
-def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
-    """Replace ``\\cmd{arg}`` by ``arg`` (``keep`` "{}" keeps the braces) for each command."""
-    pattern = re.compile(r"\\(" + "|".join(commands) + r")(?![A-Za-z])\s*")
-    out = []
-    pos = 0
-    for m in pattern.finditer(text):
-        if m.start() < pos:
-            continue
-        out.append(text[pos:m.start()])
-        j = m.end()
-        if j < len(text) and text[j] == "{":
-            end = matching_brace(text, j)
-            if end < 0:
-                raise FormulaError(f"an unclosed brace after \\{m.group(1)}")
-            inner = text[j + 1:end]
-            out.append("{" + inner + "}" if keep == "{}" else inner)
-            pos = end + 1
-        else:
-            pos = j   # \mathbf x: the command applies to the next token, which stays as it is
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _hats(text: str) -> str:
-    """``\\hat y``, ``\\widehat{\\mathbf{y}}`` -> ``\\hat{y}``."""
-    text = re.sub(r"\\widehat(?![A-Za-z])", r"\\hat", text)
-    text = re.sub(r"\\hat\s*([A-Za-z])", r"\\hat{\1}", text)
-    # \hat{{y}} (after unwrapping a style) -> \hat{y}
-    text = re.sub(r"\\hat\{\s*\{\s*([A-Za-z])\s*\}\s*\}", r"\\hat{\1}", text)
-    return text
-
-
-def _p_drop(text: str) -> str:
-    """``p_{drop}``, ``p_{\\text{drop}}``, ``p_\\text{drop}``, ``p_d`` -> ``p`` (braces balanced)."""
-    out = []
-    pos = 0
-    for m in _P_DROP.finditer(text):
-        out.append(text[pos:m.start()])
-        opened = m.group(1).count("{")
-        j = m.end()
-        while opened and j < len(text):
-            if text[j] == "}":
-                opened -= 1
-            elif not text[j].isspace():
-                break
-            j += 1
-        if opened:
-            out.append(m.group(0))   # not a subscript we understand: leave it
-            pos = m.end()
-            continue
-        out.append("p")
-        pos = j
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _strip_braced_singletons(text: str) -> str:
-    """``{U}`` left behind by unwrapping -> ``U`` where it is not a command's argument."""
-    def keep(m: re.Match[str]) -> str:
-        before = text[:m.start()].rstrip()
-        if before and before[-1] in "_^}":
-            return m.group(0)
-        word = re.search(r"\\?[A-Za-z]+$", before)
-        if word and word.group(0).startswith("\\"):
-            return m.group(0)            # \frac{1}, \hat{y}, \sqrt{n}: a command's argument
-        return m.group(1)
-    return re.sub(r"\{\s*([A-Za-z0-9])\s*\}", keep, text)
-
-
-def nesting_depth(text: str) -> int:
-    depth = best = 0
-    for ch in text:
-        if ch in "{([":
-            depth += 1
-            best = max(best, depth)
-        elif ch in "})]":
-            depth -= 1
-    return best
-
-
-def normalise(latex: str) -> str:
-    """Rewrite one formula into the grammar latex2sympy2_extended reads (no placeholders yet)."""
-    text = _unicode(latex)
-    text = _ROW_SPACING.sub(r"\\\\ ", text)
-    text = text.replace("$", " ")
-    text = re.sub(r"\\(?:boxed|fbox|colorbox\{[^{}]*\}|color\{[^{}]*\})\s*(?=\{)", "", text)
-    text = re.sub(r"\\tag\*?\s*\{[^{}]*\}|\\label\s*\{[^{}]*\}|\\nonumber|\\notag", " ", text)
-    text = _FRAC_VARIANTS.sub(r"\\frac", text)
-    text = re.sub(r"\\(?:left|right)\s*\.", "", text)
-    text = _SIZING.sub(lambda m: m.group(1) or "", text)
-    text = _SPACING.sub(" ", text)
-    text = _RELU_PRIME.sub(r" \\relustep ", text)
-    text = _TRANSPOSE.sub("^{T}", text)
-    text = _hats(text)
-    text = _p_drop(text)
-    text = _unwrap(text, _STYLE_WITH_ARG)
-    text = _hats(text)
-    text = _p_drop(text)
-    text = _PLAIN_PAIR.sub(r"_{\1\2}", text)     # W_ji typed without braces is W_{ji}
-    text = re.sub(r"\\(?:ell)(?![A-Za-z])", "l", text)
-    text = re.sub(r"\\(?:cdotp|bullet|ast)(?![A-Za-z])", r"\\cdot", text)
-    text = re.sub(r"\\(?:ldots|cdots|dotsc|dotsb|dots)(?![A-Za-z])", r"\\dots", text)
-    text = re.sub(r"\\(?:lvert|rvert|vert)(?![A-Za-z])", "|", text)
-    text = re.sub(r"\\(?:lbrace)(?![A-Za-z])", r"\\{", text)
-    text = re.sub(r"\\(?:rbrace)(?![A-Za-z])", r"\\}", text)
-    text = re.sub(r"\\(?:ge)(?![A-Za-z])", r"\\geq", text)
-    text = re.sub(r"\\(?:le)(?![A-Za-z])", r"\\leq", text)
-    text = re.sub(r"\\(?:ne)(?![A-Za-z])", r"\\neq", text)
-    text = re.sub(r"\\(?:gt)(?![A-Za-z])", ">", text)
-    text = re.sub(r"\\(?:lt)(?![A-Za-z])", "<", text)
-    text = _strip_braced_singletons(text)
-    text = re.sub(r"\s+", " ", text).strip()
-    return _TRAILING.sub("", text)
-
-
-# ---------------------------------------------------------------------------------------------
-# Placeholders: constructs the grammar cannot read, parsed piecewise.
 
 class _Placeholders:
     def __init__(self) -> None:
@@ -416,7 +211,7 @@ def _indicators(text: str, ph: _Placeholders) -> str:
             break
         j = m.end()
         if text.startswith("\\{", j):
-            end = _matching_escaped(text, j)
+            end = matching_escaped(text, j)
             inner = text[j + 2:end] if end >= 0 else ""
             stop = end + 2
         elif text[j] == "_":

@@ -21,6 +21,7 @@ from conftest import REFERENCE
 
 from grader.catalogue import BugShape, all_matches, check_ids_unique, diagnose
 from grader.checks import sgd as sgd_check
+from grader.checks import skipgram as skipgram_check
 from grader.checks import transitions as tr_check
 from grader.checks import word2vec as w2v_check
 from grader.checks import word2vec_shapes as shapes
@@ -173,7 +174,7 @@ def _skipgram_case(module: ModuleType, rng: np.random.Generator) -> shapes.Skipg
     center = f"w{int(rng.integers(V))}"
     outside = [f"w{int(i)}" for i in rng.integers(0, V, size=int(rng.integers(2, 7)))]
     centers, outsides = rng.normal(0, 1, (V, d)), rng.normal(0, 1, (V, d))
-    table = w2v_check._table(rng, V, d)
+    table = skipgram_check._table(rng, V, d)
     calls: list[dict[str, Any]] = []
     dataset = object()
     fn = _scripted_loss_function(table, dataset, calls)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader.batch import GradedSubmission, Submission, report_from_json
+from grader.gradebook import GradedSubmission, Submission, report_from_json, summarize
 from grader.reports import gradescope, jsonout, summary, terminal
 from grader.results import GradeReport
 from grader.rubric import load_rubric
@@ -156,5 +156,5 @@ def test_review_items_in_every_report():
     shown = console.export_text()
     assert "need TA review" in shown and "REVIEW" in shown
     graded_one = GradedSubmission(Submission("s07", Path(".")), "graded", back)
-    stats = summary.summarize([graded_one], [], seed=3)
+    stats = summarize([graded_one], [], seed=3)
     assert len(stats.reviews) == 6 and "need TA review (6)" in summary.to_markdown(stats)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from grader.untrusted.arcstandard import ArcStandardParse
 from grader.written.catalogue import known
 from grader.written.registry import Verdict, WrittenContext, missing, written_check
 from grader.written.sections import Section
@@ -55,25 +56,22 @@ def transition_name(cell: str) -> str | None:
     return None
 
 
+_CODES = {SHIFT: "S", LEFT: "LA", RIGHT: "RA"}
+
+
 def apply(config: Config, transition: str) -> tuple[Config, tuple[str, str] | None] | None:
-    """The configuration after ``transition`` and the arc it adds; None if it is not legal."""
-    stack, buffer = list(config.stack), list(config.buffer)
-    if transition == SHIFT:
-        if not buffer:
-            return None
-        stack.append(buffer.pop(0))
-        return Config(tuple(stack), tuple(buffer), config.arcs), None
-    if len(stack) < 2:
+    """The configuration after ``transition`` and the arc it adds; None if it is not legal.
+
+    The step itself is the arc-standard machine the probes use (grader/untrusted/arcstandard.py,
+    a pure module both sides may import); only the legality checks are the table's own."""
+    if (not config.buffer if transition == SHIFT else
+            len(config.stack) < 2 or (transition == LEFT and config.stack[-2] == "ROOT")):
         return None
-    if transition == LEFT:
-        if stack[-2] == "ROOT":
-            return None
-        arc = (stack[-1], stack[-2])
-        del stack[-2]
-    else:
-        arc = (stack[-2], stack[-1])
-        stack.pop()
-    return Config(tuple(stack), tuple(buffer), config.arcs | {arc}), arc
+    parse = ArcStandardParse([])
+    parse.stack, parse.buffer = list(config.stack), list(config.buffer)
+    parse.parse_step(_CODES[transition])
+    arc = parse.dependencies[0] if parse.dependencies else None
+    return Config(tuple(parse.stack), tuple(parse.buffer), config.arcs | ({arc} if arc else set())), arc
 
 
 def oracle(config: Config) -> str | None:

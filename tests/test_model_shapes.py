@@ -19,7 +19,8 @@ import torch
 from conftest import REFERENCE
 
 from grader.catalogue import all_matches, check_ids_unique
-from grader.checks import model as model_checks
+from grader.checks import model_dropout
+from grader.checks import model_params as model_checks
 from grader.checks import model_shapes as shapes
 
 ALTERNATIVE = Path(__file__).parent / "submissions" / "alternative"
@@ -95,10 +96,10 @@ def _dropout_matches(module: ModuleType, rng: np.random.Generator, p: float) -> 
         model.train()
         torch.manual_seed(int(rng.integers(2**31)))
         train = model(wt).double().numpy()
-    informative = ~model_checks._rows_close(kept, without)
-    dropped = model_checks._rows_close(train, without) & informative
-    as_gamma = model_checks._rows_close(train, scaled) & informative & ~dropped
-    unscaled = model_checks._rows_close(train, kept) & informative & ~dropped & ~as_gamma
+    informative = ~model_dropout._rows_close(kept, without)
+    dropped = model_dropout._rows_close(train, without) & informative
+    as_gamma = model_dropout._rows_close(train, scaled) & informative & ~dropped
+    unscaled = model_dropout._rows_close(train, kept) & informative & ~dropped & ~as_gamma
     other = informative & ~dropped & ~as_gamma & ~unscaled
     case = shapes.dropout_case(train, kept, without, informative, dropped, other, p)
     return [m.id for m in all_matches(shapes.DROPOUT, case)]

@@ -26,15 +26,17 @@ from rich.progress import (
 )
 
 from grader import batch as batch_mod
-from grader import gradebook, roster
+from grader import gradebook, paths, roster
 from grader import package as package_mod
 from grader import template as template_mod
+from grader.checks import all_checks
 from grader.engine import grade
 from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.reports import gradescope, jsonout, terminal
 from grader.reports import summary as summary_mod
-from grader.rubric import RubricError
+from grader.rubric import RubricError, load_rubric
 from grader.submission import SubmissionError
+from grader.written.checkers import all_written_checkers
 
 
 def _console() -> Console:
@@ -100,12 +102,16 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
 
 @main.command()
 def validate() -> None:
-    """The reference must score full marks and the template zero; the rubric must match the checks."""
+    """The reference must score full marks and the template zero; the rubric must match the checks
+    (and keep its rules: a hidden check carries no points)."""
     console = _console()
     problems: list[str] = []
     try:
-        ref = grade(REFERENCE_DIR, seed=None)
-        tpl = grade(TEMPLATE_DIR, seed=ref.seed)
+        # Loaded first, so that a rubric error stops the command before any grading.
+        rubric = load_rubric(paths.RUBRIC_PATH, registered=set(all_checks()),
+                             checkers=set(all_written_checkers()))
+        ref = grade(REFERENCE_DIR, rubric=rubric, seed=None)
+        tpl = grade(TEMPLATE_DIR, rubric=rubric, seed=ref.seed)
     except RubricError as exc:
         raise click.ClickException(str(exc)) from None
     for c in ref.checks:

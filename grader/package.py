@@ -9,7 +9,8 @@ What goes in (an allowlist: tests/, .venv, .git and the rest of the repository n
     setup.sh            Python >= 3.11, a virtual environment readable by every user with
                         PyTorch's CPU build and the pinned requirements, the sandbox user
     run_autograder      grades the submission; writes a valid results.json whatever happens
-    requirements.txt    exact versions of the runtime dependencies, read off this environment
+    requirements.txt    gradescope/requirements.lock: every runtime dependency pinned, resolved for
+                        the image (Linux x86_64, Python 3.11) by tools/lock_requirements.py
     grader/ reference/ student_template/ rubric.yaml pyproject.toml
 
 Caches and run artifacts inside those folders are left out; large files are flagged; a copy of
@@ -215,9 +216,9 @@ def plan_package(root: Path = REPO_ROOT) -> PackagePlan:
     findings += _solution_findings(root, entries)
     if (root / "pyproject.toml").is_file():
         try:
-            torch, _ = pinned_requirements(root / "pyproject.toml")
+            torch, _ = pinned_requirements(root)
             generated = {"setup.sh": setup_sh(torch), "run_autograder": run_autograder(),
-                         "requirements.txt": requirements_txt(root / "pyproject.toml")}
+                         "requirements.txt": requirements_txt(root)}
         except PackageError as exc:
             findings.append(Finding("requirements.txt", "error", str(exc)))
         else:

@@ -1,20 +1,17 @@
 """The three files ``grader package`` generates for the autograder zip: ``setup.sh`` (the image:
 Python, the virtual environment, PyTorch's CPU build, the sandbox user), ``run_autograder`` (one
-grading; always a valid results.json) and ``requirements.txt`` (the runtime dependencies pinned to
-the versions installed here).
+grading; always a valid results.json) and ``requirements.txt`` (the lock resolved for the image,
+``gradescope/requirements.lock``: see grader/lockfile.py).
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import re
-import tomllib
 from pathlib import Path
 
-from packaging.markers import default_environment
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from grader.lockfile import IMAGE_PYTHON, LOCK_PATH, lock_problems, read_lock
 from grader.sandbox.isolation import EXTRA_HIDDEN_VARIABLE, SANDBOX_USER
 
 
@@ -28,6 +25,9 @@ VENV_DIR = "/opt/a2grader/venv"
 DEFAULT_PYTHON = f"{VENV_DIR}/bin/python"
 MIN_PYTHON = (3, 11)
 TORCH_INDEX_URL = "https://download.pytorch.org/whl/cpu"
+#: setup.sh's override of where torch comes from: another index URL, a folder of wheels, or a
+#: wheel file (e.g. the CPU wheel copied next to the image when PyTorch's index is out of reach).
+TORCH_VARIABLE = "A2GRADER_TORCH_SOURCE"
 #: Environment variables run_autograder reads (set by the tests to simulate Gradescope).
 ROOT_VARIABLE = "A2GRADER_AUTOGRADER_ROOT"
 PYTHON_VARIABLE = "A2GRADER_PYTHON"
@@ -37,65 +37,27 @@ DEFAULT_AUTOGRADER_ROOT = "/autograder"
 # -- pinned requirements -----------------------------------------------------------------------
 
 
-def _project_requirements(pyproject: Path) -> list[Requirement]:
-    try:
-        project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
-        return [Requirement(line) for line in project.get("dependencies", [])]
-    except (OSError, KeyError, tomllib.TOMLDecodeError, InvalidRequirement) as exc:
-        raise PackageError(f"{pyproject}: cannot read [project].dependencies ({exc}); the "
-                           "package pins the runtime dependencies listed there") from None
-
-
-def _applies(req: Requirement, extras: set[str]) -> bool:
-    if req.marker is None:
-        return True
-    environment: dict[str, str] = {k: str(v) for k, v in default_environment().items()}
-    return any(req.marker.evaluate({**environment, "extra": extra}) for extra in extras | {""})
-
-
-def pinned_requirements(pyproject: Path) -> tuple[Requirement, list[str]]:
-    """(the torch requirement, ``name==version`` of every other runtime dependency).
-
-    The versions are the ones installed in this environment, for the project's dependencies and
-    everything they depend on, so the image runs what was tested here. torch and its own
-    dependencies are left to setup.sh, which installs torch from PyTorch's CPU index.
-    """
-    requirements = _project_requirements(pyproject)
-    torch = [r for r in requirements if canonicalize_name(r.name) == "torch"]
+def pinned_requirements(root: Path) -> tuple[str, list[str]]:
+    """(the torch pin, every pin of the lock): ``gradescope/requirements.lock``, resolved for the
+    image by tools/lock_requirements.py and checked against pyproject.toml here."""
+    pyproject, lock_path = root / "pyproject.toml", root / LOCK_PATH
+    problems = lock_problems(pyproject, lock_path)
+    if problems:
+        raise PackageError("\n".join(problems))
+    lock = read_lock(lock_path)
+    torch = [line for line in lock.lines if canonicalize_name(line.split("==")[0]) == "torch"]
     if not torch:
-        raise PackageError(f"{pyproject}: no torch requirement in [project].dependencies; "
-                           "setup.sh installs the torch version pinned there")
-    pinned: dict[str, str] = {}
-    missing: list[str] = []
-    queue = [(r, set(r.extras)) for r in requirements if r is not torch[0]]
-    while queue:
-        req, extras = queue.pop()
-        name = canonicalize_name(req.name)
-        if name == "torch" or name in pinned:
-            continue
-        try:
-            dist = importlib.metadata.distribution(req.name)
-        except importlib.metadata.PackageNotFoundError:
-            missing.append(req.name)
-            continue
-        pinned[name] = f"{dist.metadata['Name']}=={dist.version}"
-        for line in dist.requires or []:
-            dep = Requirement(line)
-            if _applies(dep, extras):
-                queue.append((dep, set(dep.extras)))
-    if missing:
-        raise PackageError(f"runtime dependencies not installed here: {', '.join(sorted(missing))}; "
-                           "the package pins the versions installed in this environment, so "
-                           "install the project first (pip install -e .)")
-    return torch[0], [pinned[name] for name in sorted(pinned)]
+        raise PackageError(f"{lock_path}: no torch pin; setup.sh installs the torch version pinned there")
+    return torch[0], list(lock.lines)
 
 
-def requirements_txt(pyproject: Path) -> str:
-    torch, pins = pinned_requirements(pyproject)
+def requirements_txt(root: Path) -> str:
+    """requirements.txt of the zip: the lock's pins, with where they come from."""
+    torch, pins = pinned_requirements(root)
     header = [
-        "# Runtime dependencies of the grader at the versions it was packaged with",
-        "# (generated by `grader package` from pyproject.toml and the environment it ran in).",
-        f"# {torch} itself is installed by setup.sh from {TORCH_INDEX_URL}.",
+        f"# The grading image's requirements, copied by `grader package` from {LOCK_PATH.as_posix()}",
+        f"# (resolved for Linux x86_64 and Python {IMAGE_PYTHON} by tools/lock_requirements.py).",
+        f"# {torch} is installed first by setup.sh from {TORCH_INDEX_URL} (or ${TORCH_VARIABLE}).",
     ]
     return "\n".join(header + pins) + "\n"
 
@@ -108,7 +70,7 @@ SETUP_SH = r"""#!/usr/bin/env bash
 #   - Python >= @MIN_PYTHON@: the release's own python3 when it is recent enough, otherwise
 #     python@MIN_PYTHON@ from the deadsnakes PPA (the usual source of newer Pythons on Ubuntu);
 #   - a virtual environment at @VENV@, readable by every user, with PyTorch's CPU
-#     build (@TORCH@) and the pinned versions of requirements.txt;
+#     build (@TORCH@) and the pinned versions of requirements.txt (resolved for this image);
 #   - the unprivileged user @SANDBOX_USER@, which student code runs as.
 set -euxo pipefail
 export DEBIAN_FRONTEND=noninteractive PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -129,7 +91,17 @@ fi
 
 "$BASE_PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --upgrade pip
-"$VENV/bin/python" -m pip install "@TORCH@" --index-url @TORCH_INDEX_URL@
+# torch: PyTorch's CPU build, without its dependencies (requirements.txt pins them). From
+# PyTorch's CPU index unless @TORCH_VARIABLE@ names another index URL, a folder of wheels or a
+# wheel file; requirements.txt's own torch line then checks that the version is the pinned one.
+TORCH_SOURCE="${@TORCH_VARIABLE@:-@TORCH_INDEX_URL@}"
+if [ -f "$TORCH_SOURCE" ]; then
+    "$VENV/bin/python" -m pip install --no-deps "$TORCH_SOURCE"
+elif [ -d "$TORCH_SOURCE" ]; then
+    "$VENV/bin/python" -m pip install --no-deps --no-index --find-links "$TORCH_SOURCE" "@TORCH@"
+else
+    "$VENV/bin/python" -m pip install --no-deps "@TORCH@" --index-url "$TORCH_SOURCE"
+fi
 "$VENV/bin/python" -m pip install -r "$SOURCE/requirements.txt"
 chmod -R a+rX "$(dirname "$VENV")"
 
@@ -184,11 +156,11 @@ def _fill(template: str, values: dict[str, str]) -> str:
     return template
 
 
-def setup_sh(torch: Requirement) -> str:
+def setup_sh(torch: str) -> str:
     return _fill(SETUP_SH, {
         "MIN_PYTHON": ".".join(map(str, MIN_PYTHON)),
         "MIN_PYTHON_TUPLE": ", ".join(map(str, MIN_PYTHON)),
-        "VENV": VENV_DIR, "TORCH": str(torch), "TORCH_INDEX_URL": TORCH_INDEX_URL,
+        "VENV": VENV_DIR, "TORCH": torch, "TORCH_INDEX_URL": TORCH_INDEX_URL, "TORCH_VARIABLE": TORCH_VARIABLE,
         "SANDBOX_USER": SANDBOX_USER,
     })
 

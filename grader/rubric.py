@@ -16,9 +16,23 @@ import yaml
 from grader.paths import RUBRIC_PATH
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+#: Gradescope never shows a ``hidden`` test to students but adds its points to the total they see
+#: (its specification keeps ``hidden`` for tests worth no points), so a hidden check with points
+#: would give its verdict away; these keep a check secret until the deadline or publication.
+SECRET_VISIBILITIES = ("after_due_date", "after_published")
 PART_KINDS = ("code", "written")
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 1800.0
+
+
+def hidden_points_problem(where: str, what: str, visibility: Any, points: Any) -> str | None:
+    """The rule "a hidden item carries no points", as a problem line (None when it holds)."""
+    if visibility != "hidden" or not _number(points) or points <= 0:
+        return None
+    return (f"{where}: {what} is hidden but worth {points:g} point(s); Gradescope never shows a hidden test to "
+            "students yet adds its points to the total they see, which gives its verdict away. Use "
+            f"visibility: {SECRET_VISIBILITIES[0]} (or {SECRET_VISIBILITIES[1]}) to keep it secret until then, "
+            "or give it 0 points")
 
 
 class RubricError(ValueError):
@@ -183,6 +197,8 @@ def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, Any, A
     if visibility not in VISIBILITIES:
         problems.append(f"{where}: written part {pid!r} has visibility {visibility!r}; "
                         f"use one of {', '.join(VISIBILITIES)}")
+    elif problem := hidden_points_problem(where, f"written part {pid!r}", visibility, auto):
+        problems.append(problem)
     fields["visibility"] = str(visibility)
     timeout = entry.get("timeout", d_timeout)
     if not _number(timeout) or not 0 < timeout <= MAX_TIMEOUT:
@@ -279,6 +295,8 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         if visibility not in VISIBILITIES:
             problems.append(f"{where}: check {cid!r} has visibility {visibility!r}; "
                             f"use one of {', '.join(VISIBILITIES)}")
+        elif problem := hidden_points_problem(where, f"check {cid!r}", visibility, points):
+            problems.append(problem)
         timeout = entry.get("timeout", d_timeout)
         if not _number(timeout) or not 0 < timeout <= MAX_TIMEOUT:
             problems.append(f"{where}: check {cid!r} has timeout {timeout!r}; use seconds in (0, {MAX_TIMEOUT:g}]")

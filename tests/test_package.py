@@ -22,11 +22,14 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import REFERENCE, REPO, RESULTS_SCHEMA
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from rich.console import Console
 
-from grader import package, package_scripts
+from grader import lockfile, package, package_scripts
 from grader.checks import all_checks
 from grader.cli import main
+from grader.lockfile import LOCK_PATH, read_lock
 from grader.paths import STUDENT_FILES, WRITTEN_FILES
 from grader.sandbox.isolation import SANDBOX_USER
 
@@ -95,6 +98,8 @@ def _fake_repository(root: Path) -> Path:
         f.truncate(package.LARGE_FILE_BYTES + 1)
     (root / "rubric.yaml").write_text("checks: []\n")
     shutil.copyfile(REPO / "pyproject.toml", root / "pyproject.toml")
+    (root / "gradescope").mkdir()
+    shutil.copyfile(REPO / LOCK_PATH, root / LOCK_PATH)
     return root
 
 
@@ -141,10 +146,10 @@ def test_zip_has_gradescope_layout_modes_and_pinned_requirements(autograder_zip:
         assert mode == (0o755 if name in ("setup.sh", "run_autograder") else 0o644), name
         assert not name.startswith(("tests/", ".venv/", ".git/", "bench/", "tools/")), name
     pins = [line for line in requirements.splitlines() if line and not line.startswith("#")]
-    assert f"numpy=={importlib.metadata.version('numpy')}" in pins
-    assert f"matplotlib=={importlib.metadata.version('matplotlib')}" in pins
-    assert all("==" in line for line in pins) and not any(line.startswith("torch") for line in pins)
-    assert '"torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu' in setup
+    assert pins == list(read_lock(REPO / LOCK_PATH).lines)       # the lock, not this environment
+    assert "torch==2.13.0+cpu" in pins
+    assert 'TORCH_SOURCE="${A2GRADER_TORCH_SOURCE:-https://download.pytorch.org/whl/cpu}"' in setup
+    assert '"torch==2.13.0+cpu" --index-url "$TORCH_SOURCE"' in setup
     assert f"useradd --system --no-create-home --shell /usr/sbin/nologin {SANDBOX_USER}" in setup
     for script in ("setup.sh", "run_autograder"):
         unpacked = tmp_path / script
@@ -155,6 +160,87 @@ def test_zip_has_gradescope_layout_modes_and_pinned_requirements(autograder_zip:
     again = tmp_path / "again.zip"
     package.build_package(again)
     assert again.read_bytes() == autograder_zip.read_bytes()
+
+
+# -- the lock: requirements.txt resolved for the image -------------------------------------------
+
+
+def test_lock_agrees_with_pyproject_dependencies():
+    """gradescope/requirements.lock was resolved from pyproject.toml's [project].dependencies as
+    they are now (names and specifiers), and pins each of them within its specifier."""
+    assert lockfile.lock_problems(REPO / "pyproject.toml", REPO / LOCK_PATH) == []
+    lock = read_lock(REPO / LOCK_PATH)
+    for req in lockfile.runtime_requirements(REPO / "pyproject.toml"):
+        assert req.specifier.contains(lock.pins[canonicalize_name(req.name)], prereleases=True), req
+
+
+def test_lock_holds_the_cpu_torch_and_its_dependencies_and_nothing_for_the_bench():
+    lock = read_lock(REPO / LOCK_PATH)
+    assert str(lock.pins["torch"]) == "2.13.0+cpu"
+    # What the CPU build installed here requires (its wheel's own metadata) is pinned too ...
+    for line in importlib.metadata.requires("torch") or []:
+        dep = Requirement(line)
+        if dep.marker is None or dep.marker.evaluate({"extra": ""}):
+            assert dep.specifier.contains(lock.pins[canonicalize_name(dep.name)], prereleases=True), dep
+    # ... and nothing of the CUDA build, the tests or the benchmark.
+    for name in lock.pins:
+        assert not name.startswith(("nvidia-", "cuda-")) and name != "triton", name
+        assert name not in {"gradescope-utils", "pytest", "jsonschema", "ruff", "mypy", "uv"}, name
+    # What student files import (the course's environment) is in it.
+    assert {"numpy", "torch", "tqdm", "matplotlib"} <= set(lock.pins)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (('"numpy>=1.26"', '"numpy>=1.27"'), "only in pyproject: ['numpy>=1.27']"),
+    (('"numpy>=1.26"', '"numpy>=3"'), "outside pyproject.toml's numpy>=3"),
+    (('    "tqdm>=4.66",\n', ''), "only in the lock: ['tqdm>=4.66']"),
+    (('"rich>=13",', '"rich>=13", "requests>=2",'), "does not pin requests"),
+])
+def test_lock_drift_is_found_and_stops_the_package(tmp_path: Path, edit, message):
+    root = _fake_repository(tmp_path)
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert edit[0] in text
+    (root / "pyproject.toml").write_text(text.replace(*edit), encoding="utf-8")
+    problems = lockfile.lock_problems(root / "pyproject.toml", root / LOCK_PATH)
+    assert any(message in p and "tools/lock_requirements.py" in p for p in problems), problems
+    plan = package.plan_package(root)
+    assert any(f.path == "requirements.txt" and message in f.reason for f in plan.errors)
+
+
+def test_a_missing_or_loose_lock_stops_the_package(tmp_path: Path):
+    root = _fake_repository(tmp_path)
+    (root / LOCK_PATH).unlink()
+    assert any("cannot read the lock" in f.reason for f in package.plan_package(root).errors)
+    (root / LOCK_PATH).write_text((REPO / LOCK_PATH).read_text().replace("numpy==", "numpy>="))
+    assert any("is not an exact pin" in f.reason for f in package.plan_package(root).errors)
+
+
+@pytest.mark.parametrize("kind", ["index", "folder", "wheel"])
+def test_setup_sh_takes_torch_from_the_override(tmp_path: Path, kind: str):
+    """setup.sh's torch step (run with a stand-in pip that records its arguments)."""
+    torch, _ = package_scripts.pinned_requirements(REPO)
+    setup = package_scripts.setup_sh(torch)
+    block = setup[setup.index('TORCH_SOURCE="'):setup.index('"$VENV/bin/python" -m pip install -r')]
+    (tmp_path / "venv" / "bin").mkdir(parents=True)
+    fake = tmp_path / "venv" / "bin" / "python"
+    fake.write_text('#!/bin/sh\necho "$@" > "$(dirname "$0")/args"\n')
+    fake.chmod(0o755)
+    wheel = tmp_path / "wheels" / "torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"
+    wheel.parent.mkdir()
+    wheel.write_bytes(b"")
+    source = {"index": "", "folder": str(wheel.parent), "wheel": str(wheel)}[kind]
+    env = {**os.environ, "VENV": str(tmp_path / "venv"), package_scripts.TORCH_VARIABLE: source}
+    if not source:
+        del env[package_scripts.TORCH_VARIABLE]
+    done = subprocess.run(["bash", "-euc", f'VENV="$VENV"\n{block}'], env=env, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    args = (tmp_path / "venv" / "bin" / "args").read_text().split()
+    assert args[:4] == ["-m", "pip", "install", "--no-deps"]
+    expected = {"index": [torch, "--index-url", package_scripts.TORCH_INDEX_URL],
+                "folder": ["--no-index", "--find-links", str(wheel.parent), torch],
+                "wheel": [str(wheel)]}[kind]
+    assert args[4:] == expected
 
 
 def test_cli_check_lists_and_builds_nothing(tmp_path: Path):

@@ -19,7 +19,7 @@ def sample_report() -> GradeReport:
     board = Outcome(1, 1, ("ok",), leaderboard=(("dev UAS", 87.5),))
     checks = (
         CheckResult("a", "word2vec", "A", "1.1", 4.0, score_outcome(passed, 4, True), "visible", passed, 0.1),
-        CheckResult("b", "word2vec", "B", "1.2", 3.0, score_outcome(partial, 3, True), "hidden", partial, 0.2),
+        CheckResult("b", "word2vec", "B", "1.2", 3.0, score_outcome(partial, 3, True), "after_published", partial, 0.2),
         CheckResult("c", "3d", "C", "4.1", 2.0, score_outcome(timed_out, 2, True), "after_due_date", timed_out, 30.0),
         CheckResult("d", "3e_iii", "D", "5.9", 2.0, score_outcome(board, 2, False), "visible", board, 5.0),
     )
@@ -41,6 +41,40 @@ def test_results_json_matches_gradescope_schema():
     assert doc["tests"][2]["output"].startswith("Timed out.")
     assert doc["leaderboard"] == [{"name": "dev UAS", "value": 87.5}]
     assert "--seed 1234" in doc["output"]
+
+
+def _held_back(report: GradeReport, outcome: Outcome) -> GradeReport:
+    """``report`` with every check that is not visible given ``outcome`` instead."""
+    checks = tuple(c if c.visibility == "visible" else
+                   CheckResult(c.id, c.part, c.name, c.number, c.max_score, score_outcome(outcome, c.max_score, True),
+                               c.visibility, outcome, c.seconds) for c in report.checks)
+    return GradeReport(report.submission, report.seed, checks, report.seconds, report.notes)
+
+
+def test_visible_output_states_no_total_that_includes_held_back_checks():
+    """Students always see the top-level output; Gradescope hides their total while tests are held
+    back (after_due_date, after_published), so the output must not state it either."""
+    report = sample_report()
+    doc = gradescope.to_results_json(report)
+    assert doc["visibility"] == "visible" and doc["score"] == report.score == 8
+    assert f"{report.score:g} / {report.max_score:g}" not in doc["output"]
+    assert "Score on the checks shown now: 6 / 6" in doc["output"]
+    assert ("2 more check(s) worth 5 point(s) are shown when grades are published or after the due date"
+            in doc["output"])
+    # Nothing in it depends on the held-back verdicts: all passed or all failed, the same text.
+    outputs = {gradescope.to_results_json(_held_back(report, o))["output"]
+               for o in (Outcome(1, 1), Outcome(0, 1), Outcome(0, 1, status=TIMEOUT))}
+    assert len(outputs) == 1
+    # Instructors keep the total (extra_data is not shown to students).
+    assert doc["extra_data"]["autograder_score"] == 8 and doc["extra_data"]["autograder_max_score"] == 11
+
+
+def test_visible_output_states_the_total_when_every_check_is_visible():
+    base = sample_report()
+    checks = tuple(CheckResult(c.id, c.part, c.name, c.number, c.max_score, c.score, "visible", c.outcome, c.seconds)
+                   for c in base.checks)
+    doc = gradescope.to_results_json(GradeReport(base.submission, base.seed, checks, base.seconds))
+    assert "Autograder score: 8 / 11" in doc["output"] and "shown now" not in doc["output"]
 
 
 def test_fallback_results_match_schema(tmp_path):

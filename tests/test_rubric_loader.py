@@ -5,8 +5,12 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from click.testing import CliRunner
 
+from grader import paths
 from grader.checks import all_checks
+from grader.cli import main
+from grader.paths import RUBRIC_PATH
 from grader.rubric import RubricError, load_rubric
 
 GOOD = """\
@@ -16,7 +20,7 @@ parts:
   - {id: w, kind: written, points: 2, number: "2.1"}
 checks:
   - {id: a, part: p, name: A, number: "1.1", points: 1}
-  - {id: b, part: p, name: B, number: "1.2", points: 2, visibility: hidden, partial: false, timeout: 5}
+  - {id: b, part: p, name: B, number: "1.2", points: 2, visibility: after_due_date, partial: false, timeout: 5}
 """
 
 
@@ -35,13 +39,14 @@ def test_repository_rubric_matches_registered_checks():
 def test_good_rubric_parses_into_typed_specs(tmp_path):
     rubric = load_rubric(write(tmp_path, GOOD), registered={"a", "b"})
     b = rubric.check("b")
-    assert (b.points, b.visibility, b.partial, b.timeout, b.line) == (2.0, "hidden", False, 5.0, 7)
+    assert (b.points, b.visibility, b.partial, b.timeout, b.line) == (2.0, "after_due_date", False, 5.0, 7)
     assert rubric.check("a").timeout == 30.0 and rubric.check("a").student_visible
+    assert not b.student_visible
 
 
 @pytest.mark.parametrize("edit, message", [
     (("points: 2, visibility", "points: -2, visibility"), "line 7: check 'b' has points -2; use a number >= 0"),
-    (("visibility: hidden", "visibility: secret"), "line 7: check 'b' has visibility 'secret'; use one of visible, hidden"),
+    (("visibility: after_due_date", "visibility: secret"), "line 7: check 'b' has visibility 'secret'; use one of visible, hidden"),
     (("timeout: 5", "timeout: 0"), "line 7: check 'b' has timeout 0"),
     (("partial: false", "partial: maybe"), "line 7: check 'b' has partial 'maybe'"),
     (("part: p, name: A", "part: q, name: A"), "line 6: check 'a' names part 'q'"),
@@ -55,6 +60,54 @@ def test_bad_values_are_reported_with_line_and_fix(tmp_path, edit, message):
     with pytest.raises(RubricError) as info:
         load_rubric(path, registered={"a", "b"})
     assert message in str(info.value)
+
+
+HIDDEN_RULE = ("line 7: check 'b' is hidden but worth 2 point(s); Gradescope never shows a hidden test to students "
+               "yet adds its points to the total they see, which gives its verdict away. Use visibility: "
+               "after_due_date (or after_published) to keep it secret until then, or give it 0 points")
+
+
+def test_a_hidden_check_with_points_is_refused_with_the_rule_and_the_fix(tmp_path):
+    path = write(tmp_path, GOOD.replace("visibility: after_due_date", "visibility: hidden"))
+    with pytest.raises(RubricError) as info:
+        load_rubric(path, registered={"a", "b"})
+    assert HIDDEN_RULE in str(info.value)
+    # Hidden and worth nothing is allowed (Gradescope keeps hidden for tests without points).
+    zero = GOOD.replace("points: 2, visibility: after_due_date", "points: 0, visibility: hidden")
+    zero = zero.replace("points: 1}", "points: 3}")
+    assert load_rubric(write(tmp_path, zero), registered={"a", "b"}).check("b").visibility == "hidden"
+
+
+def test_a_hidden_written_part_with_auto_points_is_refused(tmp_path):
+    text = WRITTEN.replace("checker: steps}", "checker: steps, visibility: hidden}")
+    with pytest.raises(RubricError, match=r"line 4: written part '3b' is hidden but worth 1 point\(s\)"):
+        load_rubric(write(tmp_path, text), checkers={"steps"})
+    # Its TA-graded share alone carries no points in results.json: hidden is allowed.
+    only_manual = WRITTEN.replace('number: "8.6"}', 'number: "8.6", visibility: hidden}')
+    assert load_rubric(write(tmp_path, only_manual), checkers={"steps"}).part("3g").visibility == "hidden"
+
+
+def test_validate_refuses_a_hidden_check_with_points_before_grading(tmp_path, monkeypatch):
+    text = RUBRIC_PATH.read_text(encoding="utf-8")
+    assert "number: \"1.4\", points: 1" in text
+    lines = [line.replace("visibility: after_due_date", "visibility: hidden") if '"1.4"' in line else line
+             for line in text.splitlines()]
+    path = tmp_path / "rubric.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setattr(paths, "RUBRIC_PATH", path)
+    result = CliRunner().invoke(main, ["validate"])
+    assert result.exit_code != 0
+    assert "check 'w2v_neg_sampling_dups' is hidden but worth 1 point(s)" in result.output
+    assert "Use visibility: after_due_date (or after_published)" in result.output
+    assert "reference:" not in result.output      # stopped before grading anything
+
+
+def test_repository_rubric_has_no_hidden_points():
+    rubric = load_rubric(registered=set(all_checks()))
+    for spec in rubric.checks + rubric.written_checks:
+        assert spec.visibility != "hidden" or spec.points == 0, spec.id
+    assert {c.number: c.visibility for c in rubric.checks if c.number in ("1.4", "4.2")} == {
+        "1.4": "after_due_date", "4.2": "after_due_date"}
 
 
 def test_unknown_and_missing_check_ids(tmp_path):

@@ -72,6 +72,30 @@ def manual_test(item: ManualItem) -> dict[str, Any]:
     }
 
 
+_WHEN = {"after_due_date": "after the due date", "after_published": "when grades are published"}
+
+
+def score_lines(report: GradeReport, shown: list[CheckResult]) -> list[str]:
+    """The score line of the top-level output, which students always see.
+
+    Gradescope hides a student's total while tests are held back (``after_due_date``,
+    ``after_published``), but this output stays visible: it states the score of the visible
+    checks only, and how many points are held back and until when, never their verdict.
+    ``hidden`` checks carry no points (the rubric refuses them), so they change no total.
+    """
+    what = "(code checks and auto-graded written answers)"
+    held = [c for c in report.checks if c.visibility in _WHEN and c.max_score > 0]
+    if not held:
+        return [f"Autograder score: {report.score:g} / {report.max_score:g} {what}."]
+    got = round(sum(c.score for c in shown), 4)
+    out_of = round(sum(c.max_score for c in shown), 4)
+    points = round(sum(c.max_score for c in held), 4)
+    when = " or ".join(dict.fromkeys(_WHEN[c.visibility] for c in held))
+    return [f"Score on the checks shown now: {got:g} / {out_of:g} {what}.",
+            f"{len(held)} more check(s) worth {points:g} point(s) are shown {when}; "
+            "your total is shown with them."]
+
+
 def to_results_json(report: GradeReport) -> dict[str, Any]:
     """The results.json document for ``report``."""
     tests = [{
@@ -91,16 +115,17 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
     } for c in report.checks]
     tests += [manual_test(m) for m in report.manual]
     tests.sort(key=lambda t: tuple(int(x) for x in str(t["number"]).split(".")) if t["number"] else ())
-    lines = [f"Autograder score: {report.score:g} / {report.max_score:g} (code checks and auto-graded "
-             "written answers).",
-             f"Seed: {report.seed} (a rerun with --seed {report.seed} reproduces these checks exactly)."]
+    shown = [c for c in report.checks if c.visibility == "visible"]
+    lines = score_lines(report, shown)
+    lines.append(f"Seed: {report.seed} (a rerun with --seed {report.seed} reproduces these checks exactly).")
     if report.manual:
         lines.append(f"Written answers left to TAs: {len(report.manual)} ({report.manual_points:g} points, "
                      "not included above).")
-    if report.reviews:
-        lines.append(f"{REVIEW_HEAD}: {len(report.reviews)} written answer(s) could not be judged with "
+    reviews = [c for c in shown if c.needs_review]
+    if reviews:
+        lines.append(f"{REVIEW_HEAD}: {len(reviews)} written answer(s) could not be judged with "
                      "confidence and will be looked at by a TA: "
-                     + ", ".join(f"{c.number} {c.name}" for c in report.reviews) + ".")
+                     + ", ".join(f"{c.number} {c.name}" for c in reviews) + ".")
     lines += list(report.notes)
     doc: dict[str, Any] = {
         "score": report.score,
@@ -109,7 +134,9 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
-        "extra_data": {"seed": report.seed},
+        # Stored for instructors (Gradescope does not show extra_data to students).
+        "extra_data": {"seed": report.seed, "autograder_score": report.score,
+                       "autograder_max_score": report.max_score},
         "tests": tests,
     }
     if report.leaderboard:

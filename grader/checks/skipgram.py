@@ -130,7 +130,11 @@ def _skipgram_own(ctx: CheckContext, trials: Trials, t: int, function: str, cent
                              f"{function} cannot be used instead: {got['parts_error']}")
         return
     parts = got["parts"]
-    if len({w for w in outside_words}) < 2 or _degenerate(parts):
+    if len(set(outside_words)) < 2:  # one word repeated: equal outputs are right, and show nothing
+        trials.skip(f"trial {t + 1}: its window repeats one outside word, so your {function}'s outputs "
+                    "cannot show that skipgram sums them; it was not counted")
+        return
+    if _degenerate(parts):
         trials.record(False, f"trial {t + 1}: {what}: skipgram refused the grader's loss function, and your "
                              f"{function}'s outputs are degenerate (all zeros, or the same for every outside "
                              "word), so they cannot show that skipgram sums them: nothing awarded")

@@ -18,11 +18,14 @@ from grader.results import Outcome
 FILES = ("parser_transitions.py",)
 
 
-def _sentences(ctx: CheckContext, n: int, first_words=("right", "left")) -> list[list[str]]:
-    """n distinct sentences (distinct content lets the model tell copies apart)."""
+def _sentences(ctx: CheckContext, n: int, first_words=("right", "left"),
+               lengths: tuple[int, ...] | None = None) -> list[list[str]]:
+    """n distinct sentences (distinct content lets the model tell copies apart); the k-th has
+    lengths[k] words after its first when ``lengths`` is given, else 0 to 7."""
     out: list[list[str]] = []
     while len(out) < n:
-        s = [str(ctx.rng.choice(first_words))] + sentence(ctx.rng, 0, 7)
+        low, high = (lengths[len(out)],) * 2 if lengths else (0, 7)
+        s = [str(ctx.rng.choice(first_words))] + sentence(ctx.rng, low, high)
         if s not in out:
             out.append(s)
     return out
@@ -67,13 +70,7 @@ def _together(ctx: CheckContext) -> list[list[str]]:
     """Two sentences of one length then a longer one: with one rule for all, the first two finish
     at the same step while the third goes on (removing finished parses by index trips on this)."""
     length = int(ctx.rng.integers(2, 6))
-    out: list[list[str]] = []
-    while len(out) < 3:
-        s = [str(ctx.rng.choice(("right", "left")))] + sentence(ctx.rng, length - 1 + 2 * (len(out) == 2),
-                                                               length - 1 + 2 * (len(out) == 2))
-        if s not in out:
-            out.append(s)
-    return out
+    return _sentences(ctx, 3, lengths=(length - 1, length - 1, length + 1))
 
 
 def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:

@@ -27,6 +27,7 @@ from rich.progress import (
 
 from grader import batch as batch_mod
 from grader import gradebook, paths, roster
+from grader import kit as kit_mod
 from grader import package as package_mod
 from grader import template as template_mod
 from grader.checks import all_checks
@@ -159,6 +160,26 @@ def package_cmd(out: Path, check_only: bool) -> None:
         raise click.ClickException(str(exc)) from None
     console.print(f"[green]wrote {out}[/green] ({out.stat().st_size / 2**20:.1f} MiB): upload it as the "
                   "autograder of a Gradescope programming assignment")
+
+
+@main.command("kit")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("a2_student.zip"),
+              show_default=True, help="Where to write the student kit.")
+@click.option("--seeds", default=",".join(map(str, kit_mod.DEFAULT_SEEDS)), show_default=True,
+              help="The seeds whose expected values are recorded (comma-separated).")
+def kit_cmd(out: Path, seeds: str) -> None:
+    """Build the student kit: the starter folder plus a `grader check` that needs no solution."""
+    console = _console()
+    try:
+        chosen = [int(s) for s in seeds.split(",") if s.strip()]
+    except ValueError:
+        raise click.ClickException(f"--seeds takes integers separated by commas; got {seeds!r}") from None
+    try:
+        kit_mod.build_kit(out, seeds=chosen, progress=lambda line: console.print(f"  {line}"))
+    except kit_mod.KitError as exc:
+        raise click.ClickException(str(exc)) from None
+    console.print(f"[green]wrote {out}[/green] ({out.stat().st_size:,} bytes): give it to students; "
+                  "`pip install .` in its folder installs `grader check`")
 
 
 @main.command("batch")

@@ -24,14 +24,15 @@ from grader.checks.api import CheckAborted, CheckContext, RegisteredCheck, check
 from grader.course_env import missing_module, missing_module_lines
 from grader.paths import TEMPLATE_DIR
 from grader.reference import load_reference
-from grader.results import ERROR, CheckResult, GradeReport, Outcome, ProgressHook, internal_error, score
+from grader.replay import ReplayMiss
+from grader.results import ERROR, FAILED, CheckResult, GradeReport, Outcome, ProgressHook, internal_error, score
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
 from grader.sandbox import Runner, Sandbox
 from grader.submission import prepare
-from grader.written.checkers import all_written_checkers
-from grader.written.grade import grade_written
 
 RunnerFactory = Callable[[Path], Runner]
+#: ``ctx.ref`` of one check and seed (the student kit's recorded answers), instead of the reference.
+RefProvider = Callable[[str, int], Any]
 
 #: Time allowed to import one student file (torch's first import alone can take seconds).
 IMPORT_TIMEOUT = 60.0
@@ -143,6 +144,11 @@ def run_check(spec: CheckSpec, fn: Callable[[CheckContext], Outcome], ctx: Check
         return fn(ctx)
     except CheckAborted as aborted:
         return Outcome(0, 1, tuple(aborted.feedback), status=aborted.status)
+    except ReplayMiss:  # only the kit: a question that depends on the student's (wrong) output
+        return Outcome(0, 1, ("Your code's output here differs from what a correct solution gives, and "
+                              "saying how far off it is needs an expected value the student kit did not "
+                              "record: the full grader judges it when you submit. Fix the other failing "
+                              "checks first; they often explain this one.",), status=FAILED)
     except Exception:  # a bug in the grader's check, not in student code
         return internal_error(traceback.format_exc(limit=-3).strip().splitlines())
 
@@ -152,18 +158,24 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
           runner_factory: RunnerFactory | None = None,
           progress: ProgressHook | None = None,
           import_timeout: float = IMPORT_TIMEOUT,
-          written_runner: Runner | None = None) -> GradeReport:
+          written_runner: Runner | None = None,
+          ref_provider: RefProvider | None = None, written: bool = True) -> GradeReport:
     """Grade ``upload`` (a folder or .zip) and return the report.
 
     Code checks run first, then the written parts (the auto-graded share scored, the rest listed
     for TAs); ``written_runner`` replaces the child process that reads written answers (tests).
+    ``ref_provider`` gives each check its ``ctx.ref`` instead of the reference (the student kit);
+    ``written=False`` leaves the written parts out.
     """
     started = time.monotonic()
     registry = all_checks()
-    rubric = rubric or load_rubric(registered=set(registry), checkers=set(all_written_checkers()))
+    if rubric is None:
+        from grader.written.checkers import all_written_checkers  # noqa: PLC0415 - not in the kit
+
+        rubric = load_rubric(registered=set(registry), checkers=set(all_written_checkers()))
     seed = new_seed() if seed is None else seed
     specs = select_checks(rubric, visible_only=visible_only, only=only)
-    written_parts = select_written(rubric, visible_only=visible_only, only=only)
+    written_parts = select_written(rubric, visible_only=visible_only, only=only) if written else []
     results: list[CheckResult] = []
     manual: tuple = ()
     written_notes: list[str] = []
@@ -177,7 +189,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
             prestart = getattr(runner, "prestart", None)
             if prestart is not None:
                 prestart()  # the worker starts (and imports torch) while the reference loads here
-            ref = load_reference()
+            ref = load_reference() if ref_provider is None else None
             needed = _names_needed(registry)
             for spec in specs:
                 registered = registry[spec.id]
@@ -197,7 +209,8 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
                     outcome = Outcome(0, 1, missing_name_lines(file, attribute, files[file].defined),
                                       status=ERROR)
                 else:
-                    ctx = CheckContext(spec.id, runner, check_rng(seed, spec.id), seed, ref,
+                    check_ref = ref if ref_provider is None else ref_provider(spec.id, seed)
+                    ctx = CheckContext(spec.id, runner, check_rng(seed, spec.id), seed, check_ref,
                                        spec.timeout)
                     outcome = run_check(spec, registered.function, ctx)
                 result = score(spec, outcome, time.monotonic() - t0)
@@ -207,6 +220,8 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
         finally:
             runner.close()
         if written_parts:
+            from grader.written.grade import grade_written  # noqa: PLC0415 - not in the kit
+
             written, manual_items, written_notes = grade_written(
                 prepared.written, written_parts, seed, runner=written_runner, progress=progress)
             results += written

@@ -1,14 +1,22 @@
-"""Where the grader finds its own files (override with A2GRADER_ROOT for a packaged copy)."""
+"""Where the grader finds its own files (override with A2GRADER_ROOT for a packaged copy).
+
+Installed from the student kit, the package carries its own data in ``grader/kit_data/`` (the
+rubric it was built from, the starter files and the recorded expected values): that folder's
+presence is what makes this copy the kit (``IN_KIT``).
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+KIT_DATA = Path(__file__).resolve().parent / "kit_data"
+IN_KIT = (KIT_DATA / "kit.json").is_file()
+
 REPO_ROOT = Path(os.environ.get("A2GRADER_ROOT", Path(__file__).resolve().parent.parent))
 REFERENCE_DIR = REPO_ROOT / "reference"
-TEMPLATE_DIR = REPO_ROOT / "student_template"
-RUBRIC_PATH = REPO_ROOT / "rubric.yaml"
+TEMPLATE_DIR = KIT_DATA / "starter" if IN_KIT else REPO_ROOT / "student_template"
+RUBRIC_PATH = KIT_DATA / "rubric.yaml" if IN_KIT else REPO_ROOT / "rubric.yaml"
 EXAMPLES_DIR = REPO_ROOT / "examples"
 
 # Files a student edits; everything else in the template is support code the grader provides.

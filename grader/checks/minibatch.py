@@ -111,6 +111,9 @@ def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:
         if problem and 0 in got["batch_sizes"]:  # one cause, named in every check it breaks
             problem = EMPTY_BATCH
         trials.record(not problem, f"{what}: {problem}")
+    if getattr(ctx.ref, "kit", False) and trials.passed < trials.total:
+        trials.note("the student kit runs minibatch_parse on your own PartialParse: if "
+                    f"{check_label('pp_parse_step')} fails, fix that check first")
     return trials.outcome()
 
 

@@ -362,7 +362,14 @@ def train_uas(ctx: CheckContext) -> Outcome:
         trials.record(False, f"{what}: afterwards parser.model was not a torch.nn.Module, so there was no "
                              "trained model to evaluate")
         return trials.outcome()
-    uas, nonfinite = grader_dev_uas(ctx)
+    if getattr(ctx.ref, "kit", False):  # the student kit: no reference parser; the student's own parse
+        reported_uas = got.get("final_uas")
+        if not isinstance(reported_uas, float) or not np.isfinite(reported_uas):
+            trials.record(False, f"{what}: parser.parse gave no dev UAS for the trained model")
+            return trials.outcome()
+        uas, nonfinite = 100 * reported_uas, 0
+    else:
+        uas, nonfinite = grader_dev_uas(ctx)
     evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"] if isinstance(u, float)) or "none"
     if nonfinite:
         trials.note(f"the trained model gave NaN or infinite logits for {nonfinite} dev configurations")

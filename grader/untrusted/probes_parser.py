@@ -12,10 +12,20 @@ import sys
 import traceback
 from typing import Any
 
-if __package__:
-    from .arcstandard import ArcStandardParse, finished
-else:  # run from the worker's private copy, where the modules are top-level
-    from arcstandard import ArcStandardParse, finished  # type: ignore[no-redef]
+# The grader's own correct PartialParse isolates 3(d) from 3(c) bugs. The student kit does not
+# ship it (it is solution code): there minibatch_parse always runs on the student's own class.
+try:
+    if __package__:
+        from .arcstandard import ArcStandardParse
+    else:  # run from the worker's private copy, where the modules are top-level
+        from arcstandard import ArcStandardParse  # type: ignore[no-redef]
+except ImportError:
+    ArcStandardParse = None  # type: ignore[assignment,misc]
+
+
+def finished(pp: Any) -> bool:
+    """The terminal configuration: an empty buffer and only ROOT on the stack."""
+    return len(pp.buffer) == 0 and len(pp.stack) == 1
 
 
 def _module():
@@ -155,7 +165,10 @@ def _guard_finished(cls):
 
 
 def _student_partial_parse_ok(cls, sentences, scripts) -> bool:
-    """Whether the student's PartialParse follows every script exactly, without touching its input."""
+    """Whether the student's PartialParse follows every script exactly, without touching its input
+    (in the student kit, without the grader's class to compare with: always used)."""
+    if ArcStandardParse is None:
+        return True
     try:
         for s, script in zip(sentences, scripts):
             given = list(s)

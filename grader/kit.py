@@ -1,0 +1,222 @@
+"""`grader kit`: the student kit, a zip that is the folder a student works in.
+
+Unzipped, it holds the starter files of ``student_template/`` and what ``pip install .`` needs to
+install a ``grader`` command (``grader check``) that runs the visible code checks on the student's
+laptop without the reference: the kit's package is a subset of this package's own modules
+(``KIT_MODULES``: the checks, the engine, the sandbox and the worker), so the kit and
+``grader check`` judge with the same code. What the checks ask of the reference is recorded
+here, at build time, for a few seeds (``grader/replay.py``), and answered from that table in the
+kit. Never shipped: ``reference/``, the grader's own correct PartialParse and minibatch_parse
+(``untrusted/arcstandard.py``), the written answers' checkers (they hold the answer key), and the
+code of checks students may not see (removed from their modules by ``strip_checks``).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import shutil
+import tempfile
+import time
+import tomllib
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from grader import paths
+from grader.reference import MODULES, load_reference
+from grader.replay import RecordingRef
+
+#: The kit's distribution name (its ``grader --version`` reads this package's metadata).
+KIT_DIST = "a2-student-kit"
+#: The kit's folder inside the zip.
+KIT_FOLDER = "a2_student"
+#: The modules of ``grader/`` the kit ships (paths relative to it); nothing else of it goes in.
+KIT_MODULES = (
+    "__init__.py", "catalogue.py", "course_env.py", "engine.py", "kit_cli.py", "numerics.py", "paths.py",
+    "reference.py", "replay.py", "results.py", "rubric.py", "submission.py",
+    "checks/__init__.py", "checks/api.py", "checks/compare.py", "checks/minibatch.py", "checks/model.py",
+    "checks/model_dropout.py", "checks/model_params.py", "checks/model_shapes.py",
+    "checks/parsing_inputs.py", "checks/sgd.py", "checks/skipgram.py", "checks/training.py",
+    "checks/transitions.py", "checks/word2vec.py", "checks/word2vec_shapes.py",
+    "reports/__init__.py", "reports/terminal.py",
+    "sandbox/__init__.py", "sandbox/channel.py", "sandbox/confine.py", "sandbox/folders.py",
+    "sandbox/frames.py", "sandbox/inprocess.py", "sandbox/isolation.py", "sandbox/limits.py",
+    "sandbox/proctree.py", "sandbox/runner.py", "sandbox/worker_process.py",
+    "untrusted/__init__.py", "untrusted/probes.py", "untrusted/probes_model.py",
+    "untrusted/probes_parser.py", "untrusted/probes_training.py", "untrusted/probes_word2vec.py",
+    "untrusted/training_support.py", "untrusted/wire.py", "untrusted/worker.py",
+)
+#: Never in the kit, whatever KIT_MODULES says (a test checks both).
+NEVER_SHIPPED = ("untrusted/arcstandard.py", "written/", "cli.py", "package.py", "kit.py")
+#: Visible checks that never ask the reference (training judges the student's own run).
+NOT_RECORDED = frozenset({"train_loop", "train_setup", "train_uas"})
+#: The course's packages and the grader's own that the kit installs (from pyproject's lines).
+KIT_REQUIREMENTS = ("numpy", "torch", "tqdm", "matplotlib", "pyyaml", "click", "rich")
+DEFAULT_SEEDS = (101, 202, 303)
+
+Progress = Callable[[str], None]
+
+
+class KitError(RuntimeError):
+    """The kit cannot be built (e.g. a solution line would go in)."""
+
+
+def strip_checks(source: str, keep: Iterable[str]) -> str:
+    """``source`` without the functions registered with ``@check("id", ...)`` for ids not in ``keep``."""
+    keep = set(keep)
+    lines = source.splitlines(keepends=True)
+    drop: list[tuple[int, int]] = []
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for deco in node.decorator_list:
+            if (isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) and deco.func.id == "check"
+                    and deco.args and isinstance(deco.args[0], ast.Constant) and deco.args[0].value not in keep):
+                start = min(d.lineno for d in node.decorator_list)
+                drop.append((start - 1, node.end_lineno or node.lineno))
+    for start, end in sorted(drop, reverse=True):
+        del lines[start:end]
+    return "".join(lines)
+
+
+def _rubric_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def recording_set(corpus: bool = True) -> list[Path]:
+    """The submissions graded to gather the reference's answers: the reference's files and the
+    template (both branches of most checks), and the known-bug corpus of the tests (the branches
+    a check takes only when a function is wrong, e.g. negative sampling on a wrong sigmoid)."""
+    found = [paths.REFERENCE_DIR, paths.TEMPLATE_DIR]
+    buggy = paths.REPO_ROOT / "tests" / "submissions" / "buggy"
+    if corpus and buggy.is_dir():
+        found += sorted(p for p in buggy.iterdir() if p.is_dir())
+    return found
+
+
+def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress | None = None) -> dict[str, Any]:
+    """The reference's answers to every question the visible checks ask, for each seed, gathered
+    by grading each of ``submissions`` (see ``recording_set``) with a recording ``ctx.ref``; a
+    submission holding only some of the files is graded on the checks of those files only."""
+    from grader.checks import all_checks  # noqa: PLC0415 - heavy, only when building
+    from grader.engine import grade  # noqa: PLC0415
+    from grader.rubric import load_rubric  # noqa: PLC0415
+
+    registry = all_checks()
+    rubric = load_rubric(registered=set(registry))
+    ids = [s.id for s in rubric.checks if s.student_visible and s.id not in NOT_RECORDED]
+    reference = load_reference()
+    checks: dict[str, dict[str, dict[str, Any]]] = {cid: {str(s): {} for s in seeds} for cid in ids}
+    conflicts = 0
+    for seed in seeds:
+        for submission in submissions:
+            books: list[tuple[str, RecordingRef]] = []
+
+            def provider(check_id: str, _seed: int) -> RecordingRef:
+                rec = RecordingRef(reference)
+                books.append((check_id, rec))
+                return rec
+
+            t0 = time.monotonic()
+            present = {p.name for p in submission.iterdir()}
+            wanted = [cid for cid in ids if set(registry[cid].files) <= present]
+            grade(submission, rubric=rubric, seed=seed, visible_only=True, only=wanted, ref_provider=provider,
+                  written=False)
+            for check_id, rec in books:
+                table = checks[check_id][str(seed)]
+                for key, value in rec.table.items():
+                    if key in table and table[key] != value:
+                        table[key] = "conflict"
+                        conflicts += 1
+                    else:
+                        table[key] = value
+            if progress:
+                progress(f"recorded seed {seed} on {submission.name} ({time.monotonic() - t0:.1f} s)")
+    modules = sorted({name.split(".")[-1] for name in MODULES})
+    return {"seeds": list(seeds), "modules": modules, "checks": checks, "conflicts": conflicts}
+
+
+def _kit_pyproject(version: str) -> str:
+    project = tomllib.loads((paths.REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    deps = [d for d in project["dependencies"]
+            if d.split("=")[0].split(">")[0].split("<")[0].split("[")[0].strip().lower() in KIT_REQUIREMENTS]
+    packages = ["grader", "grader.checks", "grader.reports", "grader.sandbox", "grader.untrusted"]
+    return "\n".join([
+        "# The student kit's package: `pip install .` here installs the `grader` command.",
+        "[build-system]", 'requires = ["setuptools>=68"]', 'build-backend = "setuptools.build_meta"', "",
+        "[project]", f'name = "{KIT_DIST}"', f'version = "{version}"',
+        'description = "Local checks for the word2vec and dependency parsing assignment (no solution inside)."',
+        'requires-python = ">=3.11"', "dependencies = [" + ", ".join(json.dumps(d) for d in deps) + "]", "",
+        "[project.scripts]", 'grader = "grader.kit_cli:main"', "",
+        "[tool.setuptools]", "packages = " + json.dumps(packages), "include-package-data = false", "",
+        "[tool.setuptools.package-data]", 'grader = ["kit_data/*", "kit_data/**/*"]', "",
+    ])
+
+
+KIT_README = """# Assignment 2: your working folder
+
+Edit the five .py files and answers.md here. To check your code before you submit:
+
+    python -m pip install .
+    grader check            # or: grader check --quiet, grader check --seed N
+
+`grader check` runs the visible code checks on your laptop, with time limits. It holds no
+solution: expected values were recorded when this kit was made, for a few seeds. Hidden checks
+and the written answers are graded when you submit.
+"""
+
+
+def _copy_tree(src: Path, dst: Path) -> None:
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "saved_params_*", "results"))
+
+
+def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
+    """Lay the kit's folder out under ``root``; returns it."""
+    from grader.checks import all_checks  # noqa: PLC0415
+    from grader.rubric import load_rubric  # noqa: PLC0415
+
+    rubric = load_rubric(registered=set(all_checks()))
+    visible = {s.id for s in rubric.checks if s.student_visible}
+    kit = root / KIT_FOLDER
+    _copy_tree(paths.TEMPLATE_DIR, kit)
+    package = Path(__file__).resolve().parent
+    for rel in KIT_MODULES:
+        if any(rel == never or (never.endswith("/") and rel.startswith(never)) for never in NEVER_SHIPPED):
+            raise KitError(f"grader/{rel} is in KIT_MODULES but must never ship")
+        text = (package / rel).read_text(encoding="utf-8")
+        if rel.startswith("checks/"):
+            text = strip_checks(text, visible)
+        target = kit / "grader" / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    data = kit / "grader" / "kit_data"
+    _copy_tree(paths.TEMPLATE_DIR, data / "starter")
+    shutil.copy2(paths.RUBRIC_PATH, data / "rubric.yaml")
+    (data / "replay.json").write_text(json.dumps(recorded, separators=(",", ":")), encoding="utf-8")
+    info = {"version": version, "rubric_sha256": _rubric_digest(paths.RUBRIC_PATH),
+            "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seeds": recorded["seeds"]}
+    (data / "kit.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
+    (kit / "KIT.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
+    (kit / "pyproject.toml").write_text(_kit_pyproject(version), encoding="utf-8")
+    (kit / "KIT_README.md").write_text(KIT_README, encoding="utf-8")
+    return kit
+
+
+def build_kit(out: Path, *, seeds: Sequence[int] = DEFAULT_SEEDS, progress: Progress | None = None,
+              corpus: bool = True) -> Path:
+    """Record, stage and zip the kit to ``out`` (``corpus=False``: record on the reference and the
+    template only, faster, and fewer wrong answers judged in full)."""
+    from importlib.metadata import version as dist_version  # noqa: PLC0415
+
+    recorded = record(seeds, recording_set(corpus), progress)
+    with tempfile.TemporaryDirectory(prefix="a2kit-") as tmp:
+        kit = stage_kit(Path(tmp), recorded, dist_version("a2grader"))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+            for path in sorted(kit.rglob("*")):
+                if path.is_file():
+                    zf.write(path, path.relative_to(Path(tmp)).as_posix())
+    return out

@@ -1,0 +1,89 @@
+"""The student kit's command line: ``grader check`` (and ``--help``, ``--version``).
+
+Installed by ``pip install .`` in the kit's folder (``grader kit`` builds it). The checks are the
+grader's own; what they need from the reference comes from ``kit_data/replay.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from grader import paths
+from grader.replay import ReplayRef
+
+DIST = "a2-student-kit"
+
+
+def _read(name: str) -> Any:
+    return json.loads((paths.KIT_DATA / name).read_text(encoding="utf-8"))
+
+
+def out_of_date(directory: Path, built: dict[str, Any]) -> str:
+    """A warning when the folder's kit was built from another rubric than the installed command."""
+    folder = directory / "KIT.json"
+    if not folder.is_file():
+        return ""
+    try:
+        theirs = json.loads(folder.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    if theirs.get("rubric_sha256") != built.get("rubric_sha256"):
+        return (f"Warning: this folder's kit ({theirs.get('built', '?')}) and the installed grader "
+                f"({built.get('built', '?')}) were built from different rubrics: run `python -m pip install .` "
+                "in the newest kit's folder.")
+    return ""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name=DIST, message="%(prog)s %(version)s")
+def main() -> None:
+    """Check your assignment locally (the visible code checks; no solution inside)."""
+
+
+@main.command()
+@click.argument("directory", default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--seed", type=int, default=None, help="One of the kit's recorded seeds (default: the first).")
+@click.option("--quiet", is_flag=True, help="Only the table, not each failing check's details.")
+def check(directory: Path, seed: int | None, quiet: bool) -> None:
+    """Check DIRECTORY (default: here) on the visible code checks; exit 0 only if all pass."""
+    from grader.checks import all_checks  # noqa: PLC0415 - after --help
+    from grader.engine import grade  # noqa: PLC0415
+    from grader.reports import terminal  # noqa: PLC0415
+    from grader.rubric import load_rubric  # noqa: PLC0415
+
+    console = Console(highlight=False, soft_wrap=False)
+    built = _read("kit.json")
+    recorded = _read("replay.json")
+    seeds = [int(s) for s in recorded["seeds"]]
+    if seed is not None and seed not in seeds:
+        raise click.ClickException(f"this kit holds the seeds {', '.join(map(str, seeds))}; --seed must be one of them")
+    warning = out_of_date(directory, built)
+    if warning:
+        console.print(f"[yellow]{warning}[/yellow]")
+    rubric = load_rubric(paths.RUBRIC_PATH)
+    modules = tuple(recorded["modules"])
+
+    def provider(check_id: str, run_seed: int) -> ReplayRef:
+        return ReplayRef(recorded["checks"].get(check_id, {}).get(str(run_seed), {}), modules)
+
+    registry = all_checks()
+    only = [s.id for s in rubric.checks if s.student_visible and s.id in registry]
+
+    def progress(spec: Any, result: Any) -> None:
+        if not quiet:
+            console.print(f"  {'✓' if result.passed else '✗'} {spec.number} {spec.name} ({result.seconds:.1f} s)")
+
+    report = grade(directory, rubric=rubric, seed=seeds[0] if seed is None else seed, visible_only=True,
+                   only=only, ref_provider=provider, written=False, progress=progress)
+    terminal.render(report, console, details=not quiet)
+    checked = sum(c.max_score for c in report.checks)
+    total = sum(s.points for s in rubric.checks) + sum(p.auto for p in rubric.parts if p.kind == "written")
+    console.print(f"checked here: {checked:g} of {total:g} points; hidden checks and TA-graded answers are "
+                  "not included")
+    sys.exit(0 if report.all_passed else 1)

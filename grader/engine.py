@@ -27,7 +27,7 @@ from grader.reference import load_reference
 from grader.replay import ReplayMiss
 from grader.results import ERROR, FAILED, CheckResult, GradeReport, Outcome, ProgressHook, internal_error, score
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
-from grader.sandbox import Runner, Sandbox
+from grader.sandbox.runner import Runner
 from grader.submission import prepare
 
 RunnerFactory = Callable[[Path], Runner]
@@ -183,7 +183,11 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
     with tempfile.TemporaryDirectory(prefix="a2grader-") as tmp:
         prepared = prepare(Path(upload), Path(tmp))
         preload = TORCH if any(set(registry[s.id].files) & TORCH_FILES for s in specs) else ()
-        factory = runner_factory or (lambda run_dir: Sandbox(run_dir, preload=preload))
+        if runner_factory is None:
+            from grader.sandbox import Sandbox  # noqa: PLC0415 - the kit brings its own runner
+
+            runner_factory = lambda run_dir: Sandbox(run_dir, preload=preload)  # noqa: E731
+        factory = runner_factory
         runner = factory(prepared.run_dir)
         try:
             prestart = getattr(runner, "prestart", None)

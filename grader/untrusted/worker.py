@@ -30,11 +30,15 @@ import errno
 import faulthandler
 import importlib
 import os
-import resource
 import sys
 import threading
 import traceback
 from typing import Any
+
+try:
+    import resource
+except ImportError:  # Windows (the student kit's portable runner): no descriptor limit to read
+    resource = None  # type: ignore[assignment]
 
 # Everything the worker needs is imported above and here, before the submission folder goes on
 # sys.path, so that a student file named like a module (json.py, numpy.py) cannot replace it.
@@ -171,7 +175,7 @@ def _become_subreaper() -> None:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):
         pass  # not Linux: the grader still kills the process group
 
 
@@ -251,11 +255,34 @@ def _prepare(submission: str, protocol_fds: tuple[int, int], preload: list[str])
     sys.argv = ["probe"]
 
 
+def _stdio_protocol() -> tuple[int, int]:
+    """The student kit's portable runner speaks over this process's stdin and stdout: move them
+    to fresh descriptors, give fd 0 the null device and send fd 1 (student prints) to stderr."""
+    fd_in, fd_out = os.dup(0), os.dup(1)
+    if sys.platform == "win32":
+        import msvcrt  # noqa: PLC0415 - Windows only
+
+        for fd in (fd_in, fd_out):
+            msvcrt.setmode(fd, os.O_BINARY)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(STDERR_FD, 1)
+    return fd_in, fd_out
+
+
 def main(argv: list[str]) -> int:
-    """Serve requests until the grader closes the request stream; return the exit code."""
+    """Serve requests until the grader closes the request stream; return the exit code.
+
+    ``FD_IN FD_OUT MAX_BYTES [PRELOAD]`` (the Sandbox's pipes), or ``stdio MAX_BYTES [PRELOAD]``
+    (the portable runner: the protocol on stdin and stdout).
+    """
+    if argv[:1] == ["stdio"]:
+        fd_in, fd_out = _stdio_protocol()
+        argv = [str(fd_in), str(fd_out), *argv[1:]]
     fd_in, fd_out, max_bytes = (int(arg) for arg in argv[:3])
     preload = [name for name in (argv[3] if len(argv) > 3 else "").split(",") if name]
-    fd_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    fd_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0] if resource is not None else 0
     submission = os.path.realpath(os.getcwd())
     _prepare(submission, (fd_in, fd_out), preload)
     reader = wire.FrameReader(max_bytes=max_bytes)

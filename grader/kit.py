@@ -42,15 +42,18 @@ KIT_MODULES = (
     "checks/parsing_inputs.py", "checks/sgd.py", "checks/skipgram.py", "checks/training.py",
     "checks/transitions.py", "checks/word2vec.py", "checks/word2vec_shapes.py",
     "reports/__init__.py", "reports/terminal.py",
-    "sandbox/__init__.py", "sandbox/channel.py", "sandbox/confine.py", "sandbox/folders.py",
-    "sandbox/frames.py", "sandbox/inprocess.py", "sandbox/isolation.py", "sandbox/limits.py",
-    "sandbox/proctree.py", "sandbox/runner.py", "sandbox/worker_process.py",
+    "sandbox/frames.py", "sandbox/portable.py", "sandbox/runner.py",
     "untrusted/__init__.py", "untrusted/probes.py", "untrusted/probes_model.py",
     "untrusted/probes_parser.py", "untrusted/probes_training.py", "untrusted/probes_word2vec.py",
     "untrusted/training_support.py", "untrusted/wire.py", "untrusted/worker.py",
 )
-#: Never in the kit, whatever KIT_MODULES says (a test checks both).
-NEVER_SHIPPED = ("untrusted/arcstandard.py", "written/", "cli.py", "package.py", "kit.py")
+#: Never in the kit, whatever KIT_MODULES says (a test checks both). The Linux sandbox stays out
+#: too: the kit runs student code with the portable runner on every system.
+NEVER_SHIPPED = ("untrusted/arcstandard.py", "written/", "cli.py", "package.py", "kit.py",
+                 "sandbox/worker_process.py", "sandbox/isolation.py", "sandbox/confine.py")
+#: The kit's grader/sandbox/__init__.py (the repository's imports the Linux sandbox).
+KIT_SANDBOX_INIT = '''"""The student kit's process boundary: runner.py (the interface), frames.py, portable.py."""
+'''
 #: Visible checks that never ask the reference (training judges the student's own run).
 NOT_RECORDED = frozenset({"train_loop", "train_setup", "train_uas"})
 #: The course's packages and the grader's own that the kit installs (from pyproject's lines).
@@ -192,6 +195,7 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
         target = kit / "grader" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+    (kit / "grader" / "sandbox" / "__init__.py").write_text(KIT_SANDBOX_INIT, encoding="utf-8")
     data = kit / "grader" / "kit_data"
     _copy_tree(paths.TEMPLATE_DIR, data / "starter")
     shutil.copy2(paths.RUBRIC_PATH, data / "rubric.yaml")

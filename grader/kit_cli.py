@@ -56,6 +56,7 @@ def check(directory: Path, seed: int | None, quiet: bool) -> None:
     from grader.engine import grade  # noqa: PLC0415
     from grader.reports import terminal  # noqa: PLC0415
     from grader.rubric import load_rubric  # noqa: PLC0415
+    from grader.sandbox.portable import PortableRunner  # noqa: PLC0415
 
     console = Console(highlight=False, soft_wrap=False)
     built = _read("kit.json")
@@ -79,9 +80,19 @@ def check(directory: Path, seed: int | None, quiet: bool) -> None:
         if not quiet:
             console.print(f"  {'✓' if result.passed else '✗'} {spec.number} {spec.name} ({result.seconds:.1f} s)")
 
+    notes: list[str] = []
+
+    def runner(run_dir: Path) -> PortableRunner:
+        made = PortableRunner(run_dir, preload=("numpy",))
+        notes.append(made.note)
+        return made
+
     report = grade(directory, rubric=rubric, seed=seeds[0] if seed is None else seed, visible_only=True,
-                   only=only, ref_provider=provider, written=False, progress=progress)
+                   only=only, ref_provider=provider, written=False, progress=progress, runner_factory=runner)
     terminal.render(report, console, details=not quiet)
+    for note in dict.fromkeys(n for n in notes if n):
+        console.print(note)
+    console.print("Written answers are not checked here: they are read and graded when you submit.")
     checked = sum(c.max_score for c in report.checks)
     total = sum(s.points for s in rubric.checks) + sum(p.auto for p in rubric.parts if p.kind == "written")
     console.print(f"checked here: {checked:g} of {total:g} points; hidden checks and TA-graded answers are "

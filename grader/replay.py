@@ -35,7 +35,7 @@ class NotPlain(Exception):
 
 
 def _array(arr: np.ndarray) -> list[Any]:
-    arr = np.ascontiguousarray(arr)
+    arr = np.asarray(arr, order="C")  # ascontiguousarray would make a 0-d array 1-d
     if arr.dtype.hasobject:
         raise NotPlain("object array")
     return [arr.dtype.str, list(arr.shape), base64.b64encode(arr.tobytes()).decode("ascii")]

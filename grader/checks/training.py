@@ -151,7 +151,8 @@ def train_loop(ctx: CheckContext) -> Outcome:
                               f"{got['uas'][-1]:.4f} that parser.parse(dev_data) computed")
         else:
             trials.record(False, f"{what}: no dev UAS to return (parser.parse was never called)")
-    trials.note("dev parsing used the grader's own minibatch_parse, so a 3(d) bug costs nothing here")
+    if not getattr(ctx.ref, "kit", False):  # the kit parses with the student's own minibatch_parse
+        trials.note("dev parsing used the grader's own minibatch_parse, so a 3(d) bug costs nothing here")
     return trials.outcome()
 
 

@@ -1,0 +1,92 @@
+"""What the kit's tests look for: every line of the reference's solutions, and the grader's own
+correct PartialParse/minibatch_parse (untrusted/arcstandard.py)."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from grader import paths
+from grader.template import MD_BEGIN, MD_END, PY_BEGIN, PY_END
+
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->")
+#: Lines shorter than this say nothing about a solution (``return x``, ``else:``, ``)``).
+MIN_CHARS = 12
+#: Solution lines the kit's own code may hold, each with why it gives nothing away.
+GIVEN_IN_PROSE = {
+    # the terminal state, as the starter's minibatch_parse docstring states it ("empty buffer,
+    # stack of size 1"); the worker's scripted model needs it to know when a parse is done
+    "return len(pp.buffer) == 0 and len(pp.stack) == 1",
+    # PyTorch's one way to backpropagate; the gradient probe calls it on the student's own model
+    "loss.backward()",
+}
+
+
+def _regions(text: str, begin, end) -> tuple[list[str], list[str]]:
+    inside, outside, on = [], [], False
+    for line in text.splitlines():
+        if begin.match(line):
+            on = True
+        elif end.match(line):
+            on = False
+        elif line.strip():
+            (inside if on else outside).append(line.strip())
+    return inside, outside
+
+
+def solution_lines() -> set[str]:
+    """Lines inside the solution markers of reference/*.py and answers.md that are not also
+    given to students (outside any region, or in the template), and long enough to mean something."""
+    inside: set[str] = set()
+    given: set[str] = set()
+    for path in sorted(paths.REFERENCE_DIR.glob("*.py")):
+        sol, rest = _regions(path.read_text(encoding="utf-8"), PY_BEGIN, PY_END)
+        inside.update(sol)
+        given.update(rest)
+    sol, rest = _regions((paths.REFERENCE_DIR / "answers.md").read_text(encoding="utf-8"), MD_BEGIN, MD_END)
+    inside.update(sol)
+    given.update(rest)
+    for path in paths.TEMPLATE_DIR.rglob("*"):
+        if path.is_file() and path.suffix in (".py", ".md"):
+            given.update(line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return {line for line in inside - given - GIVEN_IN_PROSE if len(line) >= MIN_CHARS}
+
+
+def _given_lines() -> set[str]:
+    given: set[str] = set()
+    for path in paths.TEMPLATE_DIR.rglob("*"):
+        if path.is_file() and path.suffix in (".py", ".md"):
+            given.update(line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return given
+
+
+def arcstandard_lines() -> set[str]:
+    """The code lines of the grader's correct arc-standard parser (not its docstrings or comments)."""
+    text = (Path(paths.REPO_ROOT) / "grader" / "untrusted" / "arcstandard.py").read_text(encoding="utf-8")
+    lines, in_doc = set(), False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith(('"""', "'''")):
+            in_doc = not (in_doc or (len(line) > 3 and line.endswith(('"""', "'''"))))
+            continue
+        if in_doc or not line or line.startswith(("#", "from ", "import ")) or len(line) < MIN_CHARS:
+            continue
+        lines.add(line)
+    return lines - _given_lines() - GIVEN_IN_PROSE
+
+
+def solution_hits(zip_path: Path) -> list[str]:
+    """Every (file, line) of the zip that holds a solution line, an arc-standard line or a marker."""
+    wanted = solution_lines() | arcstandard_lines()
+    hits = []
+    with zipfile.ZipFile(zip_path) as zf:
+        for name in zf.namelist():
+            try:
+                text = zf.read(name).decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            for number, raw in enumerate(text.splitlines(), start=1):
+                line = raw.strip()
+                if line in wanted or any(marker in line for marker in MARKERS):
+                    hits.append(f"{name}:{number}: {line}")
+    return hits

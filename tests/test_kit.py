@@ -1,0 +1,206 @@
+"""The student kit (`grader kit`): what goes in, what never does, and that its recorded answers
+judge as the reference does. The fresh-venv end-to-end run is tests/test_kit_install.py."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from grader import kit, paths
+from grader.checks import all_checks
+from grader.engine import grade
+from grader.replay import RecordingRef, ReplayMiss, ReplayRef, decode, encode
+from grader.rubric import load_rubric
+from grader.sandbox.portable import LIMITS_NOTE, PortableRunner
+from kit_support import MARKERS, solution_hits, solution_lines
+
+GRADER = Path(kit.__file__).resolve().parent
+
+
+def test_kit_modules_exist_and_exclude_what_never_ships():
+    for rel in kit.KIT_MODULES:
+        assert (GRADER / rel).is_file(), rel
+        assert not any(rel == n or (n.endswith("/") and rel.startswith(n)) for n in kit.NEVER_SHIPPED), rel
+    assert "untrusted/arcstandard.py" not in kit.KIT_MODULES
+
+
+#: Imports of shipped modules that the kit never reaches (engine.grade's written parts and its
+#: Linux Sandbox, used only without ``written=False`` and a runner of the kit's own).
+NOT_REACHED_IN_KIT = {("grader.written.checkers", "all_written_checkers"), ("grader.written.grade", "grade_written"),
+                      ("grader.sandbox", "Sandbox")}
+
+
+def test_kit_modules_import_only_kit_modules():
+    """Every grader module a shipped module imports is shipped too (or it would fail installed)."""
+    shipped = {("grader/" + rel)[:-3].replace("/", ".").removesuffix(".__init__") for rel in kit.KIT_MODULES}
+    for rel in kit.KIT_MODULES:
+        tree = ast.parse((GRADER / rel).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("grader"):
+                for alias in node.names:
+                    if (node.module, alias.name) in NOT_REACHED_IN_KIT:
+                        continue
+                    assert node.module in shipped or f"{node.module}.{alias.name}" in shipped, \
+                        f"grader/{rel} imports {node.module}.{alias.name}, which the kit does not ship"
+                    if node.module == "grader.sandbox":
+                        assert f"grader.sandbox.{alias.name}" in shipped, alias.name
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("grader"):
+                        assert alias.name in shipped, f"grader/{rel} imports {alias.name}, which the kit does not ship"
+
+
+def test_strip_checks_removes_checks_students_may_not_see():
+    rubric = load_rubric(registered=set(all_checks()))
+    visible = {s.id for s in rubric.checks if s.student_visible}
+    held_back = {s.id for s in rubric.checks if not s.student_visible}
+    assert held_back, "the rubric holds checks shown after the deadline"
+    for module in ("word2vec.py", "minibatch.py"):
+        source = (GRADER / "checks" / module).read_text(encoding="utf-8")
+        stripped = kit.strip_checks(source, visible)
+        compile(stripped, module, "exec")
+        for cid in held_back:
+            assert f'@check("{cid}"' not in stripped
+        for cid in visible:
+            if f'@check("{cid}"' in source:
+                assert f'@check("{cid}"' in stripped
+
+
+def test_replay_values_round_trip():
+    values = [None, True, 3, -2.5, float("nan"), "x", np.float32(1.5), np.arange(6).reshape(2, 3),
+              [("a", "b"), ("c", "d")], {"k": (1, [2.0])}]
+    for value in values:
+        back = decode(encode(value))
+        if isinstance(value, np.ndarray):
+            assert back.dtype == value.dtype and np.array_equal(back, value)
+        elif isinstance(value, float) and np.isnan(value):
+            assert np.isnan(back)
+        else:
+            assert back == value and type(back) is type(value)
+
+
+class _Parse:
+    def __init__(self, words):
+        self.stack, self.buffer = ["ROOT"], list(words)
+
+    def step(self):
+        self.stack.append(self.buffer.pop(0))
+
+
+def test_replay_keys_follow_object_state_and_miss_loudly():
+    """The same question asked of an object before and after a call gets each answer; a question
+    never recorded raises ReplayMiss instead of returning anything."""
+    module = SimpleNamespace(Parse=_Parse, double=lambda x: 2 * x)
+    rec = RecordingRef(SimpleNamespace(m=module))
+
+    def ask(ref):
+        p = ref.m.Parse(["a", "b"])
+        first = p.stack
+        p.step()
+        return first, p.stack, ref.m.double(np.ones(2))
+
+    ask(rec)
+    replayed = ask(ReplayRef(rec.table, ("m",)))
+    assert replayed[0] == ["ROOT"]  # as it was when asked
+    assert replayed[1] == ["ROOT", "a"]
+    assert np.array_equal(replayed[2], [2.0, 2.0])
+    with pytest.raises(ReplayMiss):
+        ReplayRef(rec.table, ("m",)).m.double(np.ones(3))
+
+
+def _visible_recorded_ids() -> list[str]:
+    rubric = load_rubric(registered=set(all_checks()))
+    return [s.id for s in rubric.checks if s.student_visible and s.id not in kit.NOT_RECORDED]
+
+
+def test_replay_judges_as_the_reference_on_its_seed():
+    """Recorded on the reference's files and the template only, the replay gives the reference's
+    verdicts on a submission it never saw (one bug each in word2vec.py and parser_transitions.py)."""
+    registry = all_checks()
+    ids = [c for c in _visible_recorded_ids() if set(registry[c].files) <= {"word2vec.py", "parser_transitions.py"}]
+    recorded = kit.record([11], [paths.REFERENCE_DIR, paths.TEMPLATE_DIR])
+    assert recorded["conflicts"] == 0
+
+    def provider(check_id: str, seed: int) -> ReplayRef:
+        return ReplayRef(recorded["checks"][check_id][str(seed)], tuple(recorded["modules"]))
+
+    buggy = Path(__file__).parent / "submissions" / "buggy"
+    for submission in (paths.REFERENCE_DIR, buggy / "w2v_grad_sign", buggy / "mb_batch_plus_one"):
+        present = {p.name for p in submission.iterdir()}
+        only = [c for c in ids if set(registry[c].files) <= present]
+        real = grade(submission, seed=11, visible_only=True, only=only, written=False)
+        kitr = grade(submission, seed=11, visible_only=True, only=only, written=False, ref_provider=provider)
+        assert [(c.id, c.score, c.status) for c in kitr.checks] == [(c.id, c.score, c.status) for c in real.checks]
+
+
+def test_kit_zip_holds_the_folder_and_no_solution(tmp_path):
+    out = kit.build_kit(tmp_path / "a2_student.zip", seeds=(1,), corpus=False)
+    with zipfile.ZipFile(out) as zf:
+        names = set(zf.namelist())
+    folder = kit.KIT_FOLDER
+    for name in ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py", "answers.md",
+                 "pyproject.toml", "utils/parser_utils.py", "grader/kit_cli.py", "grader/kit_data/replay.json",
+                 "grader/kit_data/rubric.yaml", "grader/kit_data/kit.json"):
+        assert f"{folder}/{name}" in names, name
+    assert not [n for n in names if "arcstandard" in n or "/reference/" in n or "/written/" in n]
+    assert solution_lines(), "the scan must have something to look for"
+    assert solution_hits(out) == []
+
+
+def test_solution_scan_finds_a_planted_solution(tmp_path):
+    """The scan is not blind: a zip holding one reference solution line, or a marker, is caught."""
+    line = sorted(solution_lines())[0]
+    planted = tmp_path / "planted.zip"
+    with zipfile.ZipFile(planted, "w") as zf:
+        zf.writestr("a/x.py", f"def f():\n    {line}\n")
+        zf.writestr("a/y.md", MARKERS[2] + "\n")
+    assert len(solution_hits(planted)) == 2
+
+
+def _hanging_submission(folder: Path) -> Path:
+    (folder / "word2vec.py").write_text(textwrap.dedent("""
+        import time
+        import numpy as np
+        print("hello from the student's file")
+        def sigmoid(x):
+            print("a print must not break the protocol")
+            if np.ndim(x) == 0:
+                while True:
+                    time.sleep(0.05)
+            return 1 / (1 + np.exp(-x))
+    """), encoding="utf-8")
+    return folder
+
+
+def test_portable_runner_without_posix_limits(tmp_path):
+    """The Windows path, forced on Linux: prints are captured, a hang is stopped at its time
+    limit, the worker is replaced, and the next call is answered."""
+    runner = PortableRunner(_hanging_submission(tmp_path), posix_limits=False)
+    try:
+        assert runner.note == LIMITS_NOTE
+        imported = runner.call("import_module", {"module": "word2vec", "attributes": ["sigmoid"]}, timeout=30)
+        assert imported.status == "ok", imported
+        hung = runner.call("w2v_sigmoid", {"inputs": [0.5]}, timeout=1.5)
+        assert hung.status == "timeout"
+        runner.call("import_module", {"module": "word2vec", "attributes": ["sigmoid"]}, timeout=30)
+        fine = runner.call("w2v_sigmoid", {"inputs": [np.zeros(3)]}, timeout=10)
+        assert fine.status == "ok" and np.allclose(fine.value[0], 0.5)
+        assert "must not break" in fine.stderr
+    finally:
+        runner.close()
+
+
+def test_portable_runner_grades_like_the_sandbox():
+    ids = ["w2v_sigmoid", "pp_init", "pp_parse_step", "sgd_update"]
+    portable = grade(paths.REFERENCE_DIR, seed=4, only=ids, written=False,
+                     runner_factory=lambda run_dir: PortableRunner(run_dir, posix_limits=False))
+    assert [c.score for c in portable.checks] == [c.max_score for c in portable.checks]
+    template = grade(paths.TEMPLATE_DIR, seed=4, only=ids, written=False,
+                     runner_factory=lambda run_dir: PortableRunner(run_dir, posix_limits=False))
+    assert all(c.score == 0 for c in template.checks)

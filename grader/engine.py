@@ -25,7 +25,7 @@ from grader.course_env import missing_module, missing_module_lines
 from grader.paths import TEMPLATE_DIR
 from grader.reference import load_reference
 from grader.replay import ReplayMiss
-from grader.results import ERROR, FAILED, CheckResult, GradeReport, Outcome, ProgressHook, internal_error, score
+from grader.results import ERROR, FAILED, CheckResult, GradeReport, Outcome, ProgressHook, internal_error, score, stub_outcome
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
 from grader.sandbox.runner import Runner
 from grader.submission import prepare
@@ -159,13 +159,13 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
           progress: ProgressHook | None = None,
           import_timeout: float = IMPORT_TIMEOUT,
           written_runner: Runner | None = None,
-          ref_provider: RefProvider | None = None, written: bool = True) -> GradeReport:
+          ref_provider: RefProvider | None = None, include_written: bool = True) -> GradeReport:
     """Grade ``upload`` (a folder or .zip) and return the report.
 
     Code checks run first, then the written parts (the auto-graded share scored, the rest listed
     for TAs); ``written_runner`` replaces the child process that reads written answers (tests).
     ``ref_provider`` gives each check its ``ctx.ref`` instead of the reference (the student kit);
-    ``written=False`` leaves the written parts out.
+    ``include_written=False`` leaves the written parts out.
     """
     started = time.monotonic()
     registry = all_checks()
@@ -175,7 +175,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
         rubric = load_rubric(registered=set(registry), checkers=set(all_written_checkers()))
     seed = new_seed() if seed is None else seed
     specs = select_checks(rubric, visible_only=visible_only, only=only)
-    written_parts = select_written(rubric, visible_only=visible_only, only=only) if written else []
+    written_parts = select_written(rubric, visible_only=visible_only, only=only) if include_written else []
     results: list[CheckResult] = []
     manual: tuple = ()
     written_notes: list[str] = []
@@ -216,7 +216,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
                     check_ref = ref if ref_provider is None else ref_provider(spec.id, seed)
                     ctx = CheckContext(spec.id, runner, check_rng(seed, spec.id), seed, check_ref,
                                        spec.timeout)
-                    outcome = run_check(spec, registered.function, ctx)
+                    outcome = stub_outcome(run_check(spec, registered.function, ctx))
                 result = score(spec, outcome, time.monotonic() - t0)
                 results.append(result)
                 if progress:

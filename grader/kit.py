@@ -118,7 +118,7 @@ def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress
         for submission in submissions:
             books: list[tuple[str, RecordingRef]] = []
 
-            def provider(check_id: str, _seed: int) -> RecordingRef:
+            def provider(check_id: str, _seed: int, books: list[tuple[str, RecordingRef]] = books) -> RecordingRef:
                 rec = RecordingRef(reference)
                 books.append((check_id, rec))
                 return rec
@@ -127,7 +127,7 @@ def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress
             present = {p.name for p in submission.iterdir()}
             wanted = [cid for cid in ids if set(registry[cid].files) <= present]
             grade(submission, rubric=rubric, seed=seed, visible_only=True, only=wanted, ref_provider=provider,
-                  written=False)
+                  include_written=False)
             for check_id, rec in books:
                 table = checks[check_id][str(seed)]
                 for key, value in rec.table.items():

@@ -50,7 +50,8 @@ def main() -> None:
 @click.argument("directory", default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--seed", type=int, default=None, help="One of the kit's recorded seeds (default: the first).")
 @click.option("--quiet", is_flag=True, help="Only the table, not each failing check's details.")
-def check(directory: Path, seed: int | None, quiet: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print each check's verdict as JSON (for scripts).")
+def check(directory: Path, seed: int | None, quiet: bool, as_json: bool) -> None:
     """Check DIRECTORY (default: here) on the visible code checks; exit 0 only if all pass."""
     from grader.checks import all_checks  # noqa: PLC0415 - after --help
     from grader.engine import grade  # noqa: PLC0415
@@ -77,7 +78,7 @@ def check(directory: Path, seed: int | None, quiet: bool) -> None:
     only = [s.id for s in rubric.checks if s.student_visible and s.id in registry]
 
     def progress(spec: Any, result: Any) -> None:
-        if not quiet:
+        if not (quiet or as_json):
             console.print(f"  {'✓' if result.passed else '✗'} {spec.number} {spec.name} ({result.seconds:.1f} s)")
 
     notes: list[str] = []
@@ -88,7 +89,12 @@ def check(directory: Path, seed: int | None, quiet: bool) -> None:
         return made
 
     report = grade(directory, rubric=rubric, seed=seeds[0] if seed is None else seed, visible_only=True,
-                   only=only, ref_provider=provider, written=False, progress=progress, runner_factory=runner)
+                   only=only, ref_provider=provider, include_written=False, progress=progress, runner_factory=runner)
+    if as_json:
+        click.echo(json.dumps({"seed": report.seed, "checks": [
+            {"id": c.id, "score": c.score, "max_score": c.max_score, "status": c.status,
+             "feedback": list(c.outcome.feedback)} for c in report.checks]}, indent=1))
+        sys.exit(0 if report.all_passed else 1)
     terminal.render(report, console, details=not quiet)
     for note in dict.fromkeys(n for n in notes if n):
         console.print(note)

@@ -7,6 +7,7 @@ and the auto-graded share of written answers alike.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -19,7 +20,10 @@ FAILED = "failed"      # ran, no trial passed
 ERROR = "error"        # student code raised, was missing, or returned unusable data
 TIMEOUT = "timeout"    # student code ran past the check's time limit
 CRASHED = "crashed"    # the worker process died (exit, signal, memory)
-STATUSES = (PASSED, PARTIAL, FAILED, ERROR, TIMEOUT, CRASHED)
+NOT_IMPLEMENTED = "not_implemented"  # a function it needs is still the starter's stub
+STATUSES = (PASSED, PARTIAL, FAILED, ERROR, TIMEOUT, CRASHED, NOT_IMPLEMENTED)
+#: The stubs' message (grader/template.py): "NotImplementedError: run.py: train is not implemented yet".
+_STUB = re.compile(r"NotImplementedError:\s*(?P<what>[^\n]*?) is not implemented yet")
 
 
 @dataclass(frozen=True)
@@ -150,6 +154,22 @@ class GradeReport:
     @property
     def leaderboard(self) -> tuple[tuple[str, float], ...]:
         return tuple(entry for c in self.checks for entry in c.outcome.leaderboard)
+
+
+def stub_outcome(outcome: Outcome) -> Outcome:
+    """A check that no trial passed because a function still raises NotImplementedError is in one
+    state, "not implemented yet", whatever else its trials said (an error for one check, a failed
+    comparison for the next)."""
+    if outcome.trials_passed or outcome.status == NOT_IMPLEMENTED:
+        return outcome
+    for line in outcome.feedback:
+        found = _STUB.search(line)
+        if found:
+            what = found.group("what")
+            return Outcome(0, max(outcome.trials_total, 1),
+                           (f"Not implemented yet: {what} still raises NotImplementedError.",),
+                           status=NOT_IMPLEMENTED)
+    return outcome
 
 
 def score_outcome(outcome: Outcome, points: float, partial: bool) -> float:

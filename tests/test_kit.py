@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from kit_support import MARKERS, solution_hits, solution_lines
 
 from grader import kit, paths
 from grader.checks import all_checks
@@ -18,7 +19,6 @@ from grader.engine import grade
 from grader.replay import RecordingRef, ReplayMiss, ReplayRef, decode, encode
 from grader.rubric import load_rubric
 from grader.sandbox.portable import LIMITS_NOTE, PortableRunner
-from kit_support import MARKERS, solution_hits, solution_lines
 
 GRADER = Path(kit.__file__).resolve().parent
 
@@ -31,7 +31,7 @@ def test_kit_modules_exist_and_exclude_what_never_ships():
 
 
 #: Imports of shipped modules that the kit never reaches (engine.grade's written parts and its
-#: Linux Sandbox, used only without ``written=False`` and a runner of the kit's own).
+#: Linux Sandbox, used only without ``include_written=False`` and a runner of the kit's own).
 NOT_REACHED_IN_KIT = {("grader.written.checkers", "all_written_checkers"), ("grader.written.grade", "grade_written"),
                       ("grader.sandbox", "Sandbox")}
 
@@ -134,8 +134,8 @@ def test_replay_judges_as_the_reference_on_its_seed():
     for submission in (paths.REFERENCE_DIR, buggy / "w2v_grad_sign", buggy / "mb_batch_plus_one"):
         present = {p.name for p in submission.iterdir()}
         only = [c for c in ids if set(registry[c].files) <= present]
-        real = grade(submission, seed=11, visible_only=True, only=only, written=False)
-        kitr = grade(submission, seed=11, visible_only=True, only=only, written=False, ref_provider=provider)
+        real = grade(submission, seed=11, visible_only=True, only=only, include_written=False)
+        kitr = grade(submission, seed=11, visible_only=True, only=only, include_written=False, ref_provider=provider)
         assert [(c.id, c.score, c.status) for c in kitr.checks] == [(c.id, c.score, c.status) for c in real.checks]
 
 
@@ -198,9 +198,20 @@ def test_portable_runner_without_posix_limits(tmp_path):
 
 def test_portable_runner_grades_like_the_sandbox():
     ids = ["w2v_sigmoid", "pp_init", "pp_parse_step", "sgd_update"]
-    portable = grade(paths.REFERENCE_DIR, seed=4, only=ids, written=False,
+    portable = grade(paths.REFERENCE_DIR, seed=4, only=ids, include_written=False,
                      runner_factory=lambda run_dir: PortableRunner(run_dir, posix_limits=False))
     assert [c.score for c in portable.checks] == [c.max_score for c in portable.checks]
-    template = grade(paths.TEMPLATE_DIR, seed=4, only=ids, written=False,
+    template = grade(paths.TEMPLATE_DIR, seed=4, only=ids, include_written=False,
                      runner_factory=lambda run_dir: PortableRunner(run_dir, posix_limits=False))
     assert all(c.score == 0 for c in template.checks)
+
+
+def test_kit_modules_type_check_for_windows():
+    """The kit's modules as mypy sees them on Windows (no resource, no pwd, no os.killpg...)."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    files = [str(GRADER / rel) for rel in kit.KIT_MODULES]
+    done = subprocess.run([sys.executable, "-m", "mypy", "--platform", "win32", "--follow-imports=silent",
+                           "--no-incremental", *files], capture_output=True, text=True, cwd=GRADER.parent)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -123,13 +123,14 @@ def describe_failure(result: ProbeResult, what: str, timeout: float) -> tuple[st
 
 @dataclass
 class CheckContext:
-    """Everything a check may use. ``ref`` holds the reference modules (trusted)."""
+    """Everything a check may use. ``ref`` holds the reference modules (trusted), or in the
+    student kit their recorded answers (``grader.replay.ReplayRef``, whose ``kit`` is True)."""
 
     check_id: str
     runner: Runner
     rng: np.random.Generator
     seed: int
-    ref: SimpleNamespace
+    ref: SimpleNamespace | Any
     timeout: float
     notes: list[str] = field(default_factory=list)
 

@@ -30,7 +30,7 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
     for c in report.checks:
         style = "magenta" if c.needs_review else _STYLE.get(c.status, "red")
         reason = "" if c.passed else _reason(c.outcome.feedback)
-        shown = "REVIEW" if c.needs_review else c.status.upper() if c.status != PASSED else "PASS"
+        shown = "REVIEW" if c.needs_review else c.status.replace("_", " ").upper() if c.status != PASSED else "PASS"
         table.add_row(c.number, c.name, f"{c.score:g}/{c.max_score:g}", Text(shown, style=style),
                       Text(reason[:160] + ("…" if len(reason) > 160 else "")))
     console.print(table)

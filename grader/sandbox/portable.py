@@ -33,6 +33,8 @@ _CHUNK = 1 << 16
 
 
 def _posix_limits(limits: Limits) -> Any:
+    if sys.platform == "win32":
+        raise SandboxError("there are no resource limits on Windows")
     import resource  # noqa: PLC0415 - POSIX only
 
     def apply() -> None:

@@ -35,10 +35,14 @@ import threading
 import traceback
 from typing import Any
 
-try:
+if sys.platform != "win32":
     import resource
-except ImportError:  # Windows (the student kit's portable runner): no descriptor limit to read
-    resource = None  # type: ignore[assignment]
+
+    def _fd_limit() -> int:
+        return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+else:  # the student kit's portable runner on Windows: no descriptor limit to read
+    def _fd_limit() -> int:
+        return 0
 
 # Everything the worker needs is imported above and here, before the submission folder goes on
 # sys.path, so that a student file named like a module (json.py, numpy.py) cannot replace it.
@@ -282,7 +286,7 @@ def main(argv: list[str]) -> int:
         argv = [str(fd_in), str(fd_out), *argv[1:]]
     fd_in, fd_out, max_bytes = (int(arg) for arg in argv[:3])
     preload = [name for name in (argv[3] if len(argv) > 3 else "").split(",") if name]
-    fd_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0] if resource is not None else 0
+    fd_limit = _fd_limit()
     submission = os.path.realpath(os.getcwd())
     _prepare(submission, (fd_in, fd_out), preload)
     reader = wire.FrameReader(max_bytes=max_bytes)

@@ -31,9 +31,9 @@ from grader import kit as kit_mod
 from grader import package as package_mod
 from grader import template as template_mod
 from grader.checks import all_checks
-from grader.engine import grade
+from grader.engine import grade, part_selection
 from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
-from grader.reports import gradescope, jsonout, terminal
+from grader.reports import gradescope, jsonout, student, terminal
 from grader.reports import summary as summary_mod
 from grader.rubric import RubricError, load_rubric
 from grader.submission import SubmissionError
@@ -51,7 +51,16 @@ def _progress(console: Console):
     return hook
 
 
+def _student_progress(console: Console):
+    def hook(spec, result) -> None:
+        if student.progress_line(result):
+            mark = "✓" if result.passed else "✗"
+            console.print(f"  {mark} {spec.number} {spec.name} ({result.seconds:.1f} s)", highlight=False)
+    return hook
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="a2grader", message="%(prog)s %(version)s")
 def main() -> None:
     """Autograder for the word2vec and dependency parsing assignment."""
 
@@ -59,16 +68,22 @@ def main() -> None:
 @main.command()
 @click.argument("directory", default=".", type=click.Path(exists=True, file_okay=True, path_type=Path))
 @click.option("--seed", type=int, default=None, help="Replay the checks of an earlier run.")
-@click.option("--quiet", is_flag=True, help="Only the table, not each failing check's details.")
-def check(directory: Path, seed: int | None, quiet: bool) -> None:
+@click.option("--quiet", is_flag=True, help="Only the summary, not each failing check's details.")
+@click.option("--part", "part", default=None, metavar="PART",
+              help="Only this part: a part id (3c, word2vec), a file (sgd.py, answers.md) or a check id.")
+def check(directory: Path, seed: int | None, quiet: bool, part: str | None) -> None:
     """Check DIRECTORY (default: here) on the checks students may see; exit 0 only if all pass."""
     console = _console()
     try:
-        report = grade(directory, seed=seed, visible_only=True,
-                       progress=None if quiet else _progress(console))
+        rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
+        only = part_selection(rubric, all_checks(), part) if part else None
+        report = grade(directory, rubric=rubric, seed=seed, visible_only=True, only=only,
+                       progress=None if quiet else _student_progress(console))
     except (SubmissionError, RubricError) as exc:
         raise click.ClickException(str(exc)) from None
-    terminal.render(report, console, details=not quiet)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    student.render_check(report, rubric, console, details=not quiet)
     sys.exit(0 if report.all_passed else 1)
 
 

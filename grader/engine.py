@@ -22,7 +22,7 @@ from typing import Any
 from grader.checks import all_checks
 from grader.checks.api import CheckAborted, CheckContext, RegisteredCheck, check_rng, describe_failure
 from grader.course_env import missing_module, missing_module_lines
-from grader.paths import TEMPLATE_DIR
+from grader.paths import STUDENT_FILES, TEMPLATE_DIR
 from grader.reference import load_reference
 from grader.replay import ReplayMiss
 from grader.results import ERROR, FAILED, CheckResult, GradeReport, Outcome, ProgressHook, internal_error, score, stub_outcome
@@ -59,6 +59,27 @@ def select_written(rubric: Rubric, *, visible_only: bool, only: Iterable[str] | 
     wanted = set(only) if only else None
     return [part for part in rubric.written
             if (not visible_only or part.visibility == "visible") and (wanted is None or part.id in wanted)]
+
+
+def part_selection(rubric: Rubric, registry: Mapping[str, RegisteredCheck], choice: str) -> list[str]:
+    """The check ids and written part ids that ``--part CHOICE`` runs: a part id (``3c``,
+    ``word2vec``), a file name (``parser_transitions.py``; ``answers.md`` for the written parts)
+    or a check id. ValueError naming the choices when it matches nothing."""
+    wanted = choice.strip()
+    parts = {p.id: p for p in rubric.parts}
+    if wanted in parts:
+        part = parts[wanted]
+        return [wanted] if part.kind == "written" else [s.id for s in rubric.checks if s.part == wanted]
+    if wanted in {s.id for s in rubric.checks}:
+        return [wanted]
+    if wanted in ("answers.md", "written"):
+        return [p.id for p in rubric.written]
+    by_file = [s.id for s in rubric.checks if s.id in registry and wanted in registry[s.id].files]
+    if by_file:
+        return by_file
+    files = sorted({f for r in registry.values() for f in r.files})
+    raise ValueError(f"--part {choice!r} names no part, file or check; use a part id "
+                     f"({', '.join(parts)}), a file ({', '.join(files)}, answers.md) or a check id")
 
 
 @dataclass(frozen=True)
@@ -138,6 +159,32 @@ def _names_needed(registry: Mapping[str, RegisteredCheck]) -> dict[str, set[str]
     return needed
 
 
+def find_stubs(run_dir: Path, files: Iterable[str]) -> tuple[str, ...]:
+    """Functions of the student's files whose body still raises the starter stub's
+    NotImplementedError ("... is not implemented yet"), by reading the source with ast (never
+    running it); a file that does not parse is skipped (its checks say why)."""
+    found: list[str] = []
+    for file in files:
+        path = run_dir / file
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, SyntaxError, ValueError, RecursionError):
+            continue
+        stack: list[tuple[ast.AST, str]] = [(node, "") for node in tree.body]
+        while stack:
+            node, prefix = stack.pop(0)
+            if isinstance(node, ast.ClassDef):
+                stack += [(child, f"{prefix}{node.name}.") for child in node.body]
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)
+                    and getattr(n.exc.func, "id", "") == "NotImplementedError"
+                    and any(isinstance(a, ast.Constant) and str(a.value).endswith("is not implemented yet")
+                            for a in n.exc.args)
+                    for n in ast.walk(node)):
+                found.append(f"{file}: {prefix}{node.name}")
+    return tuple(found)
+
+
 def run_check(spec: CheckSpec, fn: Callable[[CheckContext], Outcome], ctx: CheckContext) -> Outcome:
     """Run one check function; turn aborts and grader bugs into outcomes."""
     try:
@@ -182,6 +229,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
     files: dict[str, _FileState] = {}
     with tempfile.TemporaryDirectory(prefix="a2grader-") as tmp:
         prepared = prepare(Path(upload), Path(tmp))
+        stubs = find_stubs(prepared.run_dir, [f for f in STUDENT_FILES if f in prepared.present])
         preload = TORCH if any(set(registry[s.id].files) & TORCH_FILES for s in specs) else ()
         if runner_factory is None:
             from grader.sandbox import Sandbox  # noqa: PLC0415 - the kit brings its own runner
@@ -232,4 +280,4 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
             manual = tuple(manual_items)
     file_notes = tuple(dict.fromkeys(state.note for state in files.values() if state.note))
     return GradeReport(str(upload), seed, tuple(results), time.monotonic() - started,
-                       tuple(prepared.notes) + file_notes + tuple(written_notes), manual)
+                       tuple(prepared.notes) + file_notes + tuple(written_notes), manual, stubs)

@@ -41,7 +41,7 @@ KIT_MODULES = (
     "checks/model_dropout.py", "checks/model_params.py", "checks/model_shapes.py",
     "checks/parsing_inputs.py", "checks/sgd.py", "checks/skipgram.py", "checks/training.py",
     "checks/transitions.py", "checks/word2vec.py", "checks/word2vec_shapes.py",
-    "reports/__init__.py", "reports/terminal.py",
+    "reports/__init__.py", "reports/student.py",
     "sandbox/frames.py", "sandbox/portable.py", "sandbox/runner.py",
     "untrusted/__init__.py", "untrusted/probes.py", "untrusted/probes_model.py",
     "untrusted/probes_parser.py", "untrusted/probes_training.py", "untrusted/probes_word2vec.py",

@@ -49,13 +49,15 @@ def main() -> None:
 @main.command()
 @click.argument("directory", default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--seed", type=int, default=None, help="One of the kit's recorded seeds (default: the first).")
-@click.option("--quiet", is_flag=True, help="Only the table, not each failing check's details.")
+@click.option("--quiet", is_flag=True, help="Only the summary, not each failing check's details.")
+@click.option("--part", "part", default=None, metavar="PART",
+              help="Only this part: a part id (3c, word2vec), a file (sgd.py) or a check id.")
 @click.option("--json", "as_json", is_flag=True, help="Print each check's verdict as JSON (for scripts).")
-def check(directory: Path, seed: int | None, quiet: bool, as_json: bool) -> None:
+def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_json: bool) -> None:
     """Check DIRECTORY (default: here) on the visible code checks; exit 0 only if all pass."""
     from grader.checks import all_checks  # noqa: PLC0415 - after --help
-    from grader.engine import grade  # noqa: PLC0415
-    from grader.reports import terminal  # noqa: PLC0415
+    from grader.engine import grade, part_selection  # noqa: PLC0415
+    from grader.reports import student  # noqa: PLC0415
     from grader.rubric import load_rubric  # noqa: PLC0415
     from grader.sandbox.portable import PortableRunner  # noqa: PLC0415
 
@@ -76,9 +78,18 @@ def check(directory: Path, seed: int | None, quiet: bool, as_json: bool) -> None
 
     registry = all_checks()
     only = [s.id for s in rubric.checks if s.student_visible and s.id in registry]
+    if part:
+        try:
+            chosen = set(part_selection(rubric, registry, part))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        only = [cid for cid in only if cid in chosen]
+        if not only:
+            raise click.UsageError(f"--part {part!r} has no code check in the kit (written answers are "
+                                   "graded when you submit)")
 
     def progress(spec: Any, result: Any) -> None:
-        if not (quiet or as_json):
+        if not (quiet or as_json) and student.progress_line(result):
             console.print(f"  {'✓' if result.passed else '✗'} {spec.number} {spec.name} ({result.seconds:.1f} s)")
 
     notes: list[str] = []
@@ -95,12 +106,8 @@ def check(directory: Path, seed: int | None, quiet: bool, as_json: bool) -> None
             {"id": c.id, "score": c.score, "max_score": c.max_score, "status": c.status,
              "feedback": list(c.outcome.feedback)} for c in report.checks]}, indent=1))
         sys.exit(0 if report.all_passed else 1)
-    terminal.render(report, console, details=not quiet)
     for note in dict.fromkeys(n for n in notes if n):
         console.print(note)
     console.print("Written answers are not checked here: they are read and graded when you submit.")
-    checked = sum(c.max_score for c in report.checks)
-    total = sum(s.points for s in rubric.checks) + sum(p.auto for p in rubric.parts if p.kind == "written")
-    console.print(f"checked here: {checked:g} of {total:g} points; hidden checks and TA-graded answers are "
-                  "not included")
+    student.render_check(report, rubric, console, details=not quiet)
     sys.exit(0 if report.all_passed else 1)

@@ -129,6 +129,8 @@ class GradeReport:
     seconds: float
     notes: tuple[str, ...] = field(default=())
     manual: tuple[ManualItem, ...] = field(default=())
+    stubs: tuple[str, ...] = field(default=())
+    """Functions still the starter's stub ("word2vec.py: sigmoid"), read from the files, not run."""
 
     @property
     def reviews(self) -> tuple[CheckResult, ...]:

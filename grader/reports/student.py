@@ -1,0 +1,139 @@
+"""What `grader check` prints for a student: the details of what failed first, then the summary
+last, where the eye lands (one line per part, the total, what to do next, what was checked).
+
+It formats a GradeReport and the rubric's parts; it computes nothing but sums and lists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from grader.results import NOT_IMPLEMENTED, PASSED, CheckResult, GradeReport
+from grader.rubric import Part, Rubric
+
+#: The stub message as results.stub_outcome words it: "Not implemented yet: sgd.py: sgd still raises ...".
+_STUB_LINE = re.compile(r"Not implemented yet: (?:(?P<file>[\w.]+\.py): )?(?P<name>\S+) still raises")
+_MISSING = ("No answer found", "No written answers found")
+#: What a missing written answer should look like, by the checker that reads it.
+ANSWER_SHAPES = {
+    "transition_table": "a table: one row per step with stack, buffer, new dependency and transition",
+    "parser_errors": "a list: for each sentence, the error type, the incorrect dependency and the correct one",
+}
+FORMULA = "a formula"
+PROSE = "a few sentences"
+
+
+def is_missing_answer(result: CheckResult) -> bool:
+    return result.kind == "written" and bool(result.outcome.feedback) and \
+        result.outcome.feedback[0].startswith(_MISSING)
+
+
+def progress_line(result: CheckResult) -> bool:
+    """Whether a finished check gets a progress line: not for stubs and missing answers (the
+    summary lists them by name), so an untouched template fits one screen."""
+    return result.status != NOT_IMPLEMENTED and not is_missing_answer(result)
+
+
+def _stubs(checks: Iterable[CheckResult]) -> dict[str, list[str]]:
+    """Functions still raising NotImplementedError, by file, in the order the checks met them."""
+    found: dict[str, list[str]] = {}
+    for c in checks:
+        if c.status != NOT_IMPLEMENTED:
+            continue
+        for line in c.outcome.feedback:
+            m = _STUB_LINE.search(line)
+            if m:
+                names = found.setdefault(m.group("file") or "your files", [])
+                if m.group("name") not in names:
+                    names.append(m.group("name"))
+    return found
+
+
+def _label(part: Part) -> str:
+    return part.name.split(" ")[0]
+
+
+def _shape(part: Part) -> str:
+    if part.checker in ANSWER_SHAPES:
+        return ANSWER_SHAPES[part.checker]
+    return FORMULA if part.auto else PROSE
+
+
+def _missing_written(report: GradeReport, rubric: Rubric) -> list[Part]:
+    by_id = {p.id: p for p in rubric.parts}
+    ids = [c.part for c in report.checks if is_missing_answer(c)]
+    ids += [m.id.split(".")[0] if m.id not in by_id else m.id for m in report.manual if not m.found]
+    return [by_id[i] for i in dict.fromkeys(ids) if i in by_id]
+
+
+def next_to_do(report: GradeReport, rubric: Rubric) -> list[str]:
+    stubs: dict[str, list[str]] = {}
+    for entry in report.stubs:
+        file, _, name = entry.partition(": ")
+        stubs.setdefault(file, []).append(name)
+    for file, names in _stubs(report.checks).items():  # a stub of another shape, met by a check
+        stubs.setdefault(file, []).extend(n for n in names if n not in stubs.get(file, []))
+    lines = [f"{file}: implement {', '.join(names)}" for file, names in stubs.items()]
+    missing = _missing_written(report, rubric)
+    groups: dict[str, list[str]] = {}
+    for part in missing:
+        groups.setdefault(_shape(part), []).append(_label(part))
+    for shape, labels in groups.items():
+        lines.append(f"answers.md: no answer found for {', '.join(labels)} ({shape}"
+                     f"{' each' if len(labels) > 1 and shape in (FORMULA, PROSE) else ''})")
+    failing = [c for c in report.checks if not c.passed and c.status != NOT_IMPLEMENTED and not is_missing_answer(c)]
+    if failing:
+        lines.append("fix: " + ", ".join(c.number for c in failing) + " (details above)")
+    return lines
+
+
+def checked_line(checked: float, total: float) -> str:
+    return (f"checked here: {checked:g} of {total:g} points; hidden checks and TA-graded answers "
+            "are not included")
+
+
+def auto_points(rubric: Rubric) -> float:
+    """Every point the autograder scores: the code checks and the written answers' auto shares."""
+    return sum(s.points for s in rubric.checks) + sum(p.auto for p in rubric.parts if p.kind == "written")
+
+
+def render_check(report: GradeReport, rubric: Rubric, console: Console, *, details: bool = True) -> None:
+    """Details of each failing check (not of stubs or missing answers), then the summary."""
+    if details:
+        for c in report.checks:
+            if c.passed or not progress_line(c):
+                continue
+            console.print(f"\n[bold]{c.number} {c.name}[/bold] — {c.score:g}/{c.max_score:g}")
+            for line in c.outcome.feedback:
+                console.print(Text(line))
+    for note in report.notes:
+        console.print(f"Note: {note}")
+    parts = {p.id: p for p in rubric.parts}
+    table = Table(title="Summary", title_justify="left", show_lines=False, expand=False, show_edge=False)
+    table.add_column("part")
+    table.add_column("points", justify="right", no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    for part_id in dict.fromkeys(c.part for c in report.checks):
+        rows = [c for c in report.checks if c.part == part_id]
+        score, top = sum(c.score for c in rows), sum(c.max_score for c in rows)
+        stubs = sum(c.status == NOT_IMPLEMENTED or is_missing_answer(c) for c in rows)
+        state = ("done" if all(c.status == PASSED for c in rows) else
+                 "not started" if stubs == len(rows) else f"{sum(c.status == PASSED for c in rows)}/{len(rows)} checks pass")
+        name = parts[part_id].name if part_id in parts else part_id
+        table.add_row(name, f"{score:g}/{top:g}", state)
+    console.print()
+    console.print(table)
+    console.print(f"[bold]Total: {report.score:g} / {report.max_score:g}[/bold]   "
+                  f"({sum(c.passed for c in report.checks)}/{len(report.checks)} checks passed, {report.seconds:.1f} s; "
+                  f"replay with --seed {report.seed})")
+    todo = next_to_do(report, rubric)
+    if todo:
+        console.print("[bold]Next to do:[/bold]")
+        for line in todo:
+            console.print(Text(f"  {line}"))
+    console.print(checked_line(report.max_score, auto_points(rubric)))

@@ -169,7 +169,7 @@ def stub_outcome(outcome: Outcome) -> Outcome:
         if found:
             what = found.group("what")
             return Outcome(0, max(outcome.trials_total, 1),
-                           (f"Not implemented yet: {what} still raises NotImplementedError.",),
+                           (f"{what} is not implemented yet (it still raises NotImplementedError).",),
                            status=NOT_IMPLEMENTED)
     return outcome
 

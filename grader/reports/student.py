@@ -16,8 +16,8 @@ from rich.text import Text
 from grader.results import NOT_IMPLEMENTED, PASSED, CheckResult, GradeReport
 from grader.rubric import Part, Rubric
 
-#: The stub message as results.stub_outcome words it: "Not implemented yet: sgd.py: sgd still raises ...".
-_STUB_LINE = re.compile(r"Not implemented yet: (?:(?P<file>[\w.]+\.py): )?(?P<name>\S+) still raises")
+#: The stub message as results.stub_outcome words it: "sgd.py: sgd is not implemented yet (it still raises ...".
+_STUB_LINE = re.compile(r"^(?:(?P<file>[\w.]+\.py): )?(?P<name>\S+) is not implemented yet \(it still raises")
 _MISSING = ("No answer found", "No written answers found")
 #: What a missing written answer should look like, by the checker that reads it.
 ANSWER_SHAPES = {
@@ -78,7 +78,7 @@ def next_to_do(report: GradeReport, rubric: Rubric) -> list[str]:
         stubs.setdefault(file, []).append(name)
     for file, names in _stubs(report.checks).items():  # a stub of another shape, met by a check
         stubs.setdefault(file, []).extend(n for n in names if n not in stubs.get(file, []))
-    lines = [f"{file}: implement {', '.join(names)}" for file, names in stubs.items()]
+    lines = [f"{file}: {', '.join(names)} (not implemented yet)" for file, names in stubs.items()]
     missing = _missing_written(report, rubric)
     groups: dict[str, list[str]] = {}
     for part in missing:

@@ -63,6 +63,9 @@ def _student_progress(console: Console):
 @click.version_option(package_name="a2grader", message="%(prog)s %(version)s")
 def main() -> None:
     """Autograder for the word2vec and dependency parsing assignment."""
+    problem = paths.missing_root()
+    if problem:
+        raise click.ClickException(problem)
 
 
 @main.command()

@@ -19,6 +19,18 @@ TEMPLATE_DIR = KIT_DATA / "starter" if IN_KIT else REPO_ROOT / "student_template
 RUBRIC_PATH = KIT_DATA / "rubric.yaml" if IN_KIT else REPO_ROOT / "rubric.yaml"
 EXAMPLES_DIR = REPO_ROOT / "examples"
 
+
+
+def missing_root() -> str:
+    """Why this copy of the instructor's grader cannot run (empty if it can): it reads the rubric,
+    the reference and the template from its repository, which a non-editable install leaves behind."""
+    if IN_KIT or RUBRIC_PATH.is_file():
+        return ""
+    return (f"cannot find rubric.yaml in {REPO_ROOT}: the instructor's grader runs from its repository. "
+            "Install it with `pip install -e .` in the repository (editable), or set A2GRADER_ROOT to the "
+            "repository's folder.")
+
+
 # Files a student edits; everything else in the template is support code the grader provides.
 STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py")
 WRITTEN_FILES = ("answers.md",)

@@ -215,3 +215,24 @@ def test_kit_modules_type_check_for_windows():
     done = subprocess.run([sys.executable, "-m", "mypy", "--platform", "win32", "--follow-imports=silent",
                            "--no-incremental", *files], capture_output=True, text=True, cwd=GRADER.parent)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_non_editable_install_says_editable_is_required(tmp_path):
+    """`pip install .` (not editable) of the instructor's package: `--version` works and a command
+    says in one line that the grader runs from its repository, instead of a FileNotFoundError."""
+    import os  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                    "--target", str(target), str(paths.REPO_ROOT)], check=True, capture_output=True,
+                   stdin=subprocess.DEVNULL)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("A2GRADER", "PYTHONPATH"))}
+    env["PYTHONPATH"] = str(target)
+    code = "import sys; from grader.cli import main; sys.argv = ['grader', *sys.argv[1:]]; main()"
+    done = subprocess.run([sys.executable, "-c", code, "check", str(paths.TEMPLATE_DIR)], capture_output=True,
+                          text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "pip install -e ." in done.stderr and "FileNotFoundError" not in done.stderr
+    assert "Traceback" not in done.stderr

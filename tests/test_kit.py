@@ -236,3 +236,29 @@ def test_non_editable_install_says_editable_is_required(tmp_path):
     assert done.returncode == 1
     assert "pip install -e ." in done.stderr and "FileNotFoundError" not in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_out_of_date_kit_warns(tmp_path):
+    from grader.kit_cli import out_of_date  # noqa: PLC0415
+
+    built = {"rubric_sha256": "a" * 64, "built": "2026-11-24 10:00 UTC"}
+    assert out_of_date(tmp_path, built) == ""  # no KIT.json: nothing to compare
+    (tmp_path / "KIT.json").write_text('{"rubric_sha256": "' + "a" * 64 + '"}', encoding="utf-8")
+    assert out_of_date(tmp_path, built) == ""
+    (tmp_path / "KIT.json").write_text('{"rubric_sha256": "' + "b" * 64 + '", "built": "2026-12-01"}',
+                                       encoding="utf-8")
+    assert "pip install ." in out_of_date(tmp_path, built)
+
+
+def test_part_selection():
+    from grader.engine import part_selection  # noqa: PLC0415
+
+    registry = all_checks()
+    rubric = load_rubric(registered=set(registry))
+    assert part_selection(rubric, registry, "3c") == ["pp_init", "pp_parse_step", "pp_parse", "pp_example_3a"]
+    assert set(part_selection(rubric, registry, "word2vec.py")) == \
+        {s.id for s in rubric.checks if s.part == "word2vec"}
+    assert part_selection(rubric, registry, "3a") == ["3a"]
+    assert "1a" in part_selection(rubric, registry, "answers.md")
+    with pytest.raises(ValueError, match="names no part"):
+        part_selection(rubric, registry, "4z")

@@ -135,5 +135,5 @@ def render_check(report: GradeReport, rubric: Rubric, console: Console, *, detai
     if todo:
         console.print("[bold]Next to do:[/bold]")
         for line in todo:
-            console.print(Text(f"  {line}"))
-    console.print(checked_line(report.max_score, auto_points(rubric)))
+            console.print(Text(f"  {line}"), soft_wrap=True)
+    console.print(checked_line(report.max_score, auto_points(rubric)), soft_wrap=True)

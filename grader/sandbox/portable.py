@@ -6,8 +6,8 @@ the worker (``grader/untrusted/worker.py stdio``) speaks the same frames as with
 replies and another its output (student prints, capped), and a call that overruns its time is
 answered "timeout" and the worker is killed and replaced. Results cross back as plain data
 (:mod:`grader.untrusted.wire`), as everywhere. Where ``resource`` exists, the worker also gets an
-address-space and CPU-time limit (``posix_limits``); the kit's own code on the student's laptop
-needs no more than that, and ``LIMITS_NOTE`` says so when only time limits apply.
+CPU-time limit, and on Linux an address-space limit (``posix_limits``); student code on the
+student's own laptop needs no more than that, and ``LIMITS_NOTE`` says so where only time limits apply.
 """
 
 from __future__ import annotations
@@ -37,11 +37,18 @@ def _posix_limits(limits: Limits) -> Any:
         raise SandboxError("there are no resource limits on Windows")
     import resource  # noqa: PLC0415 - POSIX only
 
+    wanted = [(resource.RLIMIT_CPU, limits.cpu_seconds)]
+    if sys.platform.startswith("linux"):  # macOS reserves far more address space than it uses
+        wanted.append((resource.RLIMIT_AS, limits.memory_bytes))
+
     def apply() -> None:
-        for which, value in ((resource.RLIMIT_AS, limits.memory_bytes), (resource.RLIMIT_CPU, limits.cpu_seconds)):
-            soft, hard = resource.getrlimit(which)
-            cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            resource.setrlimit(which, (cap, hard))
+        for which, value in wanted:
+            try:
+                _soft, hard = resource.getrlimit(which)
+                cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
+                resource.setrlimit(which, (cap, hard))
+            except (ValueError, OSError):
+                pass  # a system that refuses a limit still runs the checks, with time limits
 
     return apply
 
@@ -133,7 +140,7 @@ class PortableRunner:
     @property
     def note(self) -> str:
         """What the student is told about the limits (empty where memory limits apply too)."""
-        return "" if self.posix_limits else LIMITS_NOTE
+        return "" if self.posix_limits and sys.platform.startswith("linux") else LIMITS_NOTE
 
     def _start(self) -> _Worker:
         env = dict(os.environ, TQDM_DISABLE="1", TQDM_MININTERVAL="30", PYTHONDONTWRITEBYTECODE="1",

@@ -107,3 +107,15 @@ def test_buggy_submission_same_verdicts_as_the_repository(installed, tmp_path, s
     assert [(c["id"], c["score"], c["status"]) for c in report["checks"]] == \
         [(c.id, c.score, c.status) for c in here.checks]
     assert any(c["score"] < c["max_score"] for c in report["checks"])
+
+
+def test_template_summary_as_a_student_reads_it(installed):
+    done = subprocess.run([str(installed["grader"]), "check", "--quiet"], capture_output=True, text=True,
+                          cwd=installed["folder"], env={**_env(), "COLUMNS": "100"}, stdin=subprocess.DEVNULL,
+                          timeout=600)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 1
+    assert len(lines) <= 50, done.stdout
+    assert lines[-1] == "checked here: 42 of 75 points; hidden checks and TA-graded answers are not included"
+    assert "word2vec.py: sigmoid, naiveSoftmaxLossAndGradient" in done.stdout
+    assert "Written answers are not checked here" in done.stdout

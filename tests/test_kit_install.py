@@ -17,7 +17,10 @@ import pytest
 from kit_support import solution_hits
 
 from grader import kit, paths
+from grader.checks import all_checks
 from grader.engine import grade
+from grader.reports.student import auto_points, checked_line
+from grader.rubric import load_rubric
 
 pytestmark = pytest.mark.slow
 
@@ -116,6 +119,8 @@ def test_template_summary_as_a_student_reads_it(installed):
     lines = done.stdout.splitlines()
     assert done.returncode == 1
     assert len(lines) <= 50, done.stdout
-    assert lines[-1] == "checked here: 42 of 75 points; hidden checks and TA-graded answers are not included"
+    rubric = load_rubric(registered=set(all_checks()))
+    visible = sum(s.points for s in rubric.checks if s.student_visible)
+    assert lines[-1] == checked_line(visible, auto_points(rubric))
     assert "word2vec.py: sigmoid, naiveSoftmaxLossAndGradient" in done.stdout
     assert "Written answers are not checked here" in done.stdout

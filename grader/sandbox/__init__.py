@@ -16,6 +16,8 @@ Read it in this order (each module says what it holds):
 ``reader_process.py``  the writeup reader's child process (our code only; unconfined)
 ``gradings.py``        the batch's grading processes (our code only; each starts its own Sandbox)
 ``inprocess.py``       :class:`InProcessRunner`: the same probes in this process, for safe code
+``portable.py``        :class:`PortableRunner`: the student kit's worker on any system (stdin/stdout
+                       pipes read by threads, killed on timeout; rlimits only where they exist)
 
 The other side of the boundary is ``grader/untrusted/``: the worker and its probes, copied into
 the worker's private folder. The trusted process never imports student code and never unpickles

@@ -362,6 +362,11 @@ def train_uas(ctx: CheckContext) -> Outcome:
         trials.record(False, f"{what}: afterwards parser.model was not a torch.nn.Module, so there was no "
                              "trained model to evaluate")
         return trials.outcome()
+    if got.get("saved") and callable(renew := getattr(ctx.runner, "renew", None)):
+        # The worker that trained keeps its peak memory until it ends, and the dev parse below
+        # imports torch into this process: a fresh worker, which loads the saved model, keeps the
+        # grading's sum lower (bench/gradescope.py).
+        renew()
     uas, nonfinite = grader_dev_uas(ctx)
     evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"] if isinstance(u, float)) or "none"
     if nonfinite:

@@ -32,6 +32,9 @@ TORCH_VARIABLE = "A2GRADER_TORCH_SOURCE"
 ROOT_VARIABLE = "A2GRADER_AUTOGRADER_ROOT"
 PYTHON_VARIABLE = "A2GRADER_PYTHON"
 DEFAULT_AUTOGRADER_ROOT = "/autograder"
+#: What run_autograder tells staff when the grading was killed (the README's Gradescope section
+#: gives the measured figures behind it). Plain words: it goes into a JSON string as is.
+MEMORY_ADVICE = "the default 768 MB is enough for the measured gradings; 1.5 GB leaves room for heavy submissions"
 
 
 # -- pinned requirements -----------------------------------------------------------------------
@@ -138,8 +141,22 @@ export @HIDE_VARIABLE@="$ROOT${@HIDE_VARIABLE@:+:$@HIDE_VARIABLE@}"
 "$PYTHON" -m grader grade "$ROOT/submission" --results "$RESULTS"
 status=$?
 if [ ! -s "$RESULTS" ]; then
-    message="The autograder could not run (exit status $status), so this submission was not graded."
-    message="$message This is not your fault: please tell the course staff."
+    if [ "$status" -gt 128 ]; then
+        # Ended by a signal (bash reports 128 + its number): SIGKILL (137) is what the container
+        # sends a process when the grading exceeds its memory.
+        signal=$((status - 128))
+        name="$(kill -l "$signal" 2>/dev/null || echo "$signal")"
+        message="The autograder was stopped by signal SIG$name (exit status $status) before it finished,"
+        if [ "$signal" -eq 9 ]; then
+            message="$message most likely because the grading ran out of memory,"
+        fi
+        message="$message so this submission was not graded. This is not your fault: please tell the course staff."
+        message="$message Course staff: raise the memory (and CPU) of the autograder container in the"
+        message="$message assignment's Autograder Settings on Gradescope (@MEMORY_ADVICE@), then regrade."
+    else
+        message="The autograder could not run (exit status $status), so this submission was not graded."
+        message="$message This is not your fault: please tell the course staff."
+    fi
     printf '{"score": 0.0, "execution_time": 0, "output": "%s", "output_format": "text", %s}\n' \
         "$message" '"visibility": "visible", "stdout_visibility": "hidden", "tests": []' > "$RESULTS"
 fi
@@ -169,5 +186,5 @@ def run_autograder() -> str:
     return _fill(RUN_AUTOGRADER, {
         "ROOT_VARIABLE": ROOT_VARIABLE, "PYTHON_VARIABLE": PYTHON_VARIABLE,
         "DEFAULT_ROOT": DEFAULT_AUTOGRADER_ROOT, "DEFAULT_PYTHON": DEFAULT_PYTHON,
-        "HIDE_VARIABLE": EXTRA_HIDDEN_VARIABLE,
+        "HIDE_VARIABLE": EXTRA_HIDDEN_VARIABLE, "MEMORY_ADVICE": MEMORY_ADVICE,
     })

@@ -3,6 +3,11 @@
 Student code never runs in this process, so the assignment's module names (``word2vec``,
 ``utils``...) here always mean the reference. Whatever those names meant in sys.modules
 before (e.g. in the test suite) is restored after loading.
+
+The modules that import torch (``parser_model``, ``run``, ``utils.parser_utils``) are imported on
+first use: torch costs ~200 MiB in every process that imports it, and only the dev parse of
+``train_uas`` needs it here, so a grading's trusted process holds torch only after training
+(bench/gradescope.py measures the sum over the grading's processes).
 """
 
 from __future__ import annotations
@@ -12,11 +17,14 @@ import importlib
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from grader.paths import REFERENCE_DIR
 
 MODULES = ("word2vec", "sgd", "parser_transitions", "parser_model", "run",
            "utils.utils", "utils.gradcheck", "utils.parser_utils", "utils.word2vec_data")
+#: Imported when first used (they import torch).
+LAZY = ("parser_model", "run", "utils.parser_utils")
 _TOP_LEVEL = {name.split(".")[0] for name in MODULES}
 
 
@@ -24,9 +32,8 @@ def _owned(name: str) -> bool:
     return name.split(".")[0] in _TOP_LEVEL
 
 
-@functools.cache
-def load_reference(root: Path = REFERENCE_DIR) -> SimpleNamespace:
-    """Import every module of ``root``; attribute names are the last part (``ref.parser_utils``)."""
+def _import(root: Path, names: tuple[str, ...]) -> dict[str, Any]:
+    """Import ``names`` from ``root`` and leave sys.modules and sys.path as they were."""
     saved = {name: mod for name, mod in sys.modules.items() if _owned(name)}
     for name in saved:
         del sys.modules[name]
@@ -34,11 +41,32 @@ def load_reference(root: Path = REFERENCE_DIR) -> SimpleNamespace:
     argv = sys.argv
     try:
         sys.argv = ["run.py"]
-        modules = {name.split(".")[-1]: importlib.import_module(name) for name in MODULES}
+        return {name.split(".")[-1]: importlib.import_module(name) for name in names}
     finally:
         sys.argv = argv
         sys.path.remove(str(root))
         for name in [n for n in sys.modules if _owned(n)]:
             del sys.modules[name]
         sys.modules.update(saved)
-    return SimpleNamespace(**modules)
+
+
+class Reference(SimpleNamespace):
+    """The reference's modules by their last name (``ref.parser_utils``); see :data:`LAZY`."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(**_import(root, tuple(m for m in MODULES if m not in LAZY)))
+        self._root = root
+
+    def __getattr__(self, name: str) -> Any:  # called only for names not loaded yet
+        full = next((m for m in LAZY if m.split(".")[-1] == name), None)
+        if full is None:
+            raise AttributeError(f"the reference has no module {name!r}")
+        module = _import(self._root, (full,))[name]
+        setattr(self, name, module)
+        return module
+
+
+@functools.cache
+def load_reference(root: Path = REFERENCE_DIR) -> Reference:
+    """The reference's modules; those of :data:`LAZY` are imported on first use."""
+    return Reference(root)

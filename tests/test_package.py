@@ -260,6 +260,26 @@ def test_run_autograder_writes_results_when_python_cannot_run(autograder_zip: Pa
     assert doc["score"] == 0 and "could not run" in doc["output"]
 
 
+@pytest.mark.parametrize(("signal_name", "memory"), [("KILL", True), ("TERM", False)])
+def test_run_autograder_says_when_the_grader_was_killed(autograder_zip: Path, tmp_path: Path,
+                                                       signal_name: str, memory: bool):
+    """A grader ended by a signal (SIGKILL: the container's memory limit) leaves no results.json;
+    run_autograder writes one that says so and which setting to raise."""
+    root = unpack_like_gradescope(autograder_zip, tmp_path / "autograder")
+    fake = tmp_path / "python"
+    fake.write_text(f'#!/bin/sh\n# a grader that starts, then is killed\nkill -{signal_name} $$\n')
+    fake.chmod(0o755)
+    proc = subprocess.run([str(root / "run_autograder")], capture_output=True, text=True, timeout=60,
+                          env=run_autograder_env(root, python=str(fake)), check=False)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(doc, RESULTS_SCHEMA)
+    assert doc["score"] == 0
+    assert f"stopped by signal SIG{signal_name}" in doc["output"]
+    assert "Autograder Settings" in doc["output"] and "768 MB" in doc["output"]
+    assert ("ran out of memory" in doc["output"]) is memory
+
+
 # -- four submissions graded by run_autograder ---------------------------------------------------
 
 

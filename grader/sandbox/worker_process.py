@@ -134,6 +134,11 @@ class Sandbox:
         return ProbeResult(status=status, value=value, error=error, stdout=worker.stdout.text(),
                            stderr=worker.stderr.text(), elapsed=elapsed)
 
+    def renew(self) -> None:
+        """Stop the current worker, so that its memory goes back to the system; the next call
+        starts a fresh one in the same private folder (what the old one saved there stays)."""
+        self._discard_worker()
+
     def close(self) -> None:
         """Kill the worker and everything it started, and remove its private folder."""
         self._closed = True

@@ -290,7 +290,8 @@ def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float) -> dict[s
             final = parser.parse(dev)[0]
             _keep_trained(parser.model, saved)
     result.update(uas=rec.uas[:n_evaluations], final_uas=final, losses=rec.losses,
-                  seconds=time.monotonic() - started, trained=bool(_TRAINED))
+                  seconds=time.monotonic() - started, trained=bool(_TRAINED),
+                  saved=os.path.isfile(saved))
     return result
 
 

@@ -52,6 +52,11 @@ def handle(probe: str, args: Mapping[str, Any]) -> dict[str, Any]:
         with np.errstate(all="ignore"):
             verdict = checker(section, ctx)
         return {"verdict": verdict.to_dict()}
+    if probe == "fingerprint":
+        from grader.groups.fingerprint import fingerprint
+
+        with np.errstate(all="ignore"):
+            return fingerprint(str(args["checker"]), str(args["question"]), str(args["raw"]))
     if probe == "ping":
         return {}
     raise UnknownRequest(f"unknown request {probe!r}")

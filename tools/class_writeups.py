@@ -68,6 +68,11 @@ FORMULAS: dict[str, dict[str, tuple[str, ...]]] = {
         "no_label": (r"\hat{y}_i",),
     },
 }
+WORDS = "words"
+WORDS_SHARE = 0.05
+IN_WORDS = {"1b_i": "U times the difference between the prediction and the truth.",
+            "3e_ii": "the predicted probability minus the true one"}
+"""Answers in words only: the grader finds no formula and flags them for review."""
 FORMULA_WEIGHTS = {"right": 6, "transposed": 2, "sign": 2}
 """Right answers are the commonest; other wrong forms weigh 1."""
 
@@ -190,6 +195,9 @@ def _answer(qid: str, rng: random.Random, kinds: dict[str, str]) -> str:
     if rng.random() < EMPTY_SHARE:
         kinds[qid] = EMPTY
         return ""
+    if qid in IN_WORDS and rng.random() < WORDS_SHARE:
+        kinds[qid] = WORDS
+        return f"**Answer:** {IN_WORDS[qid]}\n"
     if qid in FORMULAS:
         table = FORMULAS[qid]
         kind = rng.choices(list(table), weights=[FORMULA_WEIGHTS.get(k, 1) for k in table])[0]

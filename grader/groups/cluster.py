@@ -120,8 +120,12 @@ def formula_groups(answers: Sequence[Answer], fingerprint: Fingerprinter) -> lis
                 g.members.append(a)
                 break
         else:
-            groups.append((signature, values, Group(a.question, a.item, FORMULA, str(reply.get("shown", "")), [a])))
-    return [g for _, _, g in groups] + _by_text(unreadable, UNREADABLE, "the grader could not read these")
+            groups.append((signature, values, Group(a.question, a.item, FORMULA, "", [a])))
+    formulas = [g for _, _, g in groups]
+    for g in formulas:   # labelled with the reading of its commonest spelling
+        reply = replies[_representative(g).text] or {}
+        g.label = str(reply.get("shown", ""))
+    return formulas + _by_text(unreadable, UNREADABLE, "the grader could not read these")
 
 
 _ROW = re.compile(r"^Row (\d+):")
@@ -155,8 +159,11 @@ def prose_groups(answers: Sequence[Answer]) -> list[Group]:
     exact = _by_text(answers, PROSE, "")
     if len(exact) < 2:
         return _labelled(exact)
-    from sklearn.cluster import AgglomerativeClustering
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    try:
+        from sklearn.cluster import AgglomerativeClustering
+        from sklearn.feature_extraction.text import TfidfVectorizer
+    except ImportError:   # the `groups` extra is not installed: equal texts only
+        return _labelled(exact, "equal texts (install a2grader[groups] for similar ones)")
 
     texts = [g.members[0].text for g in exact]
     try:
@@ -172,9 +179,9 @@ def prose_groups(answers: Sequence[Answer]) -> list[Group]:
     return _labelled(list(merged.values()))
 
 
-def _labelled(groups: list[Group]) -> list[Group]:
+def _labelled(groups: list[Group], many: str = "similar texts (a suggestion: read each one)") -> list[Group]:
     for g in groups:
-        g.label = f"similar texts ({g.size}; a suggestion: read each one)" if g.size > 1 else "one answer"
+        g.label = many if g.size > 1 else "one answer"
     return groups
 
 

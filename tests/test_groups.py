@@ -1,0 +1,260 @@
+"""Answer groups (grader/groups/): formulas grouped by value, exactly, on made-up classes of
+several seeds; 3(a), 3(f), prose, empty and review groups; the CSVs, the points command, the
+review queue; the pages in a real headless browser; `grader groups` over a finished batch.
+
+The classes come from tools/make_class.py --written-only (tools/class_writeups.py): its
+class_key.yml says the kind of every answer (right, transposed, sign, ...). Answers of one kind
+must share one group and answers of different kinds must not.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from grader.engine import grade
+from grader.groups import cluster
+from grader.groups.build import build_groups
+from grader.groups.cluster import FORMULA, NO_ANSWER, PROSE, REVIEW
+from grader.groups.marks import MarksError, points_table
+from grader.reports import jsonout
+from grader.rubric import load_rubric
+from grader.written.process import InProcess
+
+FORMULA_SLOTS = ("1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii")
+SEED = 11
+
+
+def _load_make_class():
+    spec = importlib.util.spec_from_file_location("make_class", REPO / "tools" / "make_class.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("make_class", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_class = _load_make_class()
+
+
+def _graded_class(tmp: Path, *, count: int, seed: int) -> tuple[Path, dict[str, dict[str, str]]]:
+    """A written-only class graded in this process into a batch-shaped folder (report.json per
+    submission, grades.csv); returns the folder and each submission's answer kinds."""
+    members = make_class.plan_written_class(count=count, seed=seed)
+    classdir, out = tmp / "class", tmp / "out"
+    make_class.write_class(classdir, members)
+    written = [p.id for p in load_rubric().written]
+    runner = InProcess()
+    rows = []
+    for m in members:
+        report = grade(classdir / m.folder, seed=SEED, only=written, written_runner=runner)
+        doc = jsonout.to_json(report)
+        doc["batch"] = {"status": "graded", "message": ""}
+        folder = out / "submissions" / m.folder
+        folder.mkdir(parents=True)
+        (folder / "report.json").write_text(json.dumps(doc), encoding="utf-8")
+        rows.append([m.folder, m.submitters[0][":name"], m.submitters[0][":sid"], m.submitters[0][":email"]])
+    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["submission", "names", "sids", "emails", "status", "total"])
+        writer.writerows([*r, "graded", "0"] for r in rows)
+    return out, {m.folder: dict(m.written or {}) for m in members}
+
+
+def _in_process() -> cluster.Fingerprinter:
+    return cluster.child_fingerprinter(InProcess())
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> tuple[Path, dict[str, dict[str, str]]]:
+    return _graded_class(tmp_path_factory.mktemp("groups"), count=40, seed=0)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_formula_groups_are_exactly_the_answer_kinds(tmp_path: Path, seed: int):
+    out, kinds = _graded_class(tmp_path, count=36, seed=seed)
+    outcome = build_groups(out, fingerprint=_in_process())
+    for slot in FORMULA_SLOTS:
+        by_kind: dict[str, set[str]] = defaultdict(set)
+        group_kind = {}
+        for g in outcome.groups[slot]:
+            group_kind[g.id] = g.kind
+            for a in g.members:
+                by_kind[kinds[a.submission].get(slot, "empty")].add(g.id)
+        for kind, ids in by_kind.items():
+            assert len(ids) == 1, f"{slot}: the answers of kind {kind!r} fell into groups {sorted(ids)}"
+        owners: dict[str, list[str]] = defaultdict(list)
+        for kind, ids in by_kind.items():
+            owners[next(iter(ids))].append(kind)
+        for gid, owned in owners.items():
+            assert len(owned) == 1, f"{slot}: group {gid} mixes the kinds {owned}"
+        for kind, ids in by_kind.items():
+            expected = NO_ANSWER if kind == "empty" else REVIEW if kind == "words" else FORMULA
+            assert group_kind[next(iter(ids))] == expected, (slot, kind)
+
+
+def test_equivalent_spellings_and_wrong_forms(tmp_path: Path):
+    """Spellings written here, apart from the class generator: right ones together, each wrong
+    form apart (transposed U does not fit the shapes, yet it has a group of its own)."""
+    from grader.groups.collect import Answer
+
+    spellings = {"right": [r"U(\hat{y} - y)", r"U\hat y - U y", r"-\mathbf{U}\mathbf{y} + \mathbf{U}\hat{\mathbf{y}}",
+                           r"\frac{\partial J}{\partial v_c} = (\hat y - y)^T U^T"],
+                 "transposed": [r"U^T(\hat y - y)", r"\mathbf{U}^\top \hat{\mathbf{y}} - \mathbf{U}^\top\mathbf{y}"],
+                 "sign": [r"U(y - \hat y)"], "no_U": [r"\hat y - y"], "half": [r"\frac{1}{2}U(\hat y - y)"]}
+    answers = [Answer("1b_i", "", f"{kind}-{n}", "", text, checker="grad_center")
+               for kind, texts in spellings.items() for n, text in enumerate(texts)]
+    groups = cluster.group_item(answers, _in_process())
+    partition = sorted(sorted(a.submission.split("-")[0] for a in g.members) for g in groups)
+    assert partition == sorted(sorted([k] * len(v)) for k, v in spellings.items())
+    assert all(g.kind == FORMULA for g in groups)
+    assert groups[0].size == 4 and groups[0].label == "U(ŷ − y)"
+
+
+def test_tables_readings_prose_and_csv(graded):
+    out, kinds = graded
+    outcome = build_groups(out, fingerprint=_in_process())
+    # 3(a): by first wrong row, or correct.
+    labels = {g.label: {kinds[a.submission]["3a"] for a in g.members} for g in outcome.groups["3a"]}
+    for label, got in labels.items():
+        assert len(got) == 1, (label, got)
+        kind = got.pop()
+        assert label == {"right": "correct", "row_4": "first wrong row: 4", "row_7": "first wrong row: 7",
+                         "row_13": "first wrong row: 13", "empty": "no answer found"}[kind]
+    # 3(f): one slot per sentence; sentence iii's key and the old (wrong) key apart.
+    iii = {g.label for g in outcome.groups["3f.iii"] if g.kind != NO_ANSWER}
+    assert any("declined → reasons" in label for label in iii) and any("reasons → decision" in label for label in iii)
+    # Prose: suggestions, never mixing a good and a poor answer of the generator on these texts.
+    for g in outcome.groups["1a"]:
+        assert g.kind in (PROSE, NO_ANSWER) and (g.kind != PROSE or g.suggestion)
+        assert len({kinds[a.submission]["1a"] for a in g.members}) == 1
+    rows = _read(out / "answer_groups.csv")
+    assert {"question", "submission", "group", "answer"} <= set(rows[0])
+    per_slot = defaultdict(set)
+    for r in rows:
+        per_slot[(r["question"], r["item"])].add(r["submission"])
+    assert all(len(subs) == 40 for subs in per_slot.values())     # one row per item and submission
+    assert ("1b_i", "") in per_slot and ("1d", "ta") in per_slot and ("3f", "ii") in per_slot
+    table = _read(out / "groups" / "groups.csv")
+    sizes = [int(r["size"]) for r in table if r["question"] == "1b_i"]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_marked_groups_become_points_keyed_like_grades(graded, tmp_path: Path):
+    out, kinds = graded
+    build_groups(out, fingerprint=_in_process())
+    table = out / "groups" / "groups.csv"
+    rows = _read(table)
+    for r in rows:
+        if r["question"] == "1b_i":
+            r["points"] = "2" if r["kind"] == FORMULA and r["verdict"] == "2/2" else "0"
+        if r["question"] == "1a" and r["kind"] != NO_ANSWER:
+            r["points"] = "1"
+    marked = tmp_path / "marked.csv"
+    with open(marked, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    result = points_table(marked, out / "answer_groups.csv", out / "grades.csv")
+    assert result.header[:4] == ["submission", "names", "sids", "emails"]
+    assert result.header[4:] == ["1a", "1b_i", "total"]
+    by_key = {row[0]: row for row in result.rows}
+    assert list(by_key) == [r["submission"] for r in _read(out / "grades.csv")]
+    for key, row in by_key.items():
+        assert row[5] == ("2" if kinds[key]["1b_i"] == "right" else "0"), key
+        assert row[4] == ("" if kinds[key]["1a"] == "empty" else "1")
+    # Regrouping keeps the marks of unchanged groups.
+    shutil.copy(marked, table)
+    build_groups(out, fingerprint=_in_process())
+    assert [r["points"] for r in _read(table)] == [r["points"] for r in rows]
+    rows[0]["points"] = "7"
+    with open(marked, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(MarksError, match="line 2: group .* is worth 0 to 2 points; got 7"):
+        points_table(marked, out / "answer_groups.csv", out / "grades.csv")
+
+
+def test_review_queue_lists_every_flagged_item(graded):
+    out, kinds = graded
+    outcome = build_groups(out, fingerprint=_in_process())
+    flagged = sorted((s, q) for s, k in kinds.items() for q in ("1b_i", "3e_ii") if k.get(q) == "words")
+    assert flagged, "the class of seed 0 has answers in words (flagged for review)"
+    queue = _read(out / "review_queue.csv")
+    assert sorted((r["submission"], r["id"]) for r in queue) == flagged
+    assert all(r["reason"] and r["raw"] for r in queue)
+    page = (out / "groups" / "review.html").read_text(encoding="utf-8")
+    for sub, _ in flagged:
+        assert f'href="../submissions/{sub}/report.json"' in page
+    assert len(outcome.reviews) == len(flagged)
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def test_pages_are_self_contained_and_render_in_a_headless_browser(graded, tmp_path: Path):
+    out, _ = graded
+    build_groups(out, fingerprint=_in_process())
+    pages = sorted((out / "groups").glob("*.html"))
+    assert {p.stem for p in pages} >= {"index", "review", "1b_i", "3a", "3f", "1a"}
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for external in ("http://", "https://", "<script", "<link", "@import", "src="):
+            assert external not in text, (page.name, external)
+    browser = _chromium()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; .ci/run installs it (apt-get install chromium)")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    shot = out / "groups" / "1b_i.png"
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                          "--disable-component-update", "--disable-sync", "--no-first-run",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,1400",
+                          f"--screenshot={shot}", "--dump-dom", (out / "groups" / "1b_i.html").as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert shot.is_file() and shot.stat().st_size > 10_000
+    assert "groups," in dom.stdout and "U(ŷ − y)" in dom.stdout and "auto: 2/2" in dom.stdout
+
+
+@pytest.mark.slow
+def test_batch_writes_groups_and_grader_groups_regroups_without_grading(tmp_path: Path):
+    """`grader batch` (written checks only) writes the groups with formulas evaluated in the
+    reader's child; `grader groups` rebuilds them from the reports alone, identically."""
+    classdir, out = tmp_path / "class", tmp_path / "out"
+    make_class.write_class(classdir, make_class.plan_written_class(count=8, seed=5))
+    written = [p.id for p in load_rubric().written]
+    only = [arg for q in written for arg in ("--only", q)]
+    grader = [sys.executable, "-m", "grader"]
+    run = subprocess.run([*grader, "batch", str(classdir), "--out", str(out), "--workers", "2", "--seed", "3", *only],
+                         capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert run.returncode == 0, run.stderr[-3000:]
+    first = (out / "answer_groups.csv").read_text(encoding="utf-8")
+    assert first.count("\n") == 8 * 26 + 1        # 26 items per submission, and the header
+    for sub in (out / "submissions").iterdir():   # regrouping must not need the uploads
+        (sub / "results.json").unlink()
+    shutil.rmtree(classdir)
+    (out / "answer_groups.csv").unlink()
+    again = subprocess.run([*grader, "groups", str(out)], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "groups per item" in again.stdout
+    assert (out / "answer_groups.csv").read_text(encoding="utf-8") == first
+    points = subprocess.run([*grader, "points", str(out)], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert points.returncode == 0, points.stderr[-3000:]
+    assert "without points" in points.stdout and (out / "ta_points.csv").is_file()

@@ -69,7 +69,7 @@ def _group_html(g: Group) -> str:
 
 
 def question_page(question: str, title: str, slots: Mapping[str, list[Group]]) -> str:
-    parts = [f'<nav><a href="index.html">all questions</a><a href="review.html">review queue</a></nav>',
+    parts = ['<nav><a href="index.html">all questions</a><a href="review.html">review queue</a></nav>',
              f"<h1>{escape(title)}</h1>",
              "<p>Groups are sorted by size. Mark each group once in <code>groups.csv</code> (column "
              "<code>points</code>, for every member); <code>grader points</code> turns the marks into "

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
@@ -22,12 +21,10 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from grader.engine import grade
 from grader.groups import cluster
 from grader.groups.build import build_groups
 from grader.groups.cluster import FORMULA, NO_ANSWER, PROSE, REVIEW
 from grader.groups.marks import MarksError, points_table
-from grader.reports import jsonout
 from grader.rubric import load_rubric
 from grader.written.process import InProcess
 
@@ -35,39 +32,21 @@ FORMULA_SLOTS = ("1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii")
 SEED = 11
 
 
-def _load_make_class():
-    spec = importlib.util.spec_from_file_location("make_class", REPO / "tools" / "make_class.py")
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_class", module)
+    sys.modules.setdefault(name, module)    # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
 
-make_class = _load_make_class()
+make_class = _load("make_class", REPO / "tools" / "make_class.py")
+bench_groups = _load("bench_groups", REPO / "bench" / "groups.py")
 
 
 def _graded_class(tmp: Path, *, count: int, seed: int) -> tuple[Path, dict[str, dict[str, str]]]:
-    """A written-only class graded in this process into a batch-shaped folder (report.json per
-    submission, grades.csv); returns the folder and each submission's answer kinds."""
-    members = make_class.plan_written_class(count=count, seed=seed)
-    classdir, out = tmp / "class", tmp / "out"
-    make_class.write_class(classdir, members)
-    written = [p.id for p in load_rubric().written]
-    runner = InProcess()
-    rows = []
-    for m in members:
-        report = grade(classdir / m.folder, seed=SEED, only=written, written_runner=runner)
-        doc = jsonout.to_json(report)
-        doc["batch"] = {"status": "graded", "message": ""}
-        folder = out / "submissions" / m.folder
-        folder.mkdir(parents=True)
-        (folder / "report.json").write_text(json.dumps(doc), encoding="utf-8")
-        rows.append([m.folder, m.submitters[0][":name"], m.submitters[0][":sid"], m.submitters[0][":email"]])
-    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["submission", "names", "sids", "emails", "status", "total"])
-        writer.writerows([*r, "graded", "0"] for r in rows)
-    return out, {m.folder: dict(m.written or {}) for m in members}
+    """A written-only class graded in this process into a batch-shaped folder."""
+    return bench_groups.graded_written_class(tmp, count=count, seed=seed, grading_seed=SEED)
 
 
 def _in_process() -> cluster.Fingerprinter:

@@ -72,8 +72,8 @@ class Member:
     submitters: list[dict[str, str]]
     description: str
     fails: list[str] | None = None          # checks a buggy submission must fail (expect.yaml)
-    written: dict[str, str] | None = None   # --written-only: the kind of each written answer
     files: dict[str, bytes] = field(default_factory=dict, repr=False)
+    written: dict[str, str] | None = None   # --written-only: the kind of each written answer
 
 
 def _files_of(kind: str, bug: Path | None) -> tuple[dict[str, bytes], str, list[str] | None]:

@@ -48,7 +48,7 @@ class Answer:
 
     @property
     def verdict(self) -> str:
-        return "" if self.score is None else f"{self.score:g}/{self.max_score:g}"
+        return "" if self.score is None else f"{round(self.score, 2):g}/{self.max_score:g}"
 
 
 def _names(out: Path) -> dict[str, str]:

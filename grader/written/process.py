@@ -2,7 +2,8 @@
 
 Writeups are untrusted *data*: nothing in them is executed, but parsing hostile text could still
 take long or use much memory. So the trusted grader sends each request (``locate``: find the
-sections; ``check``: judge one question) to a child process that runs :func:`main` of this
+sections; ``check``: judge one question; ``fingerprint``: a formula's values at fixed points, for
+the answer groups of :mod:`grader.groups`) to a child process that runs :func:`main` of this
 module, our own code only. The child's process, its limits, the framing of requests and replies
 and what a timeout or a crash costs are the process boundary's
 (:class:`grader.sandbox.reader_process.ReaderProcess`, the same mechanics as the sandbox's

@@ -239,3 +239,25 @@ def test_batch_writes_groups_and_grader_groups_regroups_without_grading(tmp_path
     points = subprocess.run([*grader, "points", str(out)], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert points.returncode == 0, points.stderr[-3000:]
     assert "without points" in points.stdout and (out / "ta_points.csv").is_file()
+
+
+def test_unreadable_and_failed_requests_form_groups_of_their_own(tmp_path: Path):
+    """A formula the reader cannot read, or whose request failed (timeout, crash: None), is never
+    put with a readable answer; equal texts share one unreadable group."""
+    from grader.groups.build import GroupsError
+    from grader.groups.cluster import UNREADABLE
+    from grader.groups.collect import Answer
+
+    real = _in_process()
+
+    def flaky(checker: str, question: str, raw: str):
+        return None if "slow" in raw else real(checker, question, raw)
+
+    texts = [r"U(\hat y - y)", r"U\hat y - Uy", r"\nabla \star\star", r"\nabla \star\star", r"U(\hat y - y) + 0 \cdot slow"]
+    answers = [Answer("1b_i", "", f"s{n}", "", t, checker="grad_center") for n, t in enumerate(texts)]
+    groups = cluster.group_item(answers, flaky)
+    members = sorted(sorted(a.submission for a in g.members) for g in groups)
+    assert members == [["s0", "s1"], ["s2", "s3"], ["s4"]]
+    assert {g.kind for g in groups if g.size < 2 or g.members[0].submission == "s2"} == {UNREADABLE}
+    with pytest.raises(GroupsError, match="holds no batch"):
+        build_groups(tmp_path, fingerprint=real)

@@ -261,3 +261,20 @@ def test_unreadable_and_failed_requests_form_groups_of_their_own(tmp_path: Path)
     assert {g.kind for g in groups if g.size < 2 or g.members[0].submission == "s2"} == {UNREADABLE}
     with pytest.raises(GroupsError, match="holds no batch"):
         build_groups(tmp_path, fingerprint=real)
+
+
+def test_prose_suggestions_join_rewordings_and_keep_different_answers_apart():
+    from grader.groups.collect import Answer
+
+    texts = {"a": ["Dropout regularizes training; at test time we want deterministic predictions from the full network.",
+                   "dropout regularizes training, at test time we want deterministic predictions from the full network",
+                   "Dropout regularises the training. At test time we want deterministic predictions from the whole network."],
+             "b": ["I don't know."],
+             "c": ["Because evaluation on the GPU is faster without it and saves memory."],
+             "d": ["If we kept dropping units when evaluating, the same input could get a different label each time."]}
+    answers = [Answer("2b_ii", "", f"{k}{n}", "", t) for k, ts in texts.items() for n, t in enumerate(ts)]
+    groups = cluster.group_item(answers, _in_process())
+    partition = sorted(sorted(a.submission[0] for a in g.members) for g in groups)
+    assert partition == [["a", "a", "a"], ["b"], ["c"], ["d"]]
+    assert all(g.kind == PROSE and g.suggestion for g in groups)
+    assert "suggestion" in groups[0].label

@@ -240,8 +240,8 @@ def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
     out = out or batch_dir / "ta_points.csv"
     try:
         table = points_table(marked, batch_dir / ANSWER_GROUPS, batch_dir / batch_mod.CSV_FILE)
-    except (MarksError, KeyError) as exc:
-        raise click.ClickException(f"{exc}") from None
+    except MarksError as exc:
+        raise click.ClickException(str(exc)) from None
     write_points(table, out)
     console = _console()
     for slot, n in table.unmarked.items():

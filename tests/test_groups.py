@@ -278,3 +278,12 @@ def test_prose_suggestions_join_rewordings_and_keep_different_answers_apart():
     assert partition == [["a", "a", "a"], ["b"], ["c"], ["d"]]
     assert all(g.kind == PROSE and g.suggestion for g in groups)
     assert "suggestion" in groups[0].label
+
+
+def test_points_refuse_a_groups_csv_without_its_columns(graded, tmp_path: Path):
+    out, _ = graded
+    build_groups(out, fingerprint=_in_process())
+    bad = tmp_path / "bad.csv"
+    bad.write_text("group,score\n1a:01,2\n", encoding="utf-8")
+    with pytest.raises(MarksError, match="has no column question, item, points"):
+        points_table(bad, out / "answer_groups.csv", out / "grades.csv")

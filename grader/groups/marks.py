@@ -98,10 +98,15 @@ class PointsTable:
     unmarked: dict[str, int]           # item -> groups without points
 
 
-def _read_csv(path: Path) -> list[dict[str, str]]:
+def _read_csv(path: Path, needs: Sequence[str] = ()) -> list[dict[str, str]]:
     try:
         with open(path, newline="", encoding="utf-8") as f:
-            return list(csv.DictReader(f))
+            reader = csv.DictReader(f)
+            missing = [c for c in needs if c not in (reader.fieldnames or ())]
+            if missing:
+                raise MarksError(f"{path} has no column {', '.join(missing)}; it must keep the columns that "
+                                 "`grader groups` wrote (add points in the points column only)")
+            return list(reader)
     except OSError as exc:
         raise MarksError(f"{path} cannot be read ({exc.strerror})") from None
 
@@ -111,7 +116,7 @@ def points_table(marked: Path, answers: Path, grades: Path | None) -> PointsTabl
     points: dict[str, float] = {}
     unmarked: dict[str, int] = {}
     slots: list[str] = []
-    for n, row in enumerate(_read_csv(marked), start=2):
+    for n, row in enumerate(_read_csv(marked, ("question", "item", "group", "points")), start=2):
         slot = f"{row['question']}.{row['item']}" if row.get("item") else row["question"]
         if slot not in slots:
             slots.append(slot)
@@ -132,7 +137,7 @@ def points_table(marked: Path, answers: Path, grades: Path | None) -> PointsTabl
     marked_slots = [s for s in slots if s not in unmarked or any(g.startswith(s + ":") for g in points)]
     per: dict[str, dict[str, float]] = {}
     order: list[str] = []
-    for row in _read_csv(answers):
+    for row in _read_csv(answers, ("question", "item", "submission", "group")):
         key = row["submission"]
         if key not in per:
             per[key] = {}

@@ -23,7 +23,7 @@ EMPTY = "empty"
 EMPTY_SHARE = 0.05
 
 A = "**Answer:** $${}$$"
-FORMULAS: dict[str, dict[str, tuple[str, ...]]] = {
+FORMULAS: dict[str, dict[str, tuple]] = {
     "1b_i": {
         "right": (r"\frac{\partial J}{\partial \mathbf{v}_c} = U(\hat{y} - y)", r"U\hat{y} - Uy", r"-Uy + U\hat{y}",
                   r"\mathbf{U}(\hat{\mathbf{y}} - \mathbf{y})", r"(\hat{y} - y)^\top U^\top", r"-\mathbf{u}_o + U\hat{y}"),
@@ -31,14 +31,11 @@ FORMULAS: dict[str, dict[str, tuple[str, ...]]] = {
         "sign": (r"U(y - \hat{y})", r"Uy - U\hat{y}", r"\frac{\partial J}{\partial v_c} = -U(\hat y - y)"),
         "no_U": (r"\hat{y} - y", r"-(y - \hat{y})"),
     },
-    "1d": {
-        "right": ("case w = o: $$(\\hat{y}_o - 1)\\mathbf{v}_c$$\n\n**Answer:** case w ≠ o: $$\\hat{y}_w \\mathbf{v}_c$$",
-                  "$$\\frac{\\partial J}{\\partial \\mathbf{u}_w} = (\\hat{y}_w - y_w)\\mathbf{v}_c$$",
-                  "case w = o: $$\\hat{y}_o v_c - v_c$$\n\n**Answer:** case w ≠ o: $$v_c \\hat{y}_w$$"),
-        "sign": ("case w = o: $$(1 - \\hat{y}_o)\\mathbf{v}_c$$\n\n**Answer:** case w ≠ o: $$-\\hat{y}_w \\mathbf{v}_c$$",
-                 "$$\\frac{\\partial J}{\\partial \\mathbf{u}_w} = (y_w - \\hat{y}_w)\\mathbf{v}_c$$"),
-        "no_minus_one": ("case w = o: $$\\hat{y}_o \\mathbf{v}_c$$\n\n**Answer:** case w ≠ o: $$\\hat{y}_w \\mathbf{v}_c$$",
-                         "$$\\frac{\\partial J}{\\partial \\mathbf{u}_w} = \\hat{y}_w\\mathbf{v}_c$$"),
+    "1d": {   # ("split", case w = o, case w ≠ o) or ("one", a formula for both)
+        "right": (("split", r"(\hat{y}_o - 1)\mathbf{v}_c", r"\hat{y}_w \mathbf{v}_c"),
+                  ("one", r"(\hat{y}_w - y_w)\mathbf{v}_c"), ("split", r"\hat{y}_o v_c - v_c", r"v_c \hat{y}_w")),
+        "sign": (("split", r"(1 - \hat{y}_o)\mathbf{v}_c", r"-\hat{y}_w \mathbf{v}_c"), ("one", r"(y_w - \hat{y}_w)\mathbf{v}_c")),
+        "no_minus_one": (("split", r"\hat{y}_o \mathbf{v}_c", r"\hat{y}_w \mathbf{v}_c"), ("one", r"\hat{y}_w\mathbf{v}_c")),
     },
     "1e": {
         "right": (r"\frac{\partial J}{\partial U} = \mathbf{v}_c(\hat{y} - y)^\top", r"v_c(\hat y - y)^T",
@@ -150,18 +147,16 @@ WRONG_3F = {2: ("Prepositional Phrase Attachment Error", "declined → reasons",
             1: ("Prepositional Phrase Attachment Error", "elements → most", "crucial → most")}
 
 
-def _parser_errors(rng: random.Random) -> tuple[str, str]:
-    items, kinds = [], []
-    for n, roman in enumerate(("i", "ii", "iii", "iv")):
-        kind, wrong, right = KEY_3F[n]
-        label = "key"
+def _parser_errors(rng: random.Random) -> Drawn:
+    """(the kind of each sentence's answer, "key" or "wrong", joined by commas; the four readings)."""
+    triples, kinds = [], []
+    for n in range(4):
+        triple, label = KEY_3F[n], "key"
         if n in WRONG_3F and rng.random() < 0.3:
-            kind, wrong, right = WRONG_3F[n]
-            label = "wrong"
+            triple, label = WRONG_3F[n], "wrong"
         kinds.append(label)
-        items.append(f"{roman}.\n\n- **Error type:** {kind}\n- **Incorrect dependency:** {wrong}\n"
-                     f"- **Correct dependency:** {right}")
-    return "\n\n".join(items), ",".join(kinds)
+        triples.append(triple)
+    return ",".join(kinds), triples
 
 
 def _blocks(text: str) -> list[tuple[str, int, int]]:
@@ -177,42 +172,74 @@ def _blocks(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def written_answers(rng: random.Random) -> tuple[str, dict[str, str]]:
-    """One student's answers.md and the kind of each answer."""
+def written_answers(rng: random.Random, layout: str = "markdown") -> tuple[dict[str, str], dict[str, str]]:
+    """One student's written files ({name: text}) and the kind of each answer.
+
+    ``layout`` "markdown": the reference's answers.md with every answer replaced; "latex": the
+    course's exam template, q1.tex, q2.tex and q3.tex with \\answer{} blocks and bold macros.
+    """
+    drawn = {qid: _draw(qid, rng) for qid in QUESTIONS}
+    kinds = {qid: kind for qid, (kind, _) in drawn.items()}
+    if layout == "latex":
+        from class_tex import tex_files
+
+        return tex_files(drawn, rng), kinds
     text = REFERENCE_ANSWERS.read_text(encoding="utf-8")
-    kinds: dict[str, str] = {}
     pieces: list[str] = []
     last = 0
     for qid, start, end in _blocks(text):
-        body = _answer(qid, rng, kinds)
-        pieces += [text[last:start], body + "\n"]
+        pieces += [text[last:start], _markdown(qid, *drawn[qid], rng) + "\n"]
         last = end
     pieces.append(text[last:])
-    return "".join(pieces), kinds
+    return {"answers.md": "".join(pieces)}, kinds
 
 
-def _answer(qid: str, rng: random.Random, kinds: dict[str, str]) -> str:
+QUESTIONS = ("1a", "1b_i", "1b_ii", "1b_iii", "1c", "1d", "1e", "2a_i", "2a_ii", "2b_i", "2b_ii",
+             "3a", "3b", "3e_i", "3e_ii", "3f", "3g")
+Drawn = tuple[str, object]
+
+
+def _draw(qid: str, rng: random.Random) -> Drawn:
+    """(kind, what to write) of one answer."""
     if rng.random() < EMPTY_SHARE:
-        kinds[qid] = EMPTY
-        return ""
+        return EMPTY, None
     if qid in IN_WORDS and rng.random() < WORDS_SHARE:
-        kinds[qid] = WORDS
-        return f"**Answer:** {IN_WORDS[qid]}\n"
+        return WORDS, IN_WORDS[qid]
     if qid in FORMULAS:
         table = FORMULAS[qid]
         kind = rng.choices(list(table), weights=[FORMULA_WEIGHTS.get(k, 1) for k in table])[0]
-        kinds[qid] = kind
-        spelling = rng.choice(table[kind])
         prose = rng.choice(PROSE["1b_iii"]) if qid in ("1d", "2b_i", "3b") else "A short derivation."
-        answer = f"**Answer:** {spelling}" if qid == "1d" else A.format(spelling)
-        return f"{_vary(prose, rng)}\n\n{answer}\n"
+        return kind, (rng.choice(table[kind]), _vary(prose, rng))
     if qid == "3a":
         kind = rng.choices(list(TABLES), weights=[5, 1, 2, 1])[0]
-        kinds[qid] = kind
-        return _table(TABLES[kind], rng.choice(("→", "->"))) + "\n"
+        return kind, (TABLES[kind], rng.choice(("→", "->")))
     if qid == "3f":
-        body, kinds[qid] = _parser_errors(rng)
-        return body + "\n"
+        return _parser_errors(rng)
     quality = rng.choices((0, 1, 2), weights=(5, 3, 2))[0]
-    kinds[qid] = ("good", "short", "poor")[quality]
-    return _vary(PROSE[qid][quality], rng) + "\n"
+    return ("good", "short", "poor")[quality], _vary(PROSE[qid][quality], rng)
+
+
+def _markdown(qid: str, kind: str, what: object, rng: random.Random) -> str:
+    if kind == EMPTY:
+        return ""
+    if kind == WORDS:
+        return f"**Answer:** {what}\n"
+    if qid in FORMULAS:
+        spelling, prose = what  # type: ignore[misc]
+        if qid == "1d":
+            if spelling[0] == "split":
+                answer = (f"**Answer:** case w = o: $${spelling[1]}$$\n\n"
+                          f"**Answer:** case w ≠ o: $${spelling[2]}$$")
+            else:
+                answer = f"**Answer:** $$\\frac{{\\partial J}}{{\\partial \\mathbf{{u}}_w}} = {spelling[1]}$$"
+        else:
+            answer = A.format(spelling)
+        return f"{prose}\n\n{answer}\n"
+    if qid == "3a":
+        first_wrong, arrows = what  # type: ignore[misc]
+        return _table(first_wrong, arrows) + "\n"
+    if qid == "3f":
+        items = [f"{roman}.\n\n- **Error type:** {k}\n- **Incorrect dependency:** {w}\n- **Correct dependency:** {r}"
+                 for roman, (k, w, r) in zip(("i", "ii", "iii", "iv"), what)]  # type: ignore[call-overload]
+        return "\n\n".join(items) + "\n"
+    return f"{what}\n"

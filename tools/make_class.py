@@ -8,7 +8,8 @@ From the repository root:
     python tools/make_class.py --out /tmp/zips --layout zips
     python tools/make_class.py --out /tmp/written --count 300 --written-only   # answer groups
 
-With ``--written-only`` every submission is an answers.md alone, its answers drawn from
+With ``--written-only`` every submission is an answers.md alone (or, for half of them, the
+course's LaTeX template: q1.tex, q2.tex, q3.tex), its answers drawn from
 tools/class_writeups.py (equivalent spellings, the common wrong forms, empty answers, prose of
 different quality); ``class_key.yml`` records the kind of each answer, for the answer groups.
 
@@ -60,6 +61,8 @@ FIRST_NAMES = ("Ada", "Bo", "Chiara", "Dmitri", "Esi", "Farid", "Grace", "Hiro",
 LAST_NAMES = ("Abara", "Brandt", "Castillo", "Dube", "Eriksen", "Fontaine", "Gupta", "Haddad",
               "Ito", "Jovanovic", "Kowalski", "Lindqvist", "Moreau", "Nakamura", "Okafor",
               "Petrov", "Quispe", "Rossi", "Sato", "Tanaka", "Umarov", "Vargas", "Weber", "Yilmaz")
+#: Of a --written-only class, the share that answers in the course's LaTeX template (q1-q3.tex).
+LATEX_SHARE = 0.5
 SYNTAX_ERROR = "\n\ndef sigmoid(x)\n    return 1 / (1 + np.exp(-x))\n"
 
 
@@ -111,9 +114,11 @@ def plan_written_class(*, count: int, seed: int = 0) -> list[Member]:
     rng = random.Random(seed)
     members = []
     for i, submitters in enumerate(_people(rng, count)):
-        text, kinds = written_answers(rng)
+        layout = "latex" if rng.random() < LATEX_SHARE else "markdown"
+        files, kinds = written_answers(rng, layout)
         members.append(Member(f"submission_{FIRST_SUBMISSION_ID + i}", "written", submitters,
-                              "written answers only", None, written=kinds, files={WRITTEN: text.encode()}))
+                              f"written answers only ({layout})", None,
+                              written=kinds, files={name: text.encode() for name, text in files.items()}))
     return members
 
 

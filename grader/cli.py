@@ -204,6 +204,8 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
     summary_mod.render(outcome.summary, console)
     console.print(f"{outcome.graded_now} graded now, {outcome.resumed} resumed, in "
                   f"{outcome.seconds:.1f} s; wrote " + ", ".join(str(p) for p in outcome.files))
+    for note in outcome.groups.notes if outcome.groups is not None else ():
+        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
 
 @main.command("groups")
@@ -223,6 +225,8 @@ def groups_cmd(batch_dir: Path) -> None:
                   f"{counts}; {outcome.seconds:.1f} s", highlight=False)
     console.print(f"open {batch_dir / 'groups' / 'index.html'}; mark {batch_dir / 'groups' / 'groups.csv'} "
                   f"(column points), then run `grader points {batch_dir}`", highlight=False)
+    for note in outcome.notes:
+        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
 
 @main.command("points")

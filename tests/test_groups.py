@@ -287,3 +287,28 @@ def test_points_refuse_a_groups_csv_without_its_columns(graded, tmp_path: Path):
     bad.write_text("group,score\n1a:01,2\n", encoding="utf-8")
     with pytest.raises(MarksError, match="has no column question, item, points"):
         points_table(bad, out / "answer_groups.csv", out / "grades.csv")
+
+
+def test_without_scikit_learn_the_groups_are_built_and_one_line_says_how_to_get_prose(graded, monkeypatch):
+    """A plain `pip install .` has no scikit-learn: formulas, tables and readings are grouped as
+    ever, prose answers by equal text only, and `grader groups` says in one line how to get more."""
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    out, kinds = graded
+    with_sklearn = build_groups(out, fingerprint=_in_process())
+    assert with_sklearn.notes == ()
+    monkeypatch.setitem(sys.modules, "sklearn", None)     # `import sklearn` now raises ImportError
+    without = build_groups(out, fingerprint=_in_process())
+    assert without.notes == (cluster.PROSE_EXTRA_NOTE,)
+    for slot in (*FORMULA_SLOTS, "3a", "3f.iii"):
+        assert [sorted(a.submission for a in g.members) for g in without.groups[slot]] == \
+               [sorted(a.submission for a in g.members) for g in with_sklearn.groups[slot]], slot
+    prose = [g for g in without.groups["1a"] if g.kind == PROSE]
+    assert prose and all(len({" ".join(a.text.lower().split()) for a in g.members}) == 1 for g in prose)
+    assert len(prose) > len([g for g in with_sklearn.groups["1a"] if g.kind == PROSE])
+    result = CliRunner().invoke(main, ["groups", str(out)])
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if "pip install '.[groups]'" in line]
+    assert len(said) == 1 and "grouped by equal text only" in said[0], result.output

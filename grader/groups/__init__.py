@@ -12,5 +12,5 @@ Modules, in reading order:
 - :mod:`grader.groups.marks`: the groups CSV a TA marks, and marked groups to per-submission points.
 
 Their pages and CSVs are written by :mod:`grader.reports.groups_html` and
-:mod:`grader.reports.groups_csv`.
+:mod:`grader.groups.marks`.
 """

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.groups.cluster import Fingerprinter, Group, child_fingerprinter, group_all
+from grader.groups.cluster import PROSE_EXTRA_NOTE, Fingerprinter, Group, child_fingerprinter, group_all, prose_similarity_available
 from grader.groups.collect import collect
 from grader.groups.marks import _csv_text, previous_marks, write_answer_groups, write_group_table, write_text_atomic
 from grader.rubric import Rubric, load_rubric
@@ -40,6 +40,7 @@ class GroupsOutcome:
     submissions: int
     seconds: float
     files: tuple[Path, ...]
+    notes: tuple[str, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """Groups per item."""
@@ -76,4 +77,5 @@ def build_groups(out: Path, rubric: Rubric | None = None, *, fingerprint: Finger
     from grader.reports.groups_html import write_pages
 
     files += write_pages(groups, titles, reviews, out / GROUPS_DIR)
-    return GroupsOutcome(groups, reviews, len(keys), time.monotonic() - started, tuple(files))
+    notes = () if prose_similarity_available() else (PROSE_EXTRA_NOTE,)
+    return GroupsOutcome(groups, reviews, len(keys), time.monotonic() - started, tuple(files), notes)

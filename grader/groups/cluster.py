@@ -154,6 +154,21 @@ def keyed_groups(answers: Sequence[Answer], kind: str, key: Callable[[Answer], s
     return list(groups.values())
 
 
+PROSE_EXTRA_NOTE = ("prose answers are grouped by equal text only: for groups of similar texts, install "
+                    "scikit-learn with `pip install '.[groups]'` (from the grader's checkout) and run "
+                    "`grader groups DIR`")
+"""Said once by `grader batch` and `grader groups` when scikit-learn is missing."""
+
+
+def prose_similarity_available() -> bool:
+    """Whether scikit-learn (the ``groups`` extra) can be imported for the prose suggestions."""
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def prose_groups(answers: Sequence[Answer]) -> list[Group]:
     """Suggested groups of prose answers: equal texts together, then similar ones (TF-IDF)."""
     exact = _by_text(answers, PROSE, "")
@@ -163,7 +178,7 @@ def prose_groups(answers: Sequence[Answer]) -> list[Group]:
         from sklearn.cluster import AgglomerativeClustering
         from sklearn.feature_extraction.text import TfidfVectorizer
     except ImportError:   # the `groups` extra is not installed: equal texts only
-        return _labelled(exact, "equal texts (install a2grader[groups] for similar ones)")
+        return _labelled(exact, "equal texts (similar ones need the `groups` extra: pip install '.[groups]')")
 
     texts = [g.members[0].text for g in exact]
     try:

@@ -299,7 +299,8 @@ def test_without_scikit_learn_the_groups_are_built_and_one_line_says_how_to_get_
     out, kinds = graded
     with_sklearn = build_groups(out, fingerprint=_in_process())
     assert with_sklearn.notes == ()
-    monkeypatch.setitem(sys.modules, "sklearn", None)     # `import sklearn` now raises ImportError
+    for name in ("sklearn", "sklearn.cluster", "sklearn.feature_extraction.text"):
+        monkeypatch.setitem(sys.modules, name, None)      # importing them now raises ImportError
     without = build_groups(out, fingerprint=_in_process())
     assert without.notes == (cluster.PROSE_EXTRA_NOTE,)
     for slot in (*FORMULA_SLOTS, "3a", "3f.iii"):

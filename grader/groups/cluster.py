@@ -174,11 +174,11 @@ def prose_groups(answers: Sequence[Answer]) -> list[Group]:
     exact = _by_text(answers, PROSE, "")
     if len(exact) < 2:
         return _labelled(exact)
-    try:
-        from sklearn.cluster import AgglomerativeClustering
-        from sklearn.feature_extraction.text import TfidfVectorizer
-    except ImportError:   # the `groups` extra is not installed: equal texts only
+    if not prose_similarity_available():   # the `groups` extra is not installed: equal texts only
         return _labelled(exact, "equal texts (similar ones need the `groups` extra: pip install '.[groups]')")
+
+    from sklearn.cluster import AgglomerativeClustering
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
     texts = [g.members[0].text for g in exact]
     try:

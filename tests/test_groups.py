@@ -313,3 +313,33 @@ def test_without_scikit_learn_the_groups_are_built_and_one_line_says_how_to_get_
     assert result.exit_code == 0, result.output
     said = [line for line in result.output.splitlines() if "pip install '.[groups]'" in line]
     assert len(said) == 1 and "grouped by equal text only" in said[0], result.output
+
+
+def test_grader_groups_evaluates_formulas_in_the_reader_child_only(graded):
+    """In a process where evaluating a formula raises, build_groups (as `grader batch` and
+    `grader groups` call it) still groups every formula by value: the child did the evaluating."""
+    out, kinds = graded
+    code = f"""
+import sys
+from pathlib import Path
+import grader.groups.fingerprint as fp
+import grader.written.evaluate as ev
+def refuse(*args, **kwargs):
+    raise AssertionError("a formula was evaluated in the grader process")
+fp.fingerprint = fp.evaluations = fp._scalar = refuse
+ev.Evaluator.value = refuse
+from grader.groups.build import build_groups
+outcome = build_groups(Path({str(out)!r}))
+for g in outcome.groups["1b_i"]:
+    print(g.kind, " ".join(sorted(a.submission for a in g.members)), sep="\t")
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert run.returncode == 0, run.stderr[-3000:]
+    groups = [line.split("\t") for line in run.stdout.splitlines()]
+    by_kind: dict[str, set[str]] = defaultdict(set)
+    for kind, members in groups:
+        for sub in members.split():
+            by_kind[kinds[sub].get("1b_i", "empty")].add(kind + members)
+    assert all(len(g) == 1 for g in by_kind.values()), by_kind
+    assert {"right", "transposed", "sign"} <= set(by_kind)
+    assert sum(kind == FORMULA for kind, _ in groups) >= 3

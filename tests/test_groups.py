@@ -84,6 +84,18 @@ def test_formula_groups_are_exactly_the_answer_kinds(tmp_path: Path, seed: int):
         for kind, ids in by_kind.items():
             expected = NO_ANSWER if kind == "empty" else REVIEW if kind == "words" else FORMULA
             assert group_kind[next(iter(ids))] == expected, (slot, kind)
+    # 3(f): each sentence's groups are exactly its kinds (the key, the wrong reading, no answer),
+    # whatever spelling of the error type and of the arrow the students used.
+    for n, roman in enumerate(("i", "ii", "iii", "iv")):
+        slot = f"3f.{roman}"
+        sentence_kinds: dict[str, set[str]] = defaultdict(set)
+        for g in outcome.groups[slot]:
+            for a in g.members:
+                kind = kinds[a.submission]["3f"]
+                sentence_kinds[g.id].add("empty" if kind == "empty" else kind.split(",")[n])
+        assert all(len(k) == 1 for k in sentence_kinds.values()), (slot, dict(sentence_kinds))
+        owned = [next(iter(k)) for k in sentence_kinds.values()]
+        assert len(owned) == len(set(owned)), (slot, dict(sentence_kinds))
 
 
 def test_equivalent_spellings_and_wrong_forms(tmp_path: Path):

@@ -147,6 +147,13 @@ WRONG_3F = {2: ("Prepositional Phrase Attachment Error", "declined → reasons",
             1: ("Prepositional Phrase Attachment Error", "elements → most", "crucial → most")}
 
 
+TYPE_SPELLINGS = {"Verb Phrase Attachment Error": ("VP attachment error", "verb-phrase attachment"),
+                  "Modifier Attachment Error": ("modifier attachment", "Modifier attachment error."),
+                  "Prepositional Phrase Attachment Error": ("PP attachment error", "prepositional-phrase attachment"),
+                  "Coordination Attachment Error": ("coordination attachment", "Coordination error")}
+"""Other spellings of each error type; the grader reads them as the same type."""
+
+
 def _parser_errors(rng: random.Random) -> Drawn:
     """(the kind of each sentence's answer, "key" or "wrong", joined by commas; the four readings)."""
     triples, kinds = [], []
@@ -155,7 +162,12 @@ def _parser_errors(rng: random.Random) -> Drawn:
         if n in WRONG_3F and rng.random() < 0.3:
             triple, label = WRONG_3F[n], "wrong"
         kinds.append(label)
-        triples.append(triple)
+        kind, wrong, right = triple
+        if rng.random() < 0.4:      # the same type as students spell it
+            kind = rng.choice(TYPE_SPELLINGS[kind])
+        if rng.random() < 0.3:
+            wrong, right = wrong.replace("→", "->"), right.replace("→", "->")
+        triples.append((kind, wrong, right))
     return ",".join(kinds), triples
 
 

@@ -208,6 +208,8 @@ def test_pages_are_self_contained_and_render_in_a_headless_browser(graded, tmp_p
         text = page.read_text(encoding="utf-8")
         for external in ("http://", "https://", "<script", "<link", "@import", "src="):
             assert external not in text, (page.name, external)
+    assert "<b>suggestions</b>" in (out / "groups" / "1a.html").read_text(encoding="utf-8")      # prose
+    assert "<b>suggestions</b>" not in (out / "groups" / "1b_i.html").read_text(encoding="utf-8")  # formulas
     browser = _chromium()
     if browser is None:
         if os.environ.get("CI"):

@@ -78,8 +78,8 @@ def question_page(question: str, title: str, slots: Mapping[str, list[Group]]) -
         answered = sum(g.size for g in groups)
         parts.append(f"<h2>{escape(slot)}: {len(groups)} groups, {answered} submissions</h2>")
         if any(g.kind == PROSE for g in groups):
-            parts.append('<p class="note">Prose groups are <b>suggestions</b> made by text similarity '
-                         "(TF-IDF): answers in one group use similar words, which does not make them "
+            parts.append('<p class="note">Prose groups are <b>suggestions</b> made by text similarity: '
+                         "answers in one group use the same or similar words, which does not make them "
                          "equally right. Read every answer before marking a group.</p>")
         parts += [_group_html(g) for g in groups]
     return _page(title, "\n".join(parts))

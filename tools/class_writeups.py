@@ -109,6 +109,21 @@ PROSE: dict[str, tuple[str, ...]] = {
            "Tags give syntactic information that words alone do not.",
            "They are not useful."),
 }
+EXPLAIN: dict[str, tuple[str, ...]] = {
+    "1d": ("The score of word w is u_w^T v_c, so its derivative with respect to u_w is v_c times the softmax "
+           "error yhat_w - y_w, which is yhat_o - 1 for the outside word and yhat_w otherwise.",
+           "Differentiate the log-softmax: only the true word gets the -1.",
+           "Using the chain rule."),
+    "2b_i": ("Each unit is kept with probability 1 - p, so the expected value of d_i h_i is (1 - p) h_i; "
+             "multiplying by 1 / (1 - p) makes the expectation equal to h_i.",
+             "We need E[h_drop] = h, and a unit survives with probability 1 - p.",
+             "So that the output is scaled."),
+    "3b": ("Every word is shifted onto the stack once and removed by exactly one arc (ROOT's arc included), so "
+           "n shifts plus n arcs.",
+           "Each word needs one SHIFT and one ARC.",
+           "Because there are two transitions per step."),
+}
+"""The explanation (the TA's share) written beside each formula, in three qualities."""
 SWAPS = (("because", "since"), ("the model", "the network"), ("vector", "embedding"), ("so", "therefore"),
          ("zero", "0"), ("gradient", "derivative"))
 
@@ -220,7 +235,7 @@ def _draw(qid: str, rng: random.Random) -> Drawn:
     if qid in FORMULAS:
         table = FORMULAS[qid]
         kind = rng.choices(list(table), weights=[FORMULA_WEIGHTS.get(k, 1) for k in table])[0]
-        prose = rng.choice(PROSE["1b_iii"]) if qid in ("1d", "2b_i", "3b") else "A short derivation."
+        prose = rng.choice(EXPLAIN[qid]) if qid in EXPLAIN else "A short derivation."
         return kind, (rng.choice(table[kind]), _vary(prose, rng))
     if qid == "3a":
         kind = rng.choices(list(TABLES), weights=[5, 1, 2, 1])[0]

@@ -12,6 +12,7 @@ grader bug) is recorded for that submission and the batch goes on. The output fo
     OUT/grades.csv                       one row per submission, one column per check
     OUT/summary.md                       per check: mean score, pass rate, commonest failure
     OUT/plots/totals.png, pass_rate.png
+    OUT/answer_groups.csv, OUT/review_queue.csv, OUT/groups/   answer groups (grader/groups/build.py)
 
 Running the same command again resumes: submissions whose report.json is complete are not
 graded again (the recorded seed and checks are reused, so every student gets the same
@@ -96,6 +97,7 @@ class BatchOutcome:
     seconds: float
     files: tuple[Path, ...]
     summary: ClassSummary
+    groups: Any = None             # grader.groups.build.GroupsOutcome
 
 
 # -- the report of one submission --------------------------------------------------------------
@@ -277,7 +279,11 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
     executor.shutdown(wait=True)
     ordered = tuple(results[sub.key] for sub in submissions)
     stats, files = write_class_reports(ordered, columns, out, settings)
-    return BatchOutcome(settings, ordered, len(todo), resumed, time.monotonic() - started, files, stats)
+    from grader.groups.build import build_groups
+
+    grouped = build_groups(out, rubric)
+    files += grouped.files
+    return BatchOutcome(settings, ordered, len(todo), resumed, time.monotonic() - started, files, stats, grouped)
 
 
 def write_class_reports(results: Sequence[GradedSubmission], columns: Sequence[Column], out: Path,

@@ -6,6 +6,8 @@
     grader template [--check]          regenerate student_template/ from reference/
     grader package [--out ZIP|--check] the Gradescope autograder zip
     grader batch SUBMISSIONS --out DIR grade a whole class: results, CSV, summary, plots
+    grader groups DIR                  regroup a finished batch's written answers (no regrading)
+    grader points DIR                  the TA's marked groups as points per submission (CSV)
 """
 
 from __future__ import annotations
@@ -241,3 +243,51 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
     summary_mod.render(outcome.summary, console)
     console.print(f"{outcome.graded_now} graded now, {outcome.resumed} resumed, in "
                   f"{outcome.seconds:.1f} s; wrote " + ", ".join(str(p) for p in outcome.files))
+    for note in outcome.groups.notes if outcome.groups is not None else ():
+        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
+
+
+@main.command("groups")
+@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def groups_cmd(batch_dir: Path) -> None:
+    """Group the written answers of the finished batch in BATCH_DIR (no regrading): one HTML page
+    per question, groups/groups.csv to mark, answer_groups.csv, the review queue."""
+    from grader.groups.build import GroupsError, build_groups
+
+    try:
+        outcome = build_groups(batch_dir)
+    except GroupsError as exc:
+        raise click.ClickException(str(exc)) from None
+    console = _console()
+    counts = ", ".join(f"{slot} {n}" for slot, n in outcome.counts().items())
+    console.print(f"{outcome.submissions} submissions, {len(outcome.reviews)} review items; groups per item: "
+                  f"{counts}; {outcome.seconds:.1f} s", highlight=False)
+    console.print(f"open {batch_dir / 'groups' / 'index.html'}; mark {batch_dir / 'groups' / 'groups.csv'} "
+                  f"(column points), then run `grader points {batch_dir}`", highlight=False)
+    for note in outcome.notes:
+        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
+
+
+@main.command("points")
+@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--marked", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The marked groups CSV  [default: BATCH_DIR/groups/groups.csv]")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where the points go  [default: BATCH_DIR/ta_points.csv]")
+def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
+    """Turn marked answer groups into points per submission, keyed like grades.csv."""
+    from grader.groups.build import ANSWER_GROUPS, GROUP_TABLE, GROUPS_DIR
+    from grader.groups.marks import MarksError, points_table, write_points
+
+    marked = marked or batch_dir / GROUPS_DIR / GROUP_TABLE
+    out = out or batch_dir / "ta_points.csv"
+    try:
+        table = points_table(marked, batch_dir / ANSWER_GROUPS, batch_dir / batch_mod.CSV_FILE)
+    except MarksError as exc:
+        raise click.ClickException(str(exc)) from None
+    write_points(table, out)
+    console = _console()
+    for slot, n in table.unmarked.items():
+        console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points (left empty)[/yellow]")
+    console.print(f"wrote {out}: {len(table.rows)} submissions, columns {', '.join(table.header[4:])}",
+                  highlight=False)

@@ -58,7 +58,9 @@ FORMS = {
         [r"Answer: $\gamma = 1 - p$", r"Answer: $\gamma = \frac{p}{1-p}$", r"$$\gamma = \frac{1}{p}$$", r"$$\gamma = 1 + p$$"]),
     ("step_count", "3b"): (
         ["**Answer:** $2n$", "It takes 2n steps: each word is shifted once and attached once.", "$n + n$ steps",
-         r"Answer: $2 \cdot n$", "2n steps", "There are $n$ shifts and $n$ arcs, so $2n$ steps in total."],
+         r"Answer: $2 \cdot n$", "2n steps", "There are $n$ shifts and $n$ arcs, so $2n$ steps in total.",
+         "Each word is shifted once and attached once, so n shifts plus n arcs make 2n steps.\n\\[ 2n \\]",
+         "so n shifts plus n arcs.\n\\[ n + n \\]"],
         ["**Answer:** $n$", "Answer: $2n+1$", "It takes $n$ steps.", "$n^2$ steps", "Answer: 3n"]),
     ("relu_jacobian", "3e_i"): (
         [r"Answer: $\mathbb{1}\{(xW + b_1)_i > 0\} W_{ji}$",

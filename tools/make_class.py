@@ -6,6 +6,12 @@ From the repository root:
     python tools/make_class.py --out /tmp/class            # 20 submissions
     python tools/make_class.py --out /tmp/class --count 8 --seed 3
     python tools/make_class.py --out /tmp/zips --layout zips
+    python tools/make_class.py --out /tmp/written --count 300 --written-only   # answer groups
+
+With ``--written-only`` every submission is an answers.md alone (or, for half of them, the
+course's LaTeX template: q1.tex, q2.tex, q3.tex), its answers drawn from
+tools/class_writeups.py (equivalent spellings, the common wrong forms, empty answers, prose of
+different quality); ``class_key.yml`` records the kind of each answer, for the answer groups.
 
 Nothing here is committed 20 times: every submission is assembled from reference/, the
 realistic bugs of tests/submissions/buggy/ (their files laid over the reference's, as the
@@ -30,6 +36,9 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from class_writeups import written_answers  # noqa: E402  (tools/ is not a package)
+
 from grader.paths import STUDENT_FILES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -52,6 +61,8 @@ FIRST_NAMES = ("Ada", "Bo", "Chiara", "Dmitri", "Esi", "Farid", "Grace", "Hiro",
 LAST_NAMES = ("Abara", "Brandt", "Castillo", "Dube", "Eriksen", "Fontaine", "Gupta", "Haddad",
               "Ito", "Jovanovic", "Kowalski", "Lindqvist", "Moreau", "Nakamura", "Okafor",
               "Petrov", "Quispe", "Rossi", "Sato", "Tanaka", "Umarov", "Vargas", "Weber", "Yilmaz")
+#: Of a --written-only class, the share that answers in the course's LaTeX template (q1-q3.tex).
+LATEX_SHARE = 0.5
 SYNTAX_ERROR = "\n\ndef sigmoid(x)\n    return 1 / (1 + np.exp(-x))\n"
 
 
@@ -65,6 +76,7 @@ class Member:
     description: str
     fails: list[str] | None = None          # checks a buggy submission must fail (expect.yaml)
     files: dict[str, bytes] = field(default_factory=dict, repr=False)
+    written: dict[str, str] | None = None   # --written-only: the kind of each written answer
 
 
 def _files_of(kind: str, bug: Path | None) -> tuple[dict[str, bytes], str, list[str] | None]:
@@ -89,6 +101,25 @@ def _files_of(kind: str, bug: Path | None) -> tuple[dict[str, bytes], str, list[
     expect = yaml.safe_load((bug / "expect.yaml").read_text(encoding="utf-8"))
     files = ref | {p.name: p.read_bytes() for p in sorted(bug.glob("*.py"))}
     return files, f"bug {bug.name}: {expect['description']}", list(expect["fails"])
+
+
+def _people(rng: random.Random, count: int) -> list[list[dict[str, str]]]:
+    people = rng.sample([(first, last) for first in FIRST_NAMES for last in LAST_NAMES], count)
+    return [[{":name": f"{first} {last}", ":sid": str(rng.randrange(10**7, 10**8)),
+              ":email": f"{first.lower()}.{last.lower()}@example.edu"}] for first, last in people]
+
+
+def plan_written_class(*, count: int, seed: int = 0) -> list[Member]:
+    """A class of ``count`` submissions that hold only an answers.md (the written part)."""
+    rng = random.Random(seed)
+    members = []
+    for i, submitters in enumerate(_people(rng, count)):
+        layout = "latex" if rng.random() < LATEX_SHARE else "markdown"
+        files, kinds = written_answers(rng, layout)
+        members.append(Member(f"submission_{FIRST_SUBMISSION_ID + i}", "written", submitters,
+                              f"written answers only ({layout})", None,
+                              written=kinds, files={name: text.encode() for name, text in files.items()}))
+    return members
 
 
 def plan_class(*, count: int = DEFAULT_COUNT, seed: int = 0) -> list[Member]:
@@ -146,7 +177,8 @@ def write_class(out: Path, members: list[Member], *, layout: str = "gradescope")
             ":status": "processed",
         }
         key[member.folder] = {"kind": member.kind, "description": member.description,
-                              **({"fails": member.fails} if member.fails is not None else {})}
+                              **({"fails": member.fails} if member.fails is not None else {}),
+                              **({"written": member.written} if member.written is not None else {})}
     if layout == "gradescope":
         (out / "submission_metadata.yml").write_text(
             yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True), encoding="utf-8")
@@ -162,8 +194,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="which bugs, names and order")
     parser.add_argument("--layout", choices=("gradescope", "zips"), default="gradescope",
                         help="a Gradescope export (folders + metadata) or a folder of zips")
+    parser.add_argument("--written-only", action="store_true",
+                        help="only answers.md, with varied written answers (for the answer groups)")
     args = parser.parse_args(argv)
-    members = plan_class(count=args.count, seed=args.seed)
+    if args.written_only:
+        members = plan_written_class(count=args.count, seed=args.seed)
+    else:
+        members = plan_class(count=args.count, seed=args.seed)
     write_class(args.out, members, layout=args.layout)
     kinds = sorted({m.kind for m in members})
     print(f"wrote {len(members)} submissions to {args.out} "

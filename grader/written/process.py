@@ -2,7 +2,8 @@
 
 Writeups are untrusted *data*: nothing in them is executed, but parsing hostile text could still
 take long or use much memory. So the trusted grader sends each request (``locate``: find the
-sections; ``check``: judge one question) to a child process that runs :func:`main` of this
+sections; ``check``: judge one question; ``fingerprint``: a formula's values at fixed points, for
+the answer groups of :mod:`grader.groups`) to a child process that runs :func:`main` of this
 module, our own code only. The child's process, its limits, the framing of requests and replies
 and what a timeout or a crash costs are the process boundary's
 (:class:`grader.sandbox.reader_process.ReaderProcess`, the same mechanics as the sandbox's
@@ -52,6 +53,11 @@ def handle(probe: str, args: Mapping[str, Any]) -> dict[str, Any]:
         with np.errstate(all="ignore"):
             verdict = checker(section, ctx)
         return {"verdict": verdict.to_dict()}
+    if probe == "fingerprint":
+        from grader.groups.fingerprint import fingerprint
+
+        with np.errstate(all="ignore"):
+            return fingerprint(str(args["checker"]), str(args["question"]), str(args["raw"]))
     if probe == "ping":
         return {}
     raise UnknownRequest(f"unknown request {probe!r}")

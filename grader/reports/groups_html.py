@@ -1,0 +1,129 @@
+"""The answer-group pages: one self-contained HTML page per written question, an index and the
+review queue. Plain HTML with inline CSS (no script, font or image from anywhere), readable
+offline; links point at the batch's own files (``../submissions/<key>/report.json``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from pathlib import Path
+
+from grader.groups.cluster import PROSE, Group
+from grader.groups.marks import write_text_atomic
+
+STYLE = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:70em;color:#222;padding:0 1em}
+h1{font-size:1.5em} h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}
+.group{border:1px solid #ccc;border-radius:6px;margin:1em 0;padding:.6em 1em;background:#fafafa}
+.group h3{margin:.2em 0;font-size:1em} .size{font-weight:bold}
+.tag{display:inline-block;border-radius:4px;padding:0 .4em;margin-left:.4em;font-size:.85em;background:#e4e4e4}
+.tag.ok{background:#d6f0d6} .tag.bad{background:#f6dada} .tag.warn{background:#fbeec2}
+pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid #ddd;padding:.5em;margin:.3em 0;
+font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;max-height:18em;overflow:auto}
+table{border-collapse:collapse;width:100%;font-size:.9em} td,th{border-bottom:1px solid #e4e4e4;padding:.2em .4em;
+text-align:left;vertical-align:top} .note{background:#fbeec2;padding:.5em 1em;border-radius:6px}
+nav a{margin-right:1em}
+"""
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
+            f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n")
+
+
+def _verdict_tag(verdict: str) -> str:
+    if not verdict:
+        return ""
+    if verdict.startswith("mixed"):
+        cls = "warn"
+    else:
+        got, _, most = verdict.partition("/")
+        cls = "ok" if got == most else "bad"
+    return f'<span class="tag {cls}">auto: {escape(verdict)}</span>'
+
+
+def _link(key: str) -> str:
+    return f'<a href="../submissions/{escape(key)}/report.json">{escape(key)}</a>'
+
+
+def _group_html(g: Group) -> str:
+    rep = g.representative
+    kind = f'<span class="tag{" warn" if g.kind == PROSE else ""}">{escape(g.kind)}</span>'
+    head = (f'<h3 id="{escape(g.id)}"><span class="size">{g.size}</span> × {escape(g.label or g.kind)} '
+            f'{kind}{_verdict_tag(g.verdict)} <span class="tag">{escape(g.id)}</span></h3>')
+    shown = ""
+    if rep is not None:
+        read = f"<div>read as: {escape(rep.read)}</div>" if rep.read and rep.read != rep.text else ""
+        shown = (f"<div>representative ({_link(rep.submission)}, {escape(rep.where or 'where not recorded')}):</div>"
+                 f"<pre>{escape(rep.text or '(no answer)')}</pre>{read}")
+    rows = "".join(
+        f"<tr><td>{_link(a.submission)}</td><td>{escape(a.names)}</td><td>{escape(a.where)}</td>"
+        f"<td>{escape(a.verdict)}</td><td>{escape(a.review)}</td>"
+        f"<td>{'' if rep is not None and a.text == rep.text else '<pre>' + escape(a.text) + '</pre>'}</td></tr>"
+        for a in g.members)
+    members = (f"<details><summary>the {g.size} submission{'s' if g.size != 1 else ''}</summary><table>"
+               "<tr><th>submission</th><th>names</th><th>where read</th><th>auto</th><th>review</th>"
+               f"<th>answer (when it differs from the representative)</th></tr>{rows}</table></details>")
+    return f'<div class="group">{head}{shown}{members}</div>'
+
+
+def question_page(question: str, title: str, slots: Mapping[str, list[Group]]) -> str:
+    parts = ['<nav><a href="index.html">all questions</a><a href="review.html">review queue</a></nav>',
+             f"<h1>{escape(title)}</h1>",
+             "<p>Groups are sorted by size. Mark each group once in <code>groups.csv</code> (column "
+             "<code>points</code>, for every member); <code>grader points</code> turns the marks into "
+             "points per submission.</p>"]
+    for slot, groups in slots.items():
+        answered = sum(g.size for g in groups)
+        parts.append(f"<h2>{escape(slot)}: {len(groups)} groups, {answered} submissions</h2>")
+        if any(g.kind == PROSE for g in groups):
+            parts.append('<p class="note">Prose groups are <b>suggestions</b> made by text similarity: '
+                         "answers in one group use the same or similar words, which does not make them "
+                         "equally right. Read every answer before marking a group.</p>")
+        parts += [_group_html(g) for g in groups]
+    return _page(title, "\n".join(parts))
+
+
+def review_page(reviews: Sequence[dict]) -> str:
+    rows = "".join(
+        f"<tr><td>{_link(str(r.get('submission', '')))}</td><td>{escape(str(r.get('names', '')))}</td>"
+        f"<td>{escape(str(r.get('name', r.get('id', ''))))}</td><td>{escape(str(r.get('score', '')))}/"
+        f"{escape(str(r.get('max_score', '')))}</td><td>{escape(str(r.get('reason', '')))}</td>"
+        f"<td>{escape(str(r.get('where', '')))}</td><td><pre>{escape(str(r.get('raw', '')))}</pre></td></tr>"
+        for r in reviews)
+    body = ('<nav><a href="index.html">all questions</a></nav>'
+            f"<h1>Review queue: {len(reviews)} item{'s' if len(reviews) != 1 else ''}</h1>"
+            "<p>Every item that a submission's grading flagged for a TA, with the reason and the text read.</p>"
+            "<table><tr><th>submission</th><th>names</th><th>item</th><th>auto score</th><th>reason</th>"
+            f"<th>where</th><th>text read</th></tr>{rows}</table>")
+    return _page("Review queue", body)
+
+
+def index_page(pages: Sequence[tuple[str, str, int, int]], reviews: int) -> str:
+    items = "".join(f'<li><a href="{escape(f)}">{escape(t)}</a>: {n} groups for {m} answers</li>'
+                    for f, t, n, m in pages)
+    body = (f"<h1>Answer groups</h1><p><a href=\"review.html\">Review queue</a>: {reviews} items.</p>"
+            f"<ul>{items}</ul>")
+    return _page("Answer groups", body)
+
+
+def write_pages(groups: Mapping[str, list[Group]], titles: Mapping[str, str], reviews: Sequence[dict],
+                folder: Path) -> list[Path]:
+    """One page per question (its items together), the review queue and the index, in ``folder``."""
+    by_question: dict[str, dict[str, list[Group]]] = {}
+    for slot, gs in groups.items():
+        by_question.setdefault(slot.split(".")[0], {})[slot] = gs
+    written, index = [], []
+    for question, slots in by_question.items():
+        name = f"{question}.html"
+        title = titles.get(question, question)
+        path = folder / name
+        write_text_atomic(path, question_page(question, title, slots))
+        written.append(path)
+        index.append((name, title, sum(len(g) for g in slots.values()),
+                      sum(x.size for g in slots.values() for x in g)))
+    for name, text in (("review.html", review_page(reviews)), ("index.html", index_page(index, len(reviews)))):
+        write_text_atomic(folder / name, text)
+        written.append(folder / name)
+    return written

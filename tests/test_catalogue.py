@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from conftest import REFERENCE
 
+from grader import solution_math
 from grader.catalogue import BugShape, all_matches, check_ids_unique, diagnose
 from grader.checks import sgd as sgd_check
 from grader.checks import skipgram as skipgram_check
@@ -180,7 +181,7 @@ def _skipgram_case(module: ModuleType, rng: np.random.Generator) -> shapes.Skipg
     fn = _scripted_loss_function(table, dataset, calls)
     loss, gc, go = module.skipgram(center, 2, outside, word2ind, centers.copy(), outsides.copy(), dataset, fn)
     ci, idx = word2ind[center], [word2ind[w] for w in outside]
-    parts = [shapes.scripted_output(table, centers[ci], o, outsides) for o in idx]
+    parts = [solution_math.scripted_output(table, centers[ci], o, outsides) for o in idx]
     exp_gc, exp_go = np.zeros((V, d)), np.zeros((V, d))
     for p in parts:
         exp_gc[ci] += p[1]

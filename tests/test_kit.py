@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from kit_support import MARKERS, solution_hits, solution_lines
+from kit_support import MARKERS, solution_hits, solution_lines, solution_math_code, solution_math_hits
 
 from grader import kit, paths
 from grader.checks import all_checks
@@ -151,6 +151,24 @@ def test_kit_zip_holds_the_folder_and_no_solution(tmp_path):
     assert not [n for n in names if "arcstandard" in n or "/reference/" in n or "/written/" in n]
     assert solution_lines(), "the scan must have something to look for"
     assert solution_hits(out) == []
+    names, lines = solution_math_code()
+    assert {"model_forward", "sgd_path", "neg_outputs_with_sigmoid", "scripted_output"} <= names
+    assert len(lines) > 40, "the grader's solution-derived code lines must be there to look for"
+    assert solution_math_hits(out) == []
+
+
+def test_solution_math_scan_finds_a_planted_function_and_line(tmp_path):
+    """The solution-math scan is not blind: a definition by name, or one code line of a stripped
+    matcher or of grader/solution_math.py, is caught."""
+    names, lines = solution_math_code()
+    line = sorted(lines)[len(lines) // 2]
+    planted = tmp_path / "planted.zip"
+    with zipfile.ZipFile(planted, "w") as zf:
+        zf.writestr("a/x.py", f"def {sorted(names)[0]}(a):\n    return a\n")
+        zf.writestr("a/y.py", f"def g():\n    {line}\n")
+        zf.writestr("a/z.py", "x = 1\n")
+    assert len(solution_math_hits(planted)) == 2
+    assert "x = x - sign * step * (a @ x - b)" in lines
 
 
 def test_solution_scan_finds_a_planted_solution(tmp_path):

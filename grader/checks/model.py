@@ -33,6 +33,7 @@ from grader.checks.model_params import (
     match_parameters,
     output_value,
     reference_output,
+    reference_pieces,
     try_call,
 )
 from grader.results import Outcome
@@ -227,7 +228,7 @@ def forward(ctx: CheckContext) -> Outcome:
         if v.ok:
             trials.record(True)
             continue
-        hint = forward_hint(value, inst, w)
+        hint = forward_hint(value, reference_pieces(ctx, inst, w))
         message = f"{what}: {v.message}"
         if hint:
             message += f". Likely cause: {hint}"
@@ -264,9 +265,8 @@ def gradients(ctx: CheckContext) -> Outcome:
             if m is None or m.name in inst.plain or (role == "embeddings" and lookup):
                 continue  # reported by model_structure / model_embedding_lookup (noted); nothing to look at here
             grad = got["grads"].get(m.name)
-            unused = model_shapes.GradientCase(role, got.get("logits"), inst.values,
-                                               model_shapes.correct_lookup(inst, w))
-            if grad is None and (shape := model_shapes.diagnose_gradient(unused)):
+            if grad is None and (shape := model_shapes.diagnose_gradient(
+                    model_shapes.GradientCase(role, got.get("logits"), inst.values, w))):
                 trials.note(f"`{m.name}` {shape.message}")
                 continue
             if grad is None:

@@ -69,12 +69,6 @@ def plain_note(name: str) -> str:
 # Judging forward, dropout and gradients apart from a wrong embedding_lookup
 # ---------------------------------------------------------------------------------------------
 
-def correct_lookup(inst: Instance, w: np.ndarray) -> np.ndarray:
-    """What embedding_lookup(w) must return with the instance's embeddings (float64)."""
-    emb = inst.values["embeddings"].astype(np.float64)
-    return emb[w].reshape(w.shape[0], -1)
-
-
 def lookup_override(ctx: CheckContext, inst: Instance, w: np.ndarray, trials: Trials) -> dict[str, Any]:
     """{} when the student's embedding_lookup is right for ``w`` (or cannot be judged), else
     {"lookup": the right values}: the worker then hands forward those values from
@@ -82,10 +76,11 @@ def lookup_override(ctx: CheckContext, inst: Instance, w: np.ndarray, trials: Tr
     if "embeddings" not in inst.matches:
         return {}
     from grader.checks.model import try_call  # noqa: PLC0415 - model imports this module
+    from grader.checks.model_params import reference_output  # noqa: PLC0415
 
     got, err = try_call(ctx, "model_run", f"{inst.what}.embedding_lookup(w)", **inst.ctor(0.0),
                         assign=inst.assign(), calls=[{"method": "embedding_lookup", "mode": "eval", "w": w}])
-    right = correct_lookup(inst, w)
+    right = reference_output(ctx, inst, w, "embedding_lookup")
     if not err and close(got[0].get("value"), right):
         return {}
     trials.note(f"embedding_lookup is wrong (see {check_label('model_embedding_lookup')}), so this check "
@@ -93,29 +88,28 @@ def lookup_override(ctx: CheckContext, inst: Instance, w: np.ndarray, trials: Tr
     return {"lookup": right.astype(np.float32)}
 
 
-def mlp(values: dict[str, np.ndarray], x: np.ndarray, *, without: str = "") -> np.ndarray:
-    """Logits of the contract's network on the looked-up ``x`` (float64), with role ``without``
-    left out (taken as zero)."""
-    v = {k: np.zeros_like(a, dtype=np.float64) if k == without else a.astype(np.float64)
-         for k, a in values.items()}
-    h = np.maximum(x @ v["embed_to_hidden_weight"] + v["embed_to_hidden_bias"], 0)
-    return h @ v["hidden_to_logits_weight"] + v["hidden_to_logits_bias"]
+def _mlp_logits(values: dict[str, np.ndarray], w: np.ndarray, *, without: str = "") -> np.ndarray:
+    """Logits of the contract's network for indices ``w``, with role ``without`` taken as zero."""
+    from grader import solution_math  # noqa: PLC0415 - trusted side only (never in the kit)
+
+    return solution_math.mlp(values, solution_math.model_forward(values, w)["x"], without=without)
 
 
 @dataclass(frozen=True)
 class GradientCase:
-    """A parameter without a gradient: its role, the logits of that forward and the values set."""
+    """A parameter without a gradient: its role, the logits of that forward, the values set and
+    the indices ``w`` given to forward."""
 
     role: str
     logits: Any
     values: dict[str, np.ndarray]
-    x: np.ndarray
+    w: np.ndarray
 
 
 GRADIENTS: tuple[BugShape[GradientCase], ...] = (
     BugShape("param_unused_in_forward",
-             lambda c: c.role != "embeddings" and close(c.logits, mlp(c.values, c.x, without=c.role))
-             and not close(c.logits, mlp(c.values, c.x)),
+             lambda c: c.role != "embeddings" and close(c.logits, _mlp_logits(c.values, c.w, without=c.role))
+             and not close(c.logits, _mlp_logits(c.values, c.w)),
              "is not used in forward (the logits are those without it), so no gradient can reach it: "
              f"{check_label('model_forward')} charges that; fix forward and its gradient follows",
              credit=1.0),

@@ -24,26 +24,6 @@ ANNEAL_EVERY = 20000
 PATH_RTOL, PATH_ATOL = 1e-6, 1e-9
 
 
-def _reference_path(x0, step, iterations, a, b, scale, *, sign: float = 1.0, post: str = "after",
-                    anneal_every: int = ANNEAL_EVERY):
-    """The points an sgd evaluates f at, and its result. The defaults are the rule (computed
-    here); the keywords give the known-wrong variants: ``sign`` -1 steps uphill, ``post``
-    "before" applies postprocessing first, "discarded" drops its result, ``anneal_every`` 1
-    halves the step after every iteration."""
-    x = x0.copy()
-    points = []
-    for it in range(1, iterations + 1):
-        if scale is not None and post == "before":
-            x = x * scale
-        points.append(x.copy())
-        x = x - sign * step * (a @ x - b)
-        if scale is not None and post == "after":
-            x = x * scale
-        if it % anneal_every == 0:
-            step *= 0.5
-    return np.array(points), x
-
-
 @dataclass
 class PathCase:
     """One sgd run on a quadratic: its inputs, and the student's path (points f was called at) and result."""
@@ -66,8 +46,10 @@ def _path_shape(shape_id: str, message: str, credit: float = 0.0, *, needs_post:
             return False
         if post_called is not None and (case.post_calls > 0) != post_called:
             return False
-        points, x = _reference_path(case.x0, case.step, case.iterations, case.a, case.b, case.scale, **variant)
-        right_points, right_x = _reference_path(case.x0, case.step, case.iterations, case.a, case.b, case.scale)
+        from grader.solution_math import sgd_path  # noqa: PLC0415 - trusted side only (never in the kit)
+
+        points, x = sgd_path(case.x0, case.step, case.iterations, case.a, case.b, case.scale, **variant)
+        right_points, right_x = sgd_path(case.x0, case.step, case.iterations, case.a, case.b, case.scale)
         if np.allclose(x, right_x, rtol=PATH_RTOL, atol=PATH_ATOL):
             return False
         return (case.x is not None and case.x.shape == x.shape
@@ -116,7 +98,7 @@ def update(ctx: CheckContext) -> Outcome:
         if err:
             trials.record(False, err)
             continue
-        points, x_final = _reference_path(x0, step, iterations, a, b, scale)
+        points, x_final = ctx.ref.grader_math.sgd_path(x0, step, iterations, a, b, scale)
         got_points = as_float_array(got["first_points"])
         got_x = as_float_array(got["x"])
         case = PathCase(x0, step, iterations, a, b, scale, got_points,

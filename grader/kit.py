@@ -140,6 +140,45 @@ def strip_solution_math(source: str, stubs: dict[str, str], emptied: dict[str, s
     return out
 
 
+def kit_rubric(text: str) -> tuple[str, float]:
+    """The rubric as the kit ships it, and the autograder's points of the whole assignment: the
+    checks students may not see yet are left out (their names and points too), and each code
+    part's points lose theirs, so that the copy still loads. The rubric's entries are one flow
+    mapping a line; the result is proven to parse to exactly the filtered rubric."""
+    import yaml  # noqa: PLC0415
+
+    from grader.checks import all_checks  # noqa: PLC0415
+    from grader.reports.student import auto_points  # noqa: PLC0415
+    from grader.rubric import load_rubric  # noqa: PLC0415
+
+    full = yaml.safe_load(text)
+    rubric = load_rubric(paths.RUBRIC_PATH, registered=set(all_checks()))
+    hidden = {s.id: s for s in rubric.checks if not s.student_visible}
+    less: dict[str, float] = {}
+    for spec in hidden.values():
+        less[spec.part] = less.get(spec.part, 0.0) + spec.points
+    out = []
+    for line in text.splitlines(keepends=True):
+        entry = line.strip()
+        if entry.startswith("- {"):
+            item = yaml.safe_load(entry)[0]
+            if item.get("id") in hidden and "part" in item:
+                continue
+            if item.get("id") in less and item.get("kind") == "code":
+                new = item["points"] - less[item["id"]]
+                line = line.replace(f"points: {item['points']},", f"points: {new:g},", 1)
+        out.append(line)
+    result = "".join(out)
+    expected = dict(full)
+    expected["checks"] = [c for c in full["checks"] if c["id"] not in hidden]
+    expected["parts"] = [{**p, "points": p["points"] - less[p["id"]]} if p["id"] in less else p
+                         for p in full["parts"]]
+    if yaml.safe_load(result) != expected:
+        raise KitError("the rubric's copy for the kit does not parse to the rubric without its held-back "
+                       "checks (is an entry written over several lines?)")
+    return result, auto_points(rubric)
+
+
 def _rubric_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -258,10 +297,12 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     (kit / "grader" / "sandbox" / "__init__.py").write_text(KIT_SANDBOX_INIT, encoding="utf-8")
     data = kit / "grader" / "kit_data"
     _copy_tree(paths.TEMPLATE_DIR, data / "starter")
-    shutil.copy2(paths.RUBRIC_PATH, data / "rubric.yaml")
+    rubric_text, total = kit_rubric(paths.RUBRIC_PATH.read_text(encoding="utf-8"))
+    (data / "rubric.yaml").write_text(rubric_text, encoding="utf-8")
     (data / "replay.json").write_text(json.dumps(recorded, separators=(",", ":")), encoding="utf-8")
     info = {"version": version, "rubric_sha256": _rubric_digest(paths.RUBRIC_PATH),
-            "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seeds": recorded["seeds"]}
+            "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seeds": recorded["seeds"],
+            "auto_points": total}
     (data / "kit.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     (kit / "KIT.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     (kit / "pyproject.toml").write_text(_kit_pyproject(version), encoding="utf-8")

@@ -114,5 +114,5 @@ def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_j
         console.print(note)
     console.print("Written answers are not checked here: they are read and graded when you submit.")
     console.print("This kit does not name known bugs; the full grader does when you submit.")
-    student.render_check(report, rubric, console, details=not quiet)
+    student.render_check(report, rubric, console, details=not quiet, total=built.get("auto_points"))
     sys.exit(0 if report.all_passed else 1)

@@ -16,6 +16,7 @@ from kit_support import MARKERS, solution_hits, solution_lines, solution_math_co
 from grader import kit, paths
 from grader.checks import all_checks
 from grader.engine import grade
+from grader.reports.student import auto_points
 from grader.replay import RecordingRef, ReplayMiss, ReplayRef, decode, encode
 from grader.rubric import load_rubric
 from grader.sandbox.portable import LIMITS_NOTE, PortableRunner
@@ -155,6 +156,12 @@ def test_kit_zip_holds_the_folder_and_no_solution(tmp_path):
     assert {"model_forward", "sgd_path", "neg_outputs_with_sigmoid", "scripted_output"} <= names
     assert len(lines) > 40, "the grader's solution-derived code lines must be there to look for"
     assert solution_math_hits(out) == []
+    with zipfile.ZipFile(out) as zf:
+        shipped_rubric = zf.read(f"{folder}/grader/kit_data/rubric.yaml").decode("utf-8")
+        pyproject = zf.read(f"{folder}/pyproject.toml").decode("utf-8")
+    held_back = [s.id for s in load_rubric(registered=set(all_checks())).checks if not s.student_visible]
+    assert held_back and not [cid for cid in held_back if cid in shipped_rubric]
+    assert "torch" not in pyproject  # the student's course environment keeps its own torch
 
 
 def test_solution_math_scan_finds_a_planted_function_and_line(tmp_path):
@@ -280,3 +287,17 @@ def test_part_selection():
     assert "1a" in part_selection(rubric, registry, "answers.md")
     with pytest.raises(ValueError, match="names no part"):
         part_selection(rubric, registry, "4z")
+
+
+def test_kit_rubric_leaves_out_held_back_checks_and_keeps_the_assignment_total(tmp_path):
+    rubric = load_rubric(registered=set(all_checks()))
+    held_back = [s for s in rubric.checks if not s.student_visible]
+    assert held_back, "the rubric holds checks shown after the deadline"
+    text, total = kit.kit_rubric(paths.RUBRIC_PATH.read_text(encoding="utf-8"))
+    for spec in held_back:
+        assert spec.id not in text and spec.name not in text
+    assert total == auto_points(rubric) == 75
+    (tmp_path / "rubric.yaml").write_text(text, encoding="utf-8")
+    copy = load_rubric(tmp_path / "rubric.yaml")
+    assert {s.id for s in copy.checks} == {s.id for s in rubric.checks if s.student_visible}
+    assert sum(s.points for s in copy.checks) == sum(s.points for s in rubric.checks) - sum(s.points for s in held_back)

@@ -16,8 +16,8 @@ from kit_support import MARKERS, solution_hits, solution_lines, solution_math_co
 from grader import kit, paths
 from grader.checks import all_checks
 from grader.engine import grade
-from grader.reports.student import auto_points
 from grader.replay import RecordingRef, ReplayMiss, ReplayRef, decode, encode
+from grader.reports.student import auto_points
 from grader.rubric import load_rubric
 from grader.sandbox.portable import LIMITS_NOTE, PortableRunner
 

@@ -110,7 +110,8 @@ def solution_math_code() -> tuple[set[str], set[str]]:
     """The names of the grader's solution-derived functions (grader/solution_math.py) and the code
     lines of those functions and of every region the kit strips (grader.kit.KIT_STRIPPED), found
     here from the repository's sources by their own parse, minus lines that the kit's modules hold
-    outside those regions anyway (generic lines such as ``if got is None:``)."""
+    outside those regions anyway or that the starter files hold (generic lines such as
+    ``if got is None:``)."""
     import ast  # noqa: PLC0415
 
     from grader import kit  # noqa: PLC0415
@@ -133,7 +134,7 @@ def solution_math_code() -> tuple[set[str], set[str]]:
                        if isinstance(t, ast.Name)]
             stripped = (isinstance(n, ast.FunctionDef) and n.name in stubs) or any(t in emptied for t in targets)
             (regions if stripped else elsewhere).update(_code_lines(segment))
-    return names, regions - elsewhere
+    return names, regions - elsewhere - _given_lines()
 
 
 def solution_math_hits(zip_path: Path) -> list[str]:
@@ -150,6 +151,6 @@ def solution_math_hits(zip_path: Path) -> list[str]:
                 continue
             for number, raw in enumerate(text.splitlines(), start=1):
                 line = raw.strip()
-                if line in lines or line.startswith(defines) or "solution_math" in line:
+                if line in lines or line.startswith(defines):
                     hits.append(f"{name}:{number}: {line}")
     return hits

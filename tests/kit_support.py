@@ -95,12 +95,16 @@ def solution_hits(zip_path: Path) -> list[str]:
 def _code_lines(node_source: str) -> set[str]:
     """Code lines (no docstrings, comments or short lines) of a piece of source."""
     lines, in_doc = set(), False
+    quotes = ('"""', "'''")
     for raw in node_source.splitlines():
         line = raw.strip()
-        if line.startswith(('"""', "'''")):
-            in_doc = not (in_doc or (len(line) > 3 and line.endswith(('"""', "'''"))))
+        if in_doc:
+            in_doc = not line.endswith(quotes)
             continue
-        if in_doc or not line or line.startswith(("#", "from ", "import ")) or len(line) < MIN_CHARS:
+        if line.startswith(quotes):
+            in_doc = not (len(line) > 3 and line.endswith(quotes))
+            continue
+        if not line or line.startswith(("#", "from ", "import ")) or len(line) < MIN_CHARS:
             continue
         lines.add(line)
     return lines

@@ -304,3 +304,18 @@ def test_kit_rubric_leaves_out_held_back_checks_and_keeps_the_assignment_total(t
     copy = load_rubric(tmp_path / "rubric.yaml")
     assert {s.id for s in copy.checks} == {s.id for s in rubric.checks if s.student_visible}
     assert sum(s.points for s in copy.checks) == sum(s.points for s in rubric.checks) - sum(s.points for s in held_back)
+
+
+def test_kit_check_says_in_one_line_when_torch_is_missing(monkeypatch, tmp_path):
+    """The kit declares no torch (the course environment's stays): without one, one clear line."""
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from grader import kit_cli
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    result = CliRunner().invoke(kit_cli.main, ["check", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "PyTorch is not installed" in result.output and len(result.output.strip().splitlines()) == 1

@@ -113,6 +113,6 @@ def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_j
     for note in dict.fromkeys(n for n in notes if n):
         console.print(note)
     console.print("Written answers are not checked here: they are read and graded when you submit.")
-    console.print("This kit does not name known bugs; the full grader does when you submit.")
+    console.print("This kit names only a few known bugs; the full grader names more when you submit.")
     student.render_check(report, rubric, console, details=not quiet, total=built.get("auto_points"))
     sys.exit(0 if report.all_passed else 1)

@@ -8,6 +8,7 @@ called on the inputs a check draws; the case is built as the check builds it.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 import warnings
@@ -252,7 +253,7 @@ def _sgd_case(module: ModuleType, rng: np.random.Generator, *, scale: bool) -> s
 
     x = module.sgd(f, x0.copy(), step, iterations, postprocessing=post if scale else None, PRINT_EVERY=10**9)
     return sgd_check.PathCase(x0, step, iterations, a, b, s, np.array(points), np.asarray(x, dtype=float),
-                              post_calls[0])
+                              post_calls[0], functools.partial(solution_math.sgd_path, x0, step, iterations, a, b, s))
 
 
 SGD_BUGS: dict[str, tuple[list[tuple[str, str]], bool]] = {

@@ -12,6 +12,8 @@ are drawn so that every dimension differs (the shape of a parameter then says it
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from grader.checks import model_shapes
@@ -238,6 +240,12 @@ def forward(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
+def _logits_without(ctx: CheckContext, inst: Instance, w: np.ndarray, role: str) -> np.ndarray:
+    """The right logits for ``w`` with ``role`` left out ("" for none), from the grader's reference math."""
+    x = reference_output(ctx, inst, w, "embedding_lookup")
+    return ctx.ref.grader_math.mlp(inst.values, x, without=role)
+
+
 @check("model_gradients", files=FILES, names=("parser_model.ParserModel",))
 def gradients(ctx: CheckContext) -> Outcome:
     """A backward pass through forward reaches every one of the five parameters, embeddings included."""
@@ -266,7 +274,7 @@ def gradients(ctx: CheckContext) -> Outcome:
                 continue  # reported by model_structure / model_embedding_lookup (noted); nothing to look at here
             grad = got["grads"].get(m.name)
             if grad is None and (shape := model_shapes.diagnose_gradient(
-                    model_shapes.GradientCase(role, got.get("logits"), inst.values, w))):
+                    model_shapes.GradientCase(role, got.get("logits"), functools.partial(_logits_without, ctx, inst, w)))):
                 trials.note(f"`{m.name}` {shape.message}")
                 continue
             if grad is None:

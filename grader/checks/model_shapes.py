@@ -19,6 +19,7 @@ a correct lookup has (data, never code). Messages name the bug and the fix in wo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ import numpy as np
 from grader.catalogue import BugShape, diagnose
 from grader.checks.api import CheckContext, Trials, check_label, fix_first
 from grader.checks.compare import close
+from grader.replay import ReplayMiss
 
 if TYPE_CHECKING:
     from grader.checks.model_params import Instance, Match, Sizes
@@ -88,28 +90,28 @@ def lookup_override(ctx: CheckContext, inst: Instance, w: np.ndarray, trials: Tr
     return {"lookup": right.astype(np.float32)}
 
 
-def _mlp_logits(values: dict[str, np.ndarray], w: np.ndarray, *, without: str = "") -> np.ndarray:
-    """Logits of the contract's network for indices ``w``, with role ``without`` taken as zero."""
-    from grader import solution_math  # noqa: PLC0415 - trusted side only (never in the kit)
-
-    return solution_math.mlp(values, solution_math.model_forward(values, w)["x"], without=without)
-
-
 @dataclass(frozen=True)
 class GradientCase:
-    """A parameter without a gradient: its role, the logits of that forward, the values set and
-    the indices ``w`` given to forward."""
+    """A parameter without a gradient: its role, the logits of that forward, and
+    ``logits_without(role)``: the right logits with that role left out ("" for none), from
+    ``ctx.ref.grader_math`` (the kit replays recorded answers; one it lacks means no match)."""
 
     role: str
     logits: Any
-    values: dict[str, np.ndarray]
-    w: np.ndarray
+    logits_without: Callable[[str], np.ndarray]
+
+
+def _unused_in_forward(c: GradientCase) -> bool:
+    try:
+        return c.role != "embeddings" and close(c.logits, c.logits_without(c.role)) \
+            and not close(c.logits, c.logits_without(""))
+    except ReplayMiss:
+        return False
 
 
 GRADIENTS: tuple[BugShape[GradientCase], ...] = (
     BugShape("param_unused_in_forward",
-             lambda c: c.role != "embeddings" and close(c.logits, _mlp_logits(c.values, c.w, without=c.role))
-             and not close(c.logits, _mlp_logits(c.values, c.w)),
+             _unused_in_forward,
              "is not used in forward (the logits are those without it), so no gradient can reach it: "
              f"{check_label('model_forward')} charges that; fix forward and its gradient follows",
              credit=1.0),

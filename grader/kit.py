@@ -265,7 +265,8 @@ kit does not install or replace PyTorch.
 
 `grader check` runs the visible code checks on your laptop, with time limits. It holds no
 solution: expected values were recorded when this kit was made, for a few seeds. Hidden checks
-and the written answers are graded when you submit.
+and the written answers are graded when you submit, and the full grader's feedback names more
+known bugs than this kit does.
 """
 
 

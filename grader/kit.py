@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import paths
-from grader.reference import MODULES, load_reference
+from grader.reference import GRADER_MODULES, MODULES, load_reference
 from grader.replay import RecordingRef
 
 #: The kit's distribution name (its ``grader --version`` reads this package's metadata).
@@ -49,16 +49,39 @@ KIT_MODULES = (
 )
 #: Never in the kit, whatever KIT_MODULES says (a test checks both). The Linux sandbox stays out
 #: too: the kit runs student code with the portable runner on every system.
-NEVER_SHIPPED = ("untrusted/arcstandard.py", "written/", "cli.py", "package.py", "kit.py",
+NEVER_SHIPPED = ("untrusted/arcstandard.py", "written/", "cli.py", "package.py", "kit.py", "solution_math.py",
                  "sandbox/worker_process.py", "sandbox/isolation.py", "sandbox/confine.py")
 #: The kit's grader/sandbox/__init__.py (the repository's imports the Linux sandbox).
 KIT_SANDBOX_INIT = '''"""The student kit's process boundary: runner.py (the interface), frames.py, portable.py."""
 '''
 #: Visible checks that never ask the reference (training judges the student's own run).
 NOT_RECORDED = frozenset({"train_loop", "train_setup", "train_uas"})
-#: The course's packages and the grader's own that the kit installs (from pyproject's lines).
-KIT_REQUIREMENTS = ("numpy", "torch", "tqdm", "matplotlib", "pyyaml", "click", "rich")
+#: The course's packages and the grader's own that the kit installs (from pyproject's lines). Not
+#: torch: the kit runs in the student's course environment, whose torch it must never replace (a
+#: pinned torch makes pip fetch a multi-GB CUDA build on Linux); `grader check` says when it is missing.
+KIT_REQUIREMENTS = ("numpy", "tqdm", "matplotlib", "pyyaml", "click", "rich")
 DEFAULT_SEEDS = (101, 202, 303)
+#: What the kit's copy of a check module leaves out: the bug-shape catalogues (their matchers compute
+#: right or near-right formulas) become empty, and the functions that compute such formulas become
+#: stubs that return the given value (no hint, no named bug). The full grader names known bugs.
+KIT_STRIPPED: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "checks/model_params.py": ({"forward_hint": '""', "lookup_hint": '""'}, {}),
+    "checks/model_shapes.py": (
+        dict.fromkeys(("row_scales", "_spread", "_one_scale", "dropout_case",
+                       "diagnose_dropout"), "None"),
+        {"DROPOUT": "()"}),
+    "checks/word2vec_shapes.py": (
+        dict.fromkeys(("_sigma", "_sigmoid_shape", "_field_shape", "_neg_grads", "_right_coefficients",
+                       "_neg_variant", "_distinct", "_neg_loss", "_neg_grad_shapes", "_naive_delta", "_sk_value",
+                       "_wrong_rows", "_last_center", "_calls_shape", "_center_passed_wrong",
+                       "_center_is_outside_row"), "None"),
+        {"SIGMOID": "()", "NEG_LOSS": "()", "NEG_GRAD_CENTER": "()", "NEG_GRAD_OUTSIDE": "()",
+         "NAIVE_LOSS": "()", "NAIVE_GRADS": "()", "SKIPGRAM": "()",
+         "LOSS_SHAPES": '__import__("collections").defaultdict(tuple)'}),
+    "checks/sgd.py": ({}, {"ANNEAL": "()"}),
+    "checks/transitions.py": (dict.fromkeys(("_step_shape", "_removed", "_removed_by_value"), "None"),
+                              {"PARSE_STEP": "()"}),
+}
 
 Progress = Callable[[str], None]
 
@@ -83,6 +106,77 @@ def strip_checks(source: str, keep: Iterable[str]) -> str:
     for start, end in sorted(drop, reverse=True):
         del lines[start:end]
     return "".join(lines)
+
+
+def strip_solution_math(source: str, stubs: dict[str, str], emptied: dict[str, str]) -> str:
+    """``source`` with each top-level function named in ``stubs`` replaced by a stub returning its
+    value, and each top-level assignment to a name in ``emptied`` replaced by that value; a name
+    listed but not found is an error (the kit must not keep it by a rename)."""
+    lines = source.splitlines(keepends=True)
+    swaps: list[tuple[int, int, str]] = []
+    found: set[str] = set()
+    for node in ast.parse(source).body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - 1
+        end = node.end_lineno or node.lineno
+        if isinstance(node, ast.FunctionDef) and node.name in stubs:
+            found.add(node.name)
+            swaps.append((start, end, f"def {node.name}(*_args: Any, **_kwargs: Any) -> Any:\n"
+                                      f"    return {stubs[node.name]}  # the full grader only\n"))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [tg.id for tg in targets if isinstance(tg, ast.Name) and tg.id in emptied]
+            if names:
+                found.update(names)
+                swaps.append((start, end, f"{names[0]}: Any = {emptied[names[0]]}  # the full grader only\n"))
+    missing = (set(stubs) | set(emptied)) - found
+    if missing:
+        raise KitError(f"names to strip from the kit were not found: {sorted(missing)}")
+    for start, end, text in sorted(swaps, reverse=True):
+        lines[start:end] = [text]
+    out = "".join(lines)
+    if "from typing import" not in out or " Any" not in out.split("from typing import", 1)[1].splitlines()[0]:
+        out = out.replace("from __future__ import annotations\n", "from __future__ import annotations\n\n"
+                          "from typing import Any\n", 1)
+    return out
+
+
+def kit_rubric(text: str) -> tuple[str, float]:
+    """The rubric as the kit ships it, and the autograder's points of the whole assignment: the
+    checks students may not see yet are left out (their names and points too), and each code
+    part's points lose theirs, so that the copy still loads. The rubric's entries are one flow
+    mapping a line; the result is proven to parse to exactly the filtered rubric."""
+    import yaml  # noqa: PLC0415
+
+    from grader.checks import all_checks  # noqa: PLC0415
+    from grader.reports.student import auto_points  # noqa: PLC0415
+    from grader.rubric import load_rubric  # noqa: PLC0415
+
+    full = yaml.safe_load(text)
+    rubric = load_rubric(paths.RUBRIC_PATH, registered=set(all_checks()))
+    hidden = {s.id: s for s in rubric.checks if not s.student_visible}
+    less: dict[str, float] = {}
+    for spec in hidden.values():
+        less[spec.part] = less.get(spec.part, 0.0) + spec.points
+    out = []
+    for line in text.splitlines(keepends=True):
+        entry = line.strip()
+        if entry.startswith("- {"):
+            item = yaml.safe_load(entry)[0]
+            if item.get("id") in hidden and "part" in item:
+                continue
+            if item.get("id") in less and item.get("kind") == "code":
+                new = item["points"] - less[item["id"]]
+                line = line.replace(f"points: {item['points']},", f"points: {new:g},", 1)
+        out.append(line)
+    result = "".join(out)
+    expected = dict(full)
+    expected["checks"] = [c for c in full["checks"] if c["id"] not in hidden]
+    expected["parts"] = [{**p, "points": p["points"] - less[p["id"]]} if p["id"] in less else p
+                         for p in full["parts"]]
+    if yaml.safe_load(result) != expected:
+        raise KitError("the rubric's copy for the kit does not parse to the rubric without its held-back "
+                       "checks (is an entry written over several lines?)")
+    return result, auto_points(rubric)
 
 
 def _rubric_digest(path: Path) -> str:
@@ -138,7 +232,7 @@ def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress
                         table[key] = value
             if progress:
                 progress(f"recorded seed {seed} on {submission.name} ({time.monotonic() - t0:.1f} s)")
-    modules = sorted({name.split(".")[-1] for name in MODULES})
+    modules = sorted({name.split(".")[-1] for name in MODULES} | set(GRADER_MODULES))
     return {"seeds": list(seeds), "modules": modules, "checks": checks, "conflicts": conflicts}
 
 
@@ -166,9 +260,13 @@ Edit the five .py files and answers.md here. To check your code before you submi
     python -m pip install .
     grader check            # or: grader check --quiet, grader check --seed N
 
+Install it in your course environment (conda or pip), where PyTorch is already installed: the
+kit does not install or replace PyTorch.
+
 `grader check` runs the visible code checks on your laptop, with time limits. It holds no
 solution: expected values were recorded when this kit was made, for a few seeds. Hidden checks
-and the written answers are graded when you submit.
+and the written answers are graded when you submit, and the full grader's feedback names more
+known bugs than this kit does.
 """
 
 
@@ -192,16 +290,20 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
         text = (package / rel).read_text(encoding="utf-8")
         if rel.startswith("checks/"):
             text = strip_checks(text, visible)
+        if rel in KIT_STRIPPED:
+            text = strip_solution_math(text, *KIT_STRIPPED[rel])
         target = kit / "grader" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     (kit / "grader" / "sandbox" / "__init__.py").write_text(KIT_SANDBOX_INIT, encoding="utf-8")
     data = kit / "grader" / "kit_data"
     _copy_tree(paths.TEMPLATE_DIR, data / "starter")
-    shutil.copy2(paths.RUBRIC_PATH, data / "rubric.yaml")
+    rubric_text, total = kit_rubric(paths.RUBRIC_PATH.read_text(encoding="utf-8"))
+    (data / "rubric.yaml").write_text(rubric_text, encoding="utf-8")
     (data / "replay.json").write_text(json.dumps(recorded, separators=(",", ":")), encoding="utf-8")
     info = {"version": version, "rubric_sha256": _rubric_digest(paths.RUBRIC_PATH),
-            "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seeds": recorded["seeds"]}
+            "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seeds": recorded["seeds"],
+            "auto_points": total}
     (data / "kit.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     (kit / "KIT.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     (kit / "pyproject.toml").write_text(_kit_pyproject(version), encoding="utf-8")

@@ -23,6 +23,8 @@ from grader.paths import REFERENCE_DIR
 
 MODULES = ("word2vec", "sgd", "parser_transitions", "parser_model", "run",
            "utils.utils", "utils.gradcheck", "utils.parser_utils", "utils.word2vec_data")
+#: Names of ``ctx.ref`` that are the grader's, not the reference's: grader/solution_math.py.
+GRADER_MODULES = ("grader_math",)
 #: Imported when first used (they import torch).
 LAZY = ("parser_model", "run", "utils.parser_utils")
 _TOP_LEVEL = {name.split(".")[0] for name in MODULES}
@@ -56,6 +58,8 @@ class Reference(SimpleNamespace):
     def __init__(self, root: Path) -> None:
         super().__init__(**_import(root, tuple(m for m in MODULES if m not in LAZY)))
         self._root = root
+        # The grader's own solution-derived math, reached like the reference (never in the kit).
+        self.grader_math = importlib.import_module("grader.solution_math")
 
     def __getattr__(self, name: str) -> Any:  # called only for names not loaded yet
         full = next((m for m in LAZY if m.split(".")[-1] == name), None)

@@ -90,3 +90,71 @@ def solution_hits(zip_path: Path) -> list[str]:
                 if line in wanted or any(marker in line for marker in MARKERS):
                     hits.append(f"{name}:{number}: {line}")
     return hits
+
+
+def _code_lines(node_source: str) -> set[str]:
+    """Code lines (no docstrings, comments or short lines) of a piece of source."""
+    lines, in_doc = set(), False
+    quotes = ('"""', "'''")
+    for raw in node_source.splitlines():
+        line = raw.strip()
+        if in_doc:
+            in_doc = not line.endswith(quotes)
+            continue
+        if line.startswith(quotes):
+            in_doc = not (len(line) > 3 and line.endswith(quotes))
+            continue
+        if not line or line.startswith(("#", "from ", "import ")) or len(line) < MIN_CHARS:
+            continue
+        lines.add(line)
+    return lines
+
+
+def solution_math_code() -> tuple[set[str], set[str]]:
+    """The names of the grader's solution-derived functions (grader/solution_math.py) and the code
+    lines of those functions and of every region the kit strips (grader.kit.KIT_STRIPPED), found
+    here from the repository's sources by their own parse, minus lines that the kit's modules hold
+    outside those regions anyway or that the starter files hold (generic lines such as
+    ``if got is None:``)."""
+    import ast  # noqa: PLC0415
+
+    from grader import kit  # noqa: PLC0415
+
+    package = Path(paths.REPO_ROOT) / "grader"
+    math_source = (package / "solution_math.py").read_text(encoding="utf-8")
+    names = {n.name for n in ast.parse(math_source).body if isinstance(n, ast.FunctionDef)}
+    regions: set[str] = set()
+    for n in ast.parse(math_source).body:
+        if isinstance(n, ast.FunctionDef):
+            regions |= _code_lines(ast.get_source_segment(math_source, n) or "")
+    elsewhere: set[str] = set()
+    for rel in kit.KIT_MODULES:
+        source = (package / rel).read_text(encoding="utf-8")
+        stubs, emptied = kit.KIT_STRIPPED.get(rel, ({}, {}))
+        for n in ast.parse(source).body:
+            segment = ast.get_source_segment(source, n) or ""
+            targets = [t.id for t in (n.targets if isinstance(n, ast.Assign) else
+                                      [n.target] if isinstance(n, ast.AnnAssign) else [])
+                       if isinstance(t, ast.Name)]
+            stripped = (isinstance(n, ast.FunctionDef) and n.name in stubs) or any(t in emptied for t in targets)
+            (regions if stripped else elsewhere).update(_code_lines(segment))
+    return names, regions - elsewhere - _given_lines()
+
+
+def solution_math_hits(zip_path: Path) -> list[str]:
+    """Every (file, line) of the zip that defines a solution_math function or holds a code line of
+    the grader's solution-derived math (see solution_math_code)."""
+    names, lines = solution_math_code()
+    defines = tuple(f"def {name}(" for name in names)
+    hits = []
+    with zipfile.ZipFile(zip_path) as zf:
+        for name in zf.namelist():
+            try:
+                text = zf.read(name).decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            for number, raw in enumerate(text.splitlines(), start=1):
+                line = raw.strip()
+                if line in lines or line.startswith(defines):
+                    hits.append(f"{name}:{number}: {line}")
+    return hits

@@ -8,6 +8,7 @@ called on the inputs a check draws; the case is built as the check builds it.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 import warnings
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 from conftest import REFERENCE
 
+from grader import solution_math
 from grader.catalogue import BugShape, all_matches, check_ids_unique, diagnose
 from grader.checks import sgd as sgd_check
 from grader.checks import skipgram as skipgram_check
@@ -180,7 +182,7 @@ def _skipgram_case(module: ModuleType, rng: np.random.Generator) -> shapes.Skipg
     fn = _scripted_loss_function(table, dataset, calls)
     loss, gc, go = module.skipgram(center, 2, outside, word2ind, centers.copy(), outsides.copy(), dataset, fn)
     ci, idx = word2ind[center], [word2ind[w] for w in outside]
-    parts = [shapes.scripted_output(table, centers[ci], o, outsides) for o in idx]
+    parts = [solution_math.scripted_output(table, centers[ci], o, outsides) for o in idx]
     exp_gc, exp_go = np.zeros((V, d)), np.zeros((V, d))
     for p in parts:
         exp_gc[ci] += p[1]
@@ -251,7 +253,7 @@ def _sgd_case(module: ModuleType, rng: np.random.Generator, *, scale: bool) -> s
 
     x = module.sgd(f, x0.copy(), step, iterations, postprocessing=post if scale else None, PRINT_EVERY=10**9)
     return sgd_check.PathCase(x0, step, iterations, a, b, s, np.array(points), np.asarray(x, dtype=float),
-                              post_calls[0])
+                              post_calls[0], functools.partial(solution_math.sgd_path, x0, step, iterations, a, b, s))
 
 
 SGD_BUGS: dict[str, tuple[list[tuple[str, str]], bool]] = {

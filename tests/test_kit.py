@@ -11,12 +11,13 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from kit_support import MARKERS, solution_hits, solution_lines
+from kit_support import MARKERS, solution_hits, solution_lines, solution_math_code, solution_math_hits
 
 from grader import kit, paths
 from grader.checks import all_checks
 from grader.engine import grade
 from grader.replay import RecordingRef, ReplayMiss, ReplayRef, decode, encode
+from grader.reports.student import auto_points
 from grader.rubric import load_rubric
 from grader.sandbox.portable import LIMITS_NOTE, PortableRunner
 
@@ -40,7 +41,10 @@ def test_kit_modules_import_only_kit_modules():
     """Every grader module a shipped module imports is shipped too (or it would fail installed)."""
     shipped = {("grader/" + rel)[:-3].replace("/", ".").removesuffix(".__init__") for rel in kit.KIT_MODULES}
     for rel in kit.KIT_MODULES:
-        tree = ast.parse((GRADER / rel).read_text(encoding="utf-8"))
+        source = (GRADER / rel).read_text(encoding="utf-8")
+        if rel in kit.KIT_STRIPPED:  # as it ships: the grader-only matchers import solution_math
+            source = kit.strip_solution_math(source, *kit.KIT_STRIPPED[rel])
+        tree = ast.parse(source)
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("grader"):
                 for alias in node.names:
@@ -151,6 +155,30 @@ def test_kit_zip_holds_the_folder_and_no_solution(tmp_path):
     assert not [n for n in names if "arcstandard" in n or "/reference/" in n or "/written/" in n]
     assert solution_lines(), "the scan must have something to look for"
     assert solution_hits(out) == []
+    names, lines = solution_math_code()
+    assert {"model_forward", "sgd_path", "neg_outputs_with_sigmoid", "scripted_output"} <= names
+    assert len(lines) > 40, "the grader's solution-derived code lines must be there to look for"
+    assert solution_math_hits(out) == []
+    with zipfile.ZipFile(out) as zf:
+        shipped_rubric = zf.read(f"{folder}/grader/kit_data/rubric.yaml").decode("utf-8")
+        pyproject = zf.read(f"{folder}/pyproject.toml").decode("utf-8")
+    held_back = [s.id for s in load_rubric(registered=set(all_checks())).checks if not s.student_visible]
+    assert held_back and not [cid for cid in held_back if cid in shipped_rubric]
+    assert "torch" not in pyproject  # the student's course environment keeps its own torch
+
+
+def test_solution_math_scan_finds_a_planted_function_and_line(tmp_path):
+    """The solution-math scan is not blind: a definition by name, or one code line of a stripped
+    matcher or of grader/solution_math.py, is caught."""
+    names, lines = solution_math_code()
+    line = sorted(lines)[len(lines) // 2]
+    planted = tmp_path / "planted.zip"
+    with zipfile.ZipFile(planted, "w") as zf:
+        zf.writestr("a/x.py", f"def {sorted(names)[0]}(a):\n    return a\n")
+        zf.writestr("a/y.py", f"def g():\n    {line}\n")
+        zf.writestr("a/z.py", "x = 1\n")
+    assert len(solution_math_hits(planted)) == 2
+    assert "x = x - sign * step * (a @ x - b)" in lines
 
 
 def test_solution_scan_finds_a_planted_solution(tmp_path):
@@ -262,3 +290,53 @@ def test_part_selection():
     assert "1a" in part_selection(rubric, registry, "answers.md")
     with pytest.raises(ValueError, match="names no part"):
         part_selection(rubric, registry, "4z")
+
+
+def test_kit_rubric_leaves_out_held_back_checks_and_keeps_the_assignment_total(tmp_path):
+    rubric = load_rubric(registered=set(all_checks()))
+    held_back = [s for s in rubric.checks if not s.student_visible]
+    assert held_back, "the rubric holds checks shown after the deadline"
+    text, total = kit.kit_rubric(paths.RUBRIC_PATH.read_text(encoding="utf-8"))
+    for spec in held_back:
+        assert spec.id not in text and spec.name not in text
+    assert total == auto_points(rubric) == 75
+    (tmp_path / "rubric.yaml").write_text(text, encoding="utf-8")
+    copy = load_rubric(tmp_path / "rubric.yaml")
+    assert {s.id for s in copy.checks} == {s.id for s in rubric.checks if s.student_visible}
+    assert sum(s.points for s in copy.checks) == sum(s.points for s in rubric.checks) - sum(s.points for s in held_back)
+
+
+def test_kit_check_says_in_one_line_when_torch_is_missing(monkeypatch, tmp_path):
+    """The kit declares no torch (the course environment's stays): without one, one clear line."""
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from grader import kit_cli
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    result = CliRunner().invoke(kit_cli.main, ["check", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "PyTorch is not installed" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_replay_gives_a_credited_bug_shape_the_grader_s_credit():
+    """A bug whose catalogue entry gives credit because another check charges it (a step halved
+    every iteration; a bias unused in forward) gets the same verdict from the recorded answers as
+    from the grader, once the known-bug corpus was graded while recording; recorded on the
+    reference and the template only, the kit lacks the variant's answer and gives no credit."""
+    buggy = Path(__file__).parent / "submissions" / "buggy"
+    cases = {buggy / "sgd_anneal_every_iteration": "sgd_update", buggy / "model_hidden_bias_unused": "model_gradients"}
+    with_corpus = kit.record([11], [paths.REFERENCE_DIR, paths.TEMPLATE_DIR, *cases])
+    without = kit.record([11], [paths.REFERENCE_DIR, paths.TEMPLATE_DIR])
+    for submission, check_id in cases.items():
+        real = grade(submission, seed=11, visible_only=True, only=[check_id], include_written=False).checks[0]
+        assert real.passed, (check_id, real.outcome.feedback)  # the entry's credit in the grader
+        for recorded, same in ((with_corpus, True), (without, False)):
+            def provider(cid: str, seed: int, recorded=recorded) -> ReplayRef:
+                return ReplayRef(recorded["checks"][cid][str(seed)], tuple(recorded["modules"]))
+
+            got = grade(submission, seed=11, visible_only=True, only=[check_id], include_written=False,
+                        ref_provider=provider).checks[0]
+            assert ((got.score, got.status) == (real.score, real.status)) is same, (check_id, same, got.outcome.feedback)

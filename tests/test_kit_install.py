@@ -47,6 +47,10 @@ def installed(tmp_path_factory):
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=_env())
     python = venv / "bin" / "python"
+    # The course environment's torch first (the kit declares none): here the local CPU wheel, pinned,
+    # never an unpinned torch from the registry (a multi-GB CUDA build).
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "torch==2.13.0"], check=True, env=_env(),
+                   stdin=subprocess.DEVNULL)
     t0 = time.monotonic()
     subprocess.run([str(python), "-m", "pip", "install", "-q", "."], cwd=folder, check=True, env=_env(),
                    stdin=subprocess.DEVNULL)

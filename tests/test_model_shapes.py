@@ -8,6 +8,7 @@ The cases are built as the checks build them, with the models run in this proces
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from pathlib import Path
 from types import ModuleType
@@ -18,6 +19,7 @@ import pytest
 import torch
 from conftest import REFERENCE
 
+from grader import solution_math
 from grader.catalogue import all_matches, check_ids_unique
 from grader.checks import model_dropout
 from grader.checks import model_params as model_checks
@@ -130,6 +132,10 @@ def test_dropout_shape_names_its_bug(shape_id: str, tmp_path: Path):
 # gradients: a parameter forward never uses
 # ---------------------------------------------------------------------------------------------
 
+def _logits_without(values: dict[str, np.ndarray], x: np.ndarray, role: str) -> np.ndarray:
+    return solution_math.mlp(values, x, without=role)
+
+
 def _gradient_matches(module: ModuleType, rng: np.random.Generator) -> dict[str, list[str]]:
     """For each role without a gradient after a backward pass: the shapes its case matches."""
     s = model_checks.draw_sizes(rng)
@@ -141,7 +147,8 @@ def _gradient_matches(module: ModuleType, rng: np.random.Generator) -> dict[str,
     x = values["embeddings"].astype(np.float64)[w].reshape(w.shape[0], -1)
     out = {}
     for role in model_checks.ROLES:
-        case = shapes.GradientCase(role, logits.detach().double().numpy(), values, x)
+        case = shapes.GradientCase(role, logits.detach().double().numpy(),
+                                   functools.partial(_logits_without, values, x))
         if getattr(model, role).grad is None:
             out[role] = [m.id for m in all_matches(shapes.GRADIENTS, case)]
         else:  # a role with a gradient never reaches the catalogue; still, no shape may fit it

@@ -12,6 +12,8 @@ are drawn so that every dimension differs (the shape of a parameter then says it
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from grader.checks import model_shapes
@@ -33,6 +35,7 @@ from grader.checks.model_params import (
     match_parameters,
     output_value,
     reference_output,
+    reference_pieces,
     try_call,
 )
 from grader.results import Outcome
@@ -227,7 +230,7 @@ def forward(ctx: CheckContext) -> Outcome:
         if v.ok:
             trials.record(True)
             continue
-        hint = forward_hint(value, inst, w)
+        hint = forward_hint(value, reference_pieces(ctx, inst, w))
         message = f"{what}: {v.message}"
         if hint:
             message += f". Likely cause: {hint}"
@@ -235,6 +238,12 @@ def forward(ctx: CheckContext) -> Outcome:
             message += f". Note: {inst.missing}"
         trials.record(False, message)
     return trials.outcome()
+
+
+def _logits_without(ctx: CheckContext, inst: Instance, w: np.ndarray, role: str) -> np.ndarray:
+    """The right logits for ``w`` with ``role`` left out ("" for none), from the grader's reference math."""
+    x = reference_output(ctx, inst, w, "embedding_lookup")
+    return ctx.ref.grader_math.mlp(inst.values, x, without=role)
 
 
 @check("model_gradients", files=FILES, names=("parser_model.ParserModel",))
@@ -264,9 +273,8 @@ def gradients(ctx: CheckContext) -> Outcome:
             if m is None or m.name in inst.plain or (role == "embeddings" and lookup):
                 continue  # reported by model_structure / model_embedding_lookup (noted); nothing to look at here
             grad = got["grads"].get(m.name)
-            unused = model_shapes.GradientCase(role, got.get("logits"), inst.values,
-                                               model_shapes.correct_lookup(inst, w))
-            if grad is None and (shape := model_shapes.diagnose_gradient(unused)):
+            if grad is None and (shape := model_shapes.diagnose_gradient(
+                    model_shapes.GradientCase(role, got.get("logits"), functools.partial(_logits_without, ctx, inst, w)))):
                 trials.note(f"`{m.name}` {shape.message}")
                 continue
             if grad is None:

@@ -260,22 +260,16 @@ class Instance:
 
 def reference_output(ctx: CheckContext, inst: Instance, w: np.ndarray, method: str) -> np.ndarray:
     """The reference model's eval-mode output for ``w`` with the instance's values: its
-    embedding_lookup or forward, computed in float64 with numpy (the reference ParserModel's
-    layers, as _manual_forward writes them), so that the trusted process need not import torch
+    embedding_lookup or forward, computed in float64 with numpy by the grader's reference math
+    (``ctx.ref.grader_math``, never in the kit), so that the trusted process need not import torch
     for the model checks (tests/test_memory.py checks it against the reference's own class)."""
-    del ctx  # the values are the instance's; nothing of the reference's state is used
-    pieces = _manual_forward(inst, w)
+    pieces = reference_pieces(ctx, inst, w)
     return pieces["x"] if method == "embedding_lookup" else pieces["logits"]
 
 
-def _manual_forward(inst: Instance, w: np.ndarray) -> dict[str, np.ndarray]:
-    """Pieces of the forward pass in float64, for the hints."""
-    v = {k: a.astype(np.float64) for k, a in inst.values.items()}
-    x = v["embeddings"][w].reshape(w.shape[0], -1)
-    z = x @ v["embed_to_hidden_weight"] + v["embed_to_hidden_bias"]
-    h = np.maximum(z, 0)
-    logits = h @ v["hidden_to_logits_weight"] + v["hidden_to_logits_bias"]
-    return {"x": x, "z": z, "h": h, "logits": logits, **v}
+def reference_pieces(ctx: CheckContext, inst: Instance, w: np.ndarray) -> dict[str, np.ndarray]:
+    """Pieces of the reference forward pass in float64 (x, z, h, logits and the values), for the hints."""
+    return ctx.ref.grader_math.model_forward(inst.values, w)
 
 
 def _close(a: Any, b: np.ndarray) -> bool:
@@ -283,9 +277,9 @@ def _close(a: Any, b: np.ndarray) -> bool:
     return arr is not None and arr.shape == b.shape and bool(np.allclose(arr, b, rtol=RTOL, atol=ATOL))
 
 
-def forward_hint(got: Any, inst: Instance, w: np.ndarray) -> str:
-    """The likeliest cause of wrong logits, when one simple variant explains them."""
-    f = _manual_forward(inst, w)
+def forward_hint(got: Any, f: dict[str, np.ndarray]) -> str:
+    """The likeliest cause of wrong logits, when one simple variant of the reference pieces ``f``
+    (``reference_pieces``) explains them."""
     W, U, b2 = f["embed_to_hidden_weight"], f["hidden_to_logits_weight"], f["hidden_to_logits_bias"]
     logits = f["logits"]
     variants = [

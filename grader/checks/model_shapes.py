@@ -19,6 +19,7 @@ a correct lookup has (data, never code). Messages name the bug and the fix in wo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ import numpy as np
 from grader.catalogue import BugShape, diagnose
 from grader.checks.api import CheckContext, Trials, check_label, fix_first
 from grader.checks.compare import close
+from grader.replay import ReplayMiss
 
 if TYPE_CHECKING:
     from grader.checks.model_params import Instance, Match, Sizes
@@ -69,12 +71,6 @@ def plain_note(name: str) -> str:
 # Judging forward, dropout and gradients apart from a wrong embedding_lookup
 # ---------------------------------------------------------------------------------------------
 
-def correct_lookup(inst: Instance, w: np.ndarray) -> np.ndarray:
-    """What embedding_lookup(w) must return with the instance's embeddings (float64)."""
-    emb = inst.values["embeddings"].astype(np.float64)
-    return emb[w].reshape(w.shape[0], -1)
-
-
 def lookup_override(ctx: CheckContext, inst: Instance, w: np.ndarray, trials: Trials) -> dict[str, Any]:
     """{} when the student's embedding_lookup is right for ``w`` (or cannot be judged), else
     {"lookup": the right values}: the worker then hands forward those values from
@@ -82,10 +78,11 @@ def lookup_override(ctx: CheckContext, inst: Instance, w: np.ndarray, trials: Tr
     if "embeddings" not in inst.matches:
         return {}
     from grader.checks.model import try_call  # noqa: PLC0415 - model imports this module
+    from grader.checks.model_params import reference_output  # noqa: PLC0415
 
     got, err = try_call(ctx, "model_run", f"{inst.what}.embedding_lookup(w)", **inst.ctor(0.0),
                         assign=inst.assign(), calls=[{"method": "embedding_lookup", "mode": "eval", "w": w}])
-    right = correct_lookup(inst, w)
+    right = reference_output(ctx, inst, w, "embedding_lookup")
     if not err and close(got[0].get("value"), right):
         return {}
     trials.note(f"embedding_lookup is wrong (see {check_label('model_embedding_lookup')}), so this check "
@@ -93,29 +90,28 @@ def lookup_override(ctx: CheckContext, inst: Instance, w: np.ndarray, trials: Tr
     return {"lookup": right.astype(np.float32)}
 
 
-def mlp(values: dict[str, np.ndarray], x: np.ndarray, *, without: str = "") -> np.ndarray:
-    """Logits of the contract's network on the looked-up ``x`` (float64), with role ``without``
-    left out (taken as zero)."""
-    v = {k: np.zeros_like(a, dtype=np.float64) if k == without else a.astype(np.float64)
-         for k, a in values.items()}
-    h = np.maximum(x @ v["embed_to_hidden_weight"] + v["embed_to_hidden_bias"], 0)
-    return h @ v["hidden_to_logits_weight"] + v["hidden_to_logits_bias"]
-
-
 @dataclass(frozen=True)
 class GradientCase:
-    """A parameter without a gradient: its role, the logits of that forward and the values set."""
+    """A parameter without a gradient: its role, the logits of that forward, and
+    ``logits_without(role)``: the right logits with that role left out ("" for none), from
+    ``ctx.ref.grader_math`` (the kit replays recorded answers; one it lacks means no match)."""
 
     role: str
     logits: Any
-    values: dict[str, np.ndarray]
-    x: np.ndarray
+    logits_without: Callable[[str], np.ndarray]
+
+
+def _unused_in_forward(c: GradientCase) -> bool:
+    try:
+        return c.role != "embeddings" and close(c.logits, c.logits_without(c.role)) \
+            and not close(c.logits, c.logits_without(""))
+    except ReplayMiss:
+        return False
 
 
 GRADIENTS: tuple[BugShape[GradientCase], ...] = (
     BugShape("param_unused_in_forward",
-             lambda c: c.role != "embeddings" and close(c.logits, mlp(c.values, c.x, without=c.role))
-             and not close(c.logits, mlp(c.values, c.x)),
+             _unused_in_forward,
              "is not used in forward (the logits are those without it), so no gradient can reach it: "
              f"{check_label('model_forward')} charges that; fix forward and its gradient follows",
              credit=1.0),

@@ -1,7 +1,7 @@
 """The check of word2vec.py's skipgram.
 
 skipgram takes its loss function as an argument, so it is judged first with a loss function whose
-outputs are known here (random but reproducible, see ``word2vec_shapes.scripted_output``), not
+outputs are known here (random but reproducible, see ``solution_math.scripted_output``), not
 with the student's own: a skipgram that does nothing cannot pass on the back of the student's
 losses. Only a skipgram that refuses that function (some accept only the two built-in losses) is
 judged against the student's own loss functions, and earns nothing when their outputs are
@@ -21,7 +21,7 @@ from grader.results import Outcome
 
 
 def _table(rng: np.random.Generator, V: int, d: int) -> dict[str, np.ndarray]:
-    """The scripted loss function's random tables (see word2vec_shapes.scripted_output)."""
+    """The scripted loss function's random tables (see solution_math.scripted_output)."""
     return {"loss": rng.normal(0, 1, V), "a": rng.normal(0, 1, d), "b": rng.normal(0, 1, (V, d)),
             "gc": rng.normal(0, 1, (V, d)), "m": rng.normal(0, 1, (d, d)),
             "go": rng.normal(0, 1, (V, V, d)), "c": rng.normal(0, 1, V)}
@@ -57,7 +57,7 @@ def skipgram(ctx: CheckContext) -> Outcome:
             continue
         ci = word2ind[center_word]
         idx = [word2ind[w] for w in outside_words]
-        parts = [shapes.scripted_output(table, centers[ci], o, outsides) for o in idx]
+        parts = [ctx.ref.grader_math.scripted_output(table, centers[ci], o, outsides) for o in idx]
         exp_loss = sum(p[0] for p in parts)
         exp_gc = np.zeros((V, d))
         exp_go = np.zeros((V, d))

@@ -99,18 +99,11 @@ def _field_shape(shape_id: str, fieldname: str, variant: Callable[[LossCase], An
 
 
 def _neg_grads(case: LossCase, a_o: float, b: np.ndarray, *, accumulate: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """gradCenterVec and gradOutsideVecs of negative sampling for the coefficients a_o (of u_o) and
-    b (one per draw); ``accumulate=False`` writes each repeated row once (fancy-index ``+=``)."""
-    u, v, o, negs = case.outside, case.center, case.outside_idx, case.negatives
-    gc = a_o * u[o] + (b @ u[negs] if negs else 0.0)
-    go = np.zeros_like(u)
-    go[o] += a_o * v
-    if negs:
-        if accumulate:
-            np.add.at(go, negs, np.outer(b, v))
-        else:
-            go[negs] += np.outer(b, v)
-    return gc, go
+    """gradCenterVec and gradOutsideVecs of negative sampling for the coefficients a_o and b."""
+    from grader import solution_math  # noqa: PLC0415 - trusted side only (never in the kit)
+
+    return solution_math.neg_grads(case.outside, case.center, case.outside_idx, case.negatives, a_o, b,
+                                   accumulate=accumulate)
 
 
 def _right_coefficients(case: LossCase) -> tuple[float, np.ndarray]:
@@ -254,29 +247,9 @@ LOSS_SHAPES: dict[str, tuple[BugShape[LossCase], ...]] = {
 }
 
 
-def neg_outputs_with_sigmoid(case: LossCase, s_o: float, s_neg: np.ndarray) -> dict[str, Any]:
-    """Negative sampling's outputs computed with given values of σ(u_o·v_c) and σ(−u_k·v_c) (the
-    student's sigmoid at those points): what a right negSamplingLossAndGradient returns on top
-    of a wrong sigmoid."""
-    with np.errstate(all="ignore"):
-        loss = float(-np.log(s_o) - np.sum(np.log(s_neg)))
-        gc, go = _neg_grads(case, s_o - 1.0, 1.0 - s_neg)
-    return {"loss": loss, "grad_center": gc, "grad_outside": go}
-
-
 # ---------------------------------------------------------------------------------------------
 # skipgram, judged with the grader's scripted loss function
 # ---------------------------------------------------------------------------------------------
-
-def scripted_output(table: dict[str, np.ndarray], center: np.ndarray, o: int,
-                    outside: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """The grader's loss function (the worker's probe computes the same): random, reproducible,
-    and dependent on every argument, so a wrong argument shows in the result."""
-    loss = float(table["loss"][o] + table["a"] @ center + np.sum(table["b"] * outside))
-    gc = table["gc"][o] + table["m"] @ center
-    go = table["go"][o] + table["c"][o] * outside
-    return loss, gc, go
-
 
 @dataclass
 class SkipgramCase:

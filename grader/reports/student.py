@@ -102,8 +102,11 @@ def auto_points(rubric: Rubric) -> float:
     return sum(s.points for s in rubric.checks) + sum(p.auto for p in rubric.parts if p.kind == "written")
 
 
-def render_check(report: GradeReport, rubric: Rubric, console: Console, *, details: bool = True) -> None:
-    """Details of each failing check (not of stubs or missing answers), then the summary."""
+def render_check(report: GradeReport, rubric: Rubric, console: Console, *, details: bool = True,
+                 total: float | None = None) -> None:
+    """Details of each failing check (not of stubs or missing answers), then the summary;
+    ``total``: the autograder's points of the whole assignment when ``rubric`` is not all of it
+    (the kit's copy)."""
     if details:
         for c in report.checks:
             if c.passed or not progress_line(c):
@@ -136,4 +139,5 @@ def render_check(report: GradeReport, rubric: Rubric, console: Console, *, detai
         console.print("[bold]Next to do:[/bold]")
         for line in todo:
             console.print(Text(f"  {line}"), soft_wrap=True)
-    console.print(checked_line(report.max_score, auto_points(rubric)), soft_wrap=True)
+    console.print(checked_line(report.max_score, auto_points(rubric) if total is None else total),
+                  soft_wrap=True)

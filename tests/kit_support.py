@@ -19,6 +19,11 @@ GIVEN_IN_PROSE = {
     "return len(pp.buffer) == 0 and len(pp.stack) == 1",
     # PyTorch's one way to backpropagate; the gradient probe calls it on the student's own model
     "loss.backward()",
+    # the signature of that terminal-state test, which the worker's probes define for themselves
+    "def finished(pp: Any) -> bool:",
+    # the loop of PartialParse.parse, which the starter gives whole; the 3(a) trace probe runs
+    # the student's parse_step over a transition list the same way
+    "for t in transitions:",
 }
 
 
@@ -63,15 +68,7 @@ def _given_lines() -> set[str]:
 def arcstandard_lines() -> set[str]:
     """The code lines of the grader's correct arc-standard parser (not its docstrings or comments)."""
     text = (Path(paths.REPO_ROOT) / "grader" / "untrusted" / "arcstandard.py").read_text(encoding="utf-8")
-    lines, in_doc = set(), False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith(('"""', "'''")):
-            in_doc = not (in_doc or (len(line) > 3 and line.endswith(('"""', "'''"))))
-            continue
-        if in_doc or not line or line.startswith(("#", "from ", "import ")) or len(line) < MIN_CHARS:
-            continue
-        lines.add(line)
+    lines = _code_lines(text)
     return lines - _given_lines() - GIVEN_IN_PROSE
 
 

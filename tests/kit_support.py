@@ -4,6 +4,7 @@ correct PartialParse/minibatch_parse (untrusted/arcstandard.py)."""
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from grader import paths
@@ -75,7 +76,12 @@ def arcstandard_lines() -> set[str]:
 def solution_hits(zip_path: Path) -> list[str]:
     """Every (file, line) of the zip that holds a solution line, an arc-standard line or a marker."""
     wanted = solution_lines() | arcstandard_lines()
-    hits = []
+    return [f"{name}:{number}: {line}" for name, number, line in _zip_lines(zip_path)
+            if line in wanted or any(marker in line for marker in MARKERS)]
+
+
+def _zip_lines(zip_path: Path) -> Iterator[tuple[str, int, str]]:
+    """(file, line number, stripped line) of every text file of the zip."""
     with zipfile.ZipFile(zip_path) as zf:
         for name in zf.namelist():
             try:
@@ -83,10 +89,7 @@ def solution_hits(zip_path: Path) -> list[str]:
             except UnicodeDecodeError:
                 continue
             for number, raw in enumerate(text.splitlines(), start=1):
-                line = raw.strip()
-                if line in wanted or any(marker in line for marker in MARKERS):
-                    hits.append(f"{name}:{number}: {line}")
-    return hits
+                yield name, number, raw.strip()
 
 
 def _code_lines(node_source: str) -> set[str]:
@@ -143,15 +146,5 @@ def solution_math_hits(zip_path: Path) -> list[str]:
     the grader's solution-derived math (see solution_math_code)."""
     names, lines = solution_math_code()
     defines = tuple(f"def {name}(" for name in names)
-    hits = []
-    with zipfile.ZipFile(zip_path) as zf:
-        for name in zf.namelist():
-            try:
-                text = zf.read(name).decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-            for number, raw in enumerate(text.splitlines(), start=1):
-                line = raw.strip()
-                if line in lines or line.startswith(defines):
-                    hits.append(f"{name}:{number}: {line}")
-    return hits
+    return [f"{name}:{number}: {line}" for name, number, line in _zip_lines(zip_path)
+            if line in lines or line.startswith(defines)]

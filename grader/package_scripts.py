@@ -23,7 +23,6 @@ class PackageError(RuntimeError):
 #: unless A2GRADER_PYTHON names another one.
 VENV_DIR = "/opt/a2grader/venv"
 DEFAULT_PYTHON = f"{VENV_DIR}/bin/python"
-MIN_PYTHON = (3, 11)
 TORCH_INDEX_URL = "https://download.pytorch.org/whl/cpu"
 #: setup.sh's override of where torch comes from: another index URL, a folder of wheels, or a
 #: wheel file (e.g. the CPU wheel copied next to the image when PyTorch's index is out of reach).
@@ -70,8 +69,9 @@ def requirements_txt(root: Path) -> str:
 SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, in /autograder/source while it builds the grading image
 # (an Ubuntu image: 22.04 by default, whose python3 is 3.10). It installs:
-#   - Python >= @MIN_PYTHON@: the release's own python3 when it is recent enough, otherwise
-#     python@MIN_PYTHON@ from the deadsnakes PPA (the usual source of newer Pythons on Ubuntu);
+#   - Python @IMAGE_PYTHON@, the one requirements.txt is resolved for: the release's own python3
+#     when it is that version, otherwise python@IMAGE_PYTHON@ from the deadsnakes PPA (the usual
+#     source of other Pythons on Ubuntu; 24.04's python3 is 3.12, for which nothing was resolved);
 #   - a virtual environment at @VENV@, readable by every user, with PyTorch's CPU
 #     build (@TORCH@) and the pinned versions of requirements.txt (resolved for this image);
 #   - the unprivileged user @SANDBOX_USER@, which student code runs as.
@@ -81,15 +81,15 @@ SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 VENV="@VENV@"
 
 apt-get update
-if command -v python3 >/dev/null && python3 -c 'import sys; sys.exit(sys.version_info < (@MIN_PYTHON_TUPLE@))'; then
+if command -v python3 >/dev/null && python3 -c 'import sys; sys.exit(sys.version_info[:2] != (@IMAGE_PYTHON_TUPLE@))'; then
     apt-get install -y --no-install-recommends python3-venv python3-dev
     BASE_PYTHON=python3
 else
     apt-get install -y --no-install-recommends software-properties-common gpg-agent
     add-apt-repository -y ppa:deadsnakes/ppa
     apt-get update
-    apt-get install -y --no-install-recommends python@MIN_PYTHON@ python@MIN_PYTHON@-venv python@MIN_PYTHON@-dev
-    BASE_PYTHON=python@MIN_PYTHON@
+    apt-get install -y --no-install-recommends python@IMAGE_PYTHON@ python@IMAGE_PYTHON@-venv python@IMAGE_PYTHON@-dev
+    BASE_PYTHON=python@IMAGE_PYTHON@
 fi
 
 "$BASE_PYTHON" -m venv "$VENV"
@@ -175,8 +175,8 @@ def _fill(template: str, values: dict[str, str]) -> str:
 
 def setup_sh(torch: str) -> str:
     return _fill(SETUP_SH, {
-        "MIN_PYTHON": ".".join(map(str, MIN_PYTHON)),
-        "MIN_PYTHON_TUPLE": ", ".join(map(str, MIN_PYTHON)),
+        "IMAGE_PYTHON": IMAGE_PYTHON,
+        "IMAGE_PYTHON_TUPLE": ", ".join(IMAGE_PYTHON.split(".")),
         "VENV": VENV_DIR, "TORCH": torch, "TORCH_INDEX_URL": TORCH_INDEX_URL, "TORCH_VARIABLE": TORCH_VARIABLE,
         "SANDBOX_USER": SANDBOX_USER,
     })

@@ -341,3 +341,28 @@ def test_run_autograder_grades_four_submissions_in_a_simulated_root(autograder_z
             assert score == max_score, (check_id, out)
     assert docs["broken"]["score"] == max_total - sum(broken[c][1] for c in code_ids
                                                       if c.startswith(("w2v_", "sgd_")))
+
+
+@pytest.mark.parametrize(("image_python", "chosen"), [("3.11.2", "python3"), ("3.12.3", "python3.11"),
+                                                      ("3.10.12", "python3.11")])
+def test_setup_sh_uses_the_python_the_lock_is_resolved_for(tmp_path: Path, image_python: str, chosen: str):
+    """setup.sh's choice of Python, with a stand-in python3 of the image's version and apt tools
+    that do nothing: only the lock's Python (lockfile.IMAGE_PYTHON) is taken from the image."""
+    torch, _ = package_scripts.pinned_requirements(REPO)
+    setup = package_scripts.setup_sh(torch)
+    block = setup[setup.index("if command -v python3"):setup.index('"$BASE_PYTHON" -m venv')]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").write_text(
+        f"#!{sys.executable}\nimport os, sys\n"
+        "sys.version_info = tuple(int(p) for p in os.environ['FAKE_VERSION'].split('.'))\n"
+        "exec(sys.argv[2])\n")
+    for tool in ("apt-get", "add-apt-repository"):
+        (bin_dir / tool).write_text("#!/bin/sh\nexit 0\n")
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "FAKE_VERSION": image_python}
+    done = subprocess.run(["bash", "-euc", f'{block}\necho "$BASE_PYTHON"'], env=env, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == chosen

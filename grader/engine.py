@@ -234,9 +234,8 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
         if runner_factory is None:
             from grader.sandbox import Sandbox  # noqa: PLC0415 - the kit brings its own runner
 
-            runner_factory = lambda run_dir: Sandbox(run_dir, preload=preload)  # noqa: E731
-        factory = runner_factory
-        runner = factory(prepared.run_dir)
+            runner_factory = lambda run_dir: Sandbox(run_dir, preload=preload)
+        runner = runner_factory(prepared.run_dir)
         try:
             prestart = getattr(runner, "prestart", None)
             if prestart is not None:

@@ -53,14 +53,6 @@ def _progress(console: Console):
     return hook
 
 
-def _student_progress(console: Console):
-    def hook(spec, result) -> None:
-        if student.progress_line(result):
-            mark = "✓" if result.passed else "✗"
-            console.print(f"  {mark} {spec.number} {spec.name} ({result.seconds:.1f} s)", highlight=False)
-    return hook
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="a2grader", message="%(prog)s %(version)s")
 def main() -> None:
@@ -83,7 +75,7 @@ def check(directory: Path, seed: int | None, quiet: bool, part: str | None) -> N
         rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
         only = part_selection(rubric, all_checks(), part) if part else None
         report = grade(directory, rubric=rubric, seed=seed, visible_only=True, only=only,
-                       progress=None if quiet else _student_progress(console))
+                       progress=None if quiet else student.progress_hook(console))
     except (SubmissionError, RubricError) as exc:
         raise click.ClickException(str(exc)) from None
     except ValueError as exc:

@@ -92,10 +92,6 @@ def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_j
             raise click.UsageError(f"--part {part!r} has no code check in the kit (written answers are "
                                    "graded when you submit)")
 
-    def progress(spec: Any, result: Any) -> None:
-        if not (quiet or as_json) and student.progress_line(result):
-            console.print(f"  {'✓' if result.passed else '✗'} {spec.number} {spec.name} ({result.seconds:.1f} s)")
-
     notes: list[str] = []
 
     def runner(run_dir: Path) -> PortableRunner:
@@ -104,7 +100,8 @@ def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_j
         return made
 
     report = grade(directory, rubric=rubric, seed=seeds[0] if seed is None else seed, visible_only=True,
-                   only=only, ref_provider=provider, include_written=False, progress=progress, runner_factory=runner)
+                   only=only, ref_provider=provider, include_written=False, runner_factory=runner,
+                   progress=None if quiet or as_json else student.progress_hook(console))
     if as_json:
         click.echo(json.dumps({"seed": report.seed, "checks": [
             {"id": c.id, "score": c.score, "max_score": c.max_score, "status": c.status,

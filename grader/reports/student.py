@@ -7,7 +7,8 @@ It formats a GradeReport and the rubric's parts; it computes nothing but sums an
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -37,6 +38,16 @@ def progress_line(result: CheckResult) -> bool:
     """Whether a finished check gets a progress line: not for stubs and missing answers (the
     summary lists them by name), so an untouched template fits one screen."""
     return result.status != NOT_IMPLEMENTED and not is_missing_answer(result)
+
+
+def progress_hook(console: Console) -> Callable[[Any, CheckResult], None]:
+    """The line `grader check` prints as each check finishes (see progress_line), in the
+    repository and in the student kit alike."""
+    def hook(spec: Any, result: CheckResult) -> None:
+        if progress_line(result):
+            mark = "✓" if result.passed else "✗"
+            console.print(f"  {mark} {spec.number} {spec.name} ({result.seconds:.1f} s)", highlight=False)
+    return hook
 
 
 def _stubs(checks: Iterable[CheckResult]) -> dict[str, list[str]]:

@@ -102,7 +102,7 @@ CLOSED = {  # closed classes: (POS, words); repeated words are more frequent
             "broken lucky angry friendly brave clever lazy"),
 }
 ANIMATE = {"person", "group", "name"}
-VOCAB = {}  # every lower-cased word the grammar can write: (POS, class, lemma)
+VOCAB: dict[str, tuple[str, str, str]] = {}  # every lower-cased word the grammar can write: (POS, class, lemma)
 
 
 def inflect(word, suffix):

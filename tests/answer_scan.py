@@ -82,21 +82,47 @@ def module_hits(name: str, source: str) -> list[str]:
     return hits
 
 
-def semantic_hits(zip_path: Path, package: str = "grader/") -> list[str]:
+_BLOB = re.compile(r"[A-Za-z0-9+/=]{40,}")
+"""Base64 (the recorded arrays): never text, and long enough to match any pattern by chance."""
+
+
+def json_strings(value: object) -> list[str]:
+    """Every string (keys too) of a JSON value, encoded arrays left out."""
+    if isinstance(value, str):
+        return [] if _BLOB.fullmatch(value) else [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*json_strings(k), *json_strings(v))]
+    if isinstance(value, list):
+        items = [s for v in value for s in json_strings(v)]
+        return [*items, " ".join(items)]  # a sequence held as a list of short strings
+    return []
+
+
+def semantic_hits(zip_path: Path, template: dict[str, str] | None = None, package: str = "grader/") -> list[str]:
     """The rules over every module and recorded value of the kit's package (``package`` inside
-    the kit folder; the template's own files, which students edit, are not scanned)."""
+    the kit folder). The template's own files (``template``: relative path -> text, as students
+    receive them to edit) are not scanned where they are those files unchanged."""
     hits = []
+    template = template or {}
     with zipfile.ZipFile(zip_path) as zf:
         for name in zf.namelist():
             inner = name.split("/", 1)[1] if "/" in name else name
             if not inner.startswith(package):
                 continue
             text = zf.read(name).decode("utf-8", "replace")
+            starter = inner.split("/starter/", 1)[1] if "/starter/" in inner else None
+            if starter is not None and template.get(starter) == text:
+                continue
             if name.endswith(".py"):
                 hits += module_hits(name, text)
-            elif name.endswith((".json", ".yaml", ".md", ".txt")):
-                values = [text]
-                if name.endswith(".json"):
-                    values = [json.dumps(json.loads(text), ensure_ascii=False)]
-                hits += [f"{name}: states {a}" for v in values for a in answer_hits(v)]
-    return hits
+            elif name.endswith(".json"):
+                hits += [f"{name}: states {a}" for v in json_strings(json.loads(text)) for a in answer_hits(v)]
+            elif name.endswith((".yaml", ".md", ".txt")):
+                hits += [f"{name}: states {a}" for a in answer_hits(text)]
+    return list(dict.fromkeys(hits))
+
+
+def template_files(root: Path) -> dict[str, str]:
+    """The student template's text files by relative path."""
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in root.rglob("*")
+            if p.is_file() and p.suffix in (".py", ".md", ".txt", ".conll")}

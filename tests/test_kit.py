@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from answer_scan import semantic_hits
+from answer_scan import semantic_hits, template_files
 from kit_support import MARKERS, solution_hits, solution_lines, solution_math_code, solution_math_hits
 
 from grader import kit, paths
@@ -350,7 +350,7 @@ def test_kit_passes_the_semantic_scan(tmp_path):
     out = kit.build_kit(tmp_path / "a2_student.zip", seeds=(1,), corpus=False)
     with zipfile.ZipFile(out) as zf:
         assert [n for n in zf.namelist() if n.endswith("replay.json")], "recorded values must be scanned"
-    assert semantic_hits(out) == []
+    assert semantic_hits(out, template_files(paths.TEMPLATE_DIR)) == []
 
 
 def test_semantic_scan_catches_each_planted_rule(tmp_path):

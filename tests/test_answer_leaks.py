@@ -1,4 +1,5 @@
-"""Issue 20: check names and the feedback a check can write never state a written answer."""
+"""Issue 20: check names and the feedback a check can write never state a written answer, and
+what student code raises reaches feedback capped."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import pytest
 from answer_scan import ANSWER_PATTERNS, answer_hits, string_constants
 
 from grader.checks import all_checks
+from grader.checks.api import MAX_FEEDBACK_MESSAGE_CHARS, MAX_FEEDBACK_TRACEBACK_CHARS, describe_failure
+from grader.results import ERROR
 from grader.rubric import load_rubric
+from grader.sandbox.runner import ProbeError, ProbeResult
 
 GRADER = Path(__file__).resolve().parents[1] / "grader"
 #: Where every visible name and message template comes from: the checks, what runs next to student
@@ -51,3 +55,16 @@ def test_the_answer_scan_catches_planted_answers(text, answer):
 
 def test_the_answer_scan_passes_plain_feedback():
     assert answer_hits("sigmoid(x) with x of shape (3, 4): got 0.2; expected 0.5 for 2 names") == []
+
+
+def test_error_messages_in_feedback_are_capped():
+    """Whatever a worker sends (student code shares its process), a raised message and its
+    traceback reach feedback capped: a submission cannot carry a module's source out through it."""
+    source = "def something():\n    return 1\n" * 5000
+    result = ProbeResult(status="error", error=ProbeError(type="RuntimeError", message=source,
+                                                           traceback=tuple(source.splitlines())))
+    status, lines = describe_failure(result, "sigmoid(x)", 10.0)
+    assert status == ERROR
+    text = "\n".join(lines)
+    assert len(text) < MAX_FEEDBACK_MESSAGE_CHARS + MAX_FEEDBACK_TRACEBACK_CHARS + 1000
+    assert "more characters not shown" in lines[0] and "rest of the traceback is not shown" in text

@@ -49,7 +49,7 @@ KIT_MODULES = (
 )
 #: Never in the kit, whatever KIT_MODULES says (a test checks both). The Linux sandbox stays out
 #: too: the kit runs student code with the portable runner on every system.
-NEVER_SHIPPED = ("arcstandard.py", "treebank.py", "untrusted/standin_model.py", "written/", "cli.py", "package.py",
+NEVER_SHIPPED = ("arcstandard.py", "treebank.py", "dev_parse.py", "untrusted/standin_model.py", "written/", "cli.py", "package.py",
                  "kit.py", "solution_math.py", "sandbox/worker_process.py", "sandbox/isolation.py", "sandbox/confine.py")
 #: The kit's grader/sandbox/__init__.py (the repository's imports the Linux sandbox).
 KIT_SANDBOX_INIT = '''"""The student kit's process boundary: runner.py (the interface), frames.py, portable.py."""

@@ -10,20 +10,15 @@ the trained model's logits.
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import io
 from typing import Any
 
 import numpy as np
 
 from grader.checks.api import CheckAborted, CheckContext, Trials, check, check_label
-from grader.checks.compare import as_float_array
 from grader.checks.model_params import call, record_error, try_call
 from grader.checks.model_shapes import training_error_hint
 from grader.numerics import log_softmax
-from grader.paths import TEMPLATE_DIR
-from grader.results import ERROR, Outcome
+from grader.results import Outcome
 
 FILES = ("parser_model.py", "run.py")
 
@@ -305,75 +300,6 @@ def train_setup(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-class _WorkerModel:
-    """parser.model in the trusted process: the trained model's logits, asked of the worker.
-
-    The grader parses the dev set itself (the reference's Parser and minibatch_parse, on its own
-    copy of the data), so the dev UAS does not rest on anything student code says about itself.
-    """
-
-    def __init__(self, ctx: CheckContext) -> None:
-        self.ctx = ctx
-        self.nonfinite_rows = 0
-
-    def __call__(self, mb_x: Any) -> Any:
-        import torch  # noqa: PLC0415 - the reference's parser hands over and expects tensors
-
-        rows = mb_x.numpy()
-        what = f"the trained model's forward on {len(rows)} dev configurations (eval mode)"
-        logits = as_float_array(call(self.ctx, "trained_logits", what, features=rows))
-        if logits is None or logits.shape != (len(rows), N_CLASSES):
-            shape = None if logits is None else logits.shape
-            raise CheckAborted(ERROR, [f"{what} returned logits of shape {shape}; expected "
-                                       f"({len(rows)}, {N_CLASSES})"])
-        self.nonfinite_rows += int((~np.isfinite(logits)).any(axis=1).sum())
-        logits = np.clip(np.nan_to_num(logits, nan=0.0), -LOGIT_CLIP, LOGIT_CLIP)
-        return torch.from_numpy(logits.astype(np.float32))
-
-
-_PARSERS: dict[int, Any] = {}
-
-
-def _grader_parser(ref: Any) -> Any:
-    """The reference Parser of the bundled treebank (its vocabulary and feature ids: those the
-    student's model was trained with), read from the grader's own copy; loaded once per process."""
-    key = id(ref.parser_utils)
-    if key not in _PARSERS:
-        data = TEMPLATE_DIR / "data"
-        state = np.random.get_state()  # unknown words get random vectors: leave no trace
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                parser, *_rest = ref.parser_utils.load_and_preprocess_data(
-                    reduced=True, data_path=str(data), embedding_file=str(data / "en-cw.txt"))
-        finally:
-            np.random.set_state(state)
-        _PARSERS[key] = parser
-    return _PARSERS[key]
-
-
-def hidden_dev_set(parser: Any, seed: int) -> list[Any]:
-    """DEV_SENTENCES sentences drawn at grading time from the bundled treebank's grammar with
-    ``seed``, vectorized by ``parser``: made and kept in the trusted process, so no submission can
-    read them (the bundled data/dev.conll is the students' own)."""
-    from grader import treebank  # noqa: PLC0415 - trusted only: the kit never reaches this
-
-    rows = treebank.sentences(seed, DEV_SENTENCES)
-    return parser.vectorize([{"word": [form.lower() for form, _pos, _head, _rel in sent],
-                              "pos": [pos for _form, pos, _head, _rel in sent],
-                              "head": [head for _form, _pos, head, _rel in sent],
-                              "label": [rel for _form, _pos, _head, rel in sent]} for sent in rows])
-
-
-def grader_dev_uas(ctx: CheckContext, seed: int) -> tuple[float, int]:
-    """Dev UAS (percent) of the model train_uas left in the worker on the hidden dev set of
-    ``seed``, parsed by the grader, and how many configurations got non-finite logits."""
-    parser = _grader_parser(ctx.ref)
-    evaluator = copy.copy(parser)
-    evaluator.model = model = _WorkerModel(ctx)
-    uas, _dependencies = evaluator.parse(hidden_dev_set(parser, seed))
-    return 100 * float(uas), model.nonfinite_rows
-
-
 @check("train_uas", files=FILES, names=("parser_model.ParserModel", "run.train"))
 def train_uas(ctx: CheckContext) -> Outcome:
     """The student's model, train and train_for_epoch trained on the reduced bundled treebank must
@@ -418,6 +344,8 @@ def train_uas(ctx: CheckContext) -> Outcome:
             # The training worker keeps its peak memory until it ends and the dev parse below imports
             # torch here: a fresh worker loading the saved model keeps the sum lower (bench/gradescope.py).
             renew()
+        from grader.dev_parse import grader_dev_uas  # noqa: PLC0415 - trusted only, not in the kit
+
         uas, nonfinite = grader_dev_uas(ctx, dev_seed)
     evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"] if isinstance(u, float)) or "none"
     evaluations += " (the share of the bundled dev set's gold transitions the model picked)"

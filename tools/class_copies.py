@@ -208,6 +208,25 @@ def extract_helper(name: str, text: str) -> str:
     return text
 
 
+SYNONYMS = (("the model", "our model"), ("because", "since"), ("vector", "vec"), ("gradient", "grad"),
+            ("probability", "prob."), ("moves", "shifts"), ("word", "token"), ("So ", "Thus "))
+
+
+def reword(text: str, rng: random.Random) -> str:
+    """Written answers copied with a few words swapped and the lines wrapped differently."""
+    for old, new in SYNONYMS:
+        if rng.random() < 0.6:
+            text = text.replace(old, new)
+    out = []
+    for line in text.splitlines(keepends=True):
+        if len(line) > 90 and not line.lstrip().startswith(("|", "#", ">", "<!--", "$$")) and rng.random() < 0.7:
+            cut = line.find(". ", 40)
+            if cut > 0:
+                line = line[:cut + 1] + "\n" + line[cut + 2:]
+        out.append(line)
+    return "".join(out)
+
+
 TRANSFORMS = {"rename": rename, "reorder": reorder, "recomment": recomment, "reformat": reformat}
 
 

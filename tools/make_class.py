@@ -46,7 +46,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from class_copies import disguise, student_markers  # noqa: E402  (tools/ is not a package)
+from class_copies import disguise, reword, student_markers  # noqa: E402  (tools/ is not a package)
 from class_writeups import written_answers  # noqa: E402
 
 from grader.paths import STUDENT_FILES
@@ -166,18 +166,20 @@ def plan_class(*, count: int = DEFAULT_COUNT, seed: int = 0) -> list[Member]:
 
 #: The similarity class: (origin of the code, origin of the written answers, disguises applied).
 #: Origins: "reference", "alternative" (tests/submissions/alternative, run.py the reference's),
-#: "variant" (tests/submissions/independent), "template"; the written answers' are "reference",
-#: "independent" (tests/submissions/independent/answers.md) and "template".
+#: "template"; the written answers' are "reference", "independent" (written apart from the
+#: reference: tests/submissions/independent/answers.md) and "template". A copy's written answers
+#: are reworded (class_copies.reword).
 SIMILARITY_PLAN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("reference", "reference", ()),
     ("reference", "reference", ("rename", "recomment")),
-    ("reference", "reference", ("reorder", "reformat")),
+    ("reference", "template", ("reorder", "reformat")),
     ("reference", "reference", ("helper", "rename", "reorder", "recomment", "reformat")),
-    ("alternative", "template", ()),
-    ("alternative", "template", ("rename", "reformat", "recomment")),
+    ("alternative", "independent", ()),
+    ("alternative", "independent", ("rename", "reformat", "recomment")),
     ("alternative", "template", ("helper", "reorder", "rename")),
     ("template", "template", ()),
 )
+INDEPENDENT = REPO / "tests" / "submissions" / "independent"
 #: The member that is the template plus one function of the reference: (file, function).
 GRAFTED = ("word2vec.py", "negSamplingLossAndGradient")
 DISGUISES = ("rename", "reorder", "recomment", "reformat", "helper")
@@ -221,6 +223,7 @@ def plan_similarity_class(*, count: int | None = None, seed: int = 0) -> list[Me
     rng.shuffle(plan)
     plan.insert(rng.randrange(len(plan) + 1), ("graft", "template", ()))
     written = {"reference": (REFERENCE / WRITTEN).read_text(encoding="utf-8"),
+               "independent": (INDEPENDENT / WRITTEN).read_text(encoding="utf-8"),
                "template": (TEMPLATE / WRITTEN).read_text(encoding="utf-8")}
     members = []
     for i, ((code, wrote, steps), submitters) in enumerate(zip(plan, _people(rng, len(plan)))):
@@ -235,7 +238,8 @@ def plan_similarity_class(*, count: int | None = None, seed: int = 0) -> list[Me
                      for name, text in _solution_files(code).items()}
             origin = _origins(code, wrote)
             description = f"{code}" + (f", disguised: {', '.join(steps)}" if steps else "")
-        data = {name: text.encode() for name, text in files.items()} | {WRITTEN: written[wrote].encode()}
+        answers = reword(written[wrote], random.Random(rng.random())) if steps and wrote != "template" else written[wrote]
+        data = {name: text.encode() for name, text in files.items()} | {WRITTEN: answers.encode()}
         members.append(Member(f"submission_{FIRST_SUBMISSION_ID + i}", "similarity", submitters, description,
                               None, data, origin=origin))
     return members

@@ -22,7 +22,7 @@ h1{font-size:1.4em} .note{background:#f3f3f3;padding:.5em 1em;border-radius:6px}
 .sides{display:grid;grid-template-columns:1fr 1fr;gap:1em} .side h2{font-size:1em;margin:.4em 0;word-break:break-all}
 pre{white-space:pre;background:#fff;border:1px solid #ccc;padding:.5em;margin:0;font-size:.8em;line-height:1.35;
 font-family:ui-monospace,Menlo,Consolas,monospace;overflow:auto;max-height:85vh}
-mark{background:#ffe08a;color:inherit} .ln{color:#999;user-select:none}
+mark{background:#ffe08a;color:inherit} .ln{color:#999;user-select:none} .fold{color:#888;font-style:italic}
 table{border-collapse:collapse;width:100%;font-size:.9em} td,th{border-bottom:1px solid #e4e4e4;padding:.25em .5em;
 text-align:left;vertical-align:top} td.num{text-align:right;font-variant-numeric:tabular-nums}
 """
@@ -46,21 +46,47 @@ def _who(owner: str, names: Sequence[str], known: bool) -> str:
     return owner + (f" ({', '.join(names)})" if names else "")
 
 
+#: Lines shown around each shared region; longer stretches that share nothing are folded.
+CONTEXT_LINES = 4
+
+
 def _lines(text: str, regions: Sequence[tuple[int, int]]) -> str:
-    """``text`` escaped with line numbers, the regions marked."""
+    """``text`` escaped with line numbers, the regions marked, and the stretches of more than
+    2 * CONTEXT_LINES lines that share nothing folded to one line."""
     pieces: list[str] = []
     at = 0
     for s, e in regions:
         pieces += [escape(text[at:s]), "\0", escape(text[s:e]), "\1"]
         at = e
     pieces.append(escape(text[at:]))
-    marked = "".join(pieces)
-    out, open_mark = [], False
-    for n, line in enumerate(marked.split("\n"), 1):
+    rows, open_mark, marked = [], False, []
+    for n, line in enumerate("".join(pieces).split("\n"), 1):
+        inside = open_mark or "\0" in line
         body = ("<mark>" if open_mark else "") + line
         open_mark = (line.rfind("\0") > line.rfind("\1")) if ("\0" in line or "\1" in line) else open_mark
         body = body.replace("\0", "<mark>").replace("\1", "</mark>") + ("</mark>" if open_mark else "")
-        out.append(f'<span class="ln">{n:4d}  </span>{body}')
+        rows.append(f'<span class="ln">{n:4d}  </span>{body}')
+        marked.append(inside)
+    near = [False] * len(rows)
+    for i, m in enumerate(marked):
+        if m:
+            for j in range(max(0, i - CONTEXT_LINES), min(len(rows), i + CONTEXT_LINES + 1)):
+                near[j] = True
+    out: list[str] = []
+    i = 0
+    while i < len(rows):
+        if near[i]:
+            out.append(rows[i])
+            i += 1
+            continue
+        j = i
+        while j < len(rows) and not near[j]:
+            j += 1
+        if j - i > 2 * CONTEXT_LINES:
+            out.append(f'<span class="fold">      ⋯ lines {i + 1}-{j}: nothing shared</span>')
+        else:
+            out += rows[i:j]
+        i = j
     return "\n".join(out)
 
 

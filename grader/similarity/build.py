@@ -30,6 +30,9 @@ PAGES_DIR = "similarity"
 INDEX = "index.html"
 SUMMARY_FILE = "summary.md"
 SUMMARY_PREFIX = "**Similarity:** "
+#: Written questions left out: every right answer to them is the same text (the parse table of
+#: 3(a), the four readings of 3(f)), so they would make every two right submissions similar.
+SKIPPED_QUESTIONS = ("3a", "3f")
 #: Seconds the writeup reader may take to find the sections of one submission's answers.
 LOCATE_TIMEOUT_S = 30.0
 
@@ -124,7 +127,7 @@ def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: fl
     others = known_documents(known) if known else []
     submissions = discover(_source(batch_dir), exclude=batch_dir)
     docs, notes = class_documents(submissions)
-    questions = [p.id for p in load_rubric().written]
+    questions = [p.id for p in load_rubric().written if p.id not in SKIPPED_QUESTIONS]
     own_runner = runner is None
     if own_runner:
         from grader.written.process import ChildProcess

@@ -230,7 +230,15 @@ def _regions(slices: np.ndarray, where: np.ndarray, text: str) -> tuple[tuple[in
                 out[-1][1] = max(out[-1][1], e)
             else:
                 out.append([s, e])
-    return tuple((s, e) for s, e in out)
+    trimmed = []
+    for s, e in out:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            trimmed.append((s, e))
+    return tuple(trimmed)
 
 
 def compare(x: Fingerprinted, y: Fingerprinted, *, threshold: float, orient: bool = False) -> Pair | None:

@@ -313,3 +313,15 @@ def test_batch_with_known_runs_the_similarity_step_and_writes_its_summary_line(t
     fewer = _read(out / "similarity.csv")
     assert 0 < len(fewer) < len(rows) and all(float(r["score"]) >= 0.95 for r in fewer)
     assert not any(r["other"].startswith(str(known)) for r in fewer)   # without --known this time
+
+
+def test_the_gradescope_zip_and_the_kit_hold_only_their_listed_folders():
+    """A known folder next to the grader (say `known/` in the repository) is never packed: the
+    zip takes its listed folders and files only, the kit its listed modules, none of similarity."""
+    from grader import kit, package
+
+    plan = package.plan_package()
+    tops = {Path(e.path).parts[0] for e in plan.entries}
+    assert tops <= {*package.PACKAGE_DIRS, *package.PACKAGE_FILES, "setup.sh", "run_autograder", "requirements.txt"}
+    assert not [m for m in kit.KIT_MODULES if "similarity" in str(m)]
+    assert "copydetect" not in (REPO / "gradescope" / "requirements.lock").read_text(encoding="utf-8")

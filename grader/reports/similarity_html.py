@@ -14,11 +14,12 @@ from pathlib import Path
 
 from grader.groups.marks import _csv_text, write_text_atomic
 from grader.similarity.detect import MIN_MATCHED, Pair
+from grader.similarity.sources import WRITTEN
 
 COLUMNS = ("submission", "names", "other", "file", "score", "matched_tokens", "other_score", "page")
 STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em auto;max-width:110em;color:#222;padding:0 1em}
-h1{font-size:1.4em} .note{background:#f3f3f3;padding:.5em 1em;border-radius:6px}
+h1{font-size:1.4em} h2{font-size:1.15em;margin-top:1.5em} .note{background:#f3f3f3;padding:.5em 1em;border-radius:6px}
 .sides{display:grid;grid-template-columns:1fr 1fr;gap:1em} .side h2{font-size:1em;margin:.4em 0;word-break:break-all}
 pre{white-space:pre;background:#fff;border:1px solid #ccc;padding:.5em;margin:0;font-size:.8em;line-height:1.35;
 font-family:ui-monospace,Menlo,Consolas,monospace;overflow:auto;max-height:85vh}
@@ -114,6 +115,29 @@ def pair_page(pair: Pair, rank: int) -> str:
     return _page(title, body)
 
 
+def _other(pair: Pair) -> str:
+    """Whom the pair's second file belongs to: a submission, or the known folder holding it."""
+    if not pair.b.known:
+        return pair.b.owner
+    return pair.b.owner if pair.file == WRITTEN else str(Path(pair.b.owner).parent)
+
+
+def by_submissions(pairs: Sequence[Pair], names: Sequence[str]) -> str:
+    """One row per two submissions (or a submission and a known folder): every similar file."""
+    together: dict[tuple[str, str], list[tuple[Pair, str]]] = {}
+    for pair, name in zip(pairs, names):
+        a, b = pair.a.owner, _other(pair)
+        key = (a, b) if pair.b.known or a <= b else (b, a)
+        together.setdefault(key, []).append((pair, name))
+    order = sorted(together.items(), key=lambda kv: (-len(kv[1]), -max(p.score for p, _ in kv[1]), kv[0]))
+    rows = "".join(
+        f"<tr><td>{escape(a)}</td><td>{escape(('known: ' if found[0][0].b.known else '') + b)}</td><td>"
+        + ", ".join(f'<a href="{escape(n)}">{escape(p.file)}</a> {p.score:.2f}' for p, n in found) + "</td></tr>"
+        for (a, b), found in order)
+    return ("<h2>By submission</h2><table><tr><th>submission</th><th>similar to</th><th>similar files (score)</th></tr>"
+            f"{rows}</table><h2>By file, highest score first</h2>")
+
+
 def index_page(pairs: Sequence[Pair], names: Sequence[str], *, threshold: float, submissions: int,
                known: Sequence[Path]) -> str:
     rows = "".join(
@@ -128,7 +152,7 @@ def index_page(pairs: Sequence[Pair], names: Sequence[str], *, threshold: float,
             "code files, and the written answers). A pair's score is the larger of the two shares of own code "
             f"(not starter code) found in the other file; pairs sharing fewer than {MIN_MATCHED} tokens are not "
             "listed. These pairs are <b>similar</b>, which a person has to read to judge: sorted by score, "
-            "highest first.</p>"
+            "highest first.</p>" + by_submissions(pairs, names) +
             "<table><tr><th>#</th><th>score</th><th>file</th><th>submission</th><th>similar to</th>"
             f"<th>shared tokens</th><th>page</th></tr>{rows}</table>")
     return _page("Similar pairs", body)

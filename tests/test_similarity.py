@@ -54,11 +54,11 @@ def _read(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def _batch(tmp: Path, *, seed: int = 0) -> tuple[Path, Path, dict]:
+def _batch(tmp: Path, *, seed: int = 0, layout: str = "gradescope") -> tuple[Path, Path, dict]:
     """A similarity class, a batch folder that names it (as `grader batch` leaves one) and a known
-    folder holding the alternative solution deep inside."""
+    folder holding the alternative solution's code and the reference's written answers deep inside."""
     classdir, out, known = tmp / "class", tmp / "out", tmp / "known"
-    make_class.write_class(classdir, make_class.plan_similarity_class(seed=seed))
+    make_class.write_class(classdir, make_class.plan_similarity_class(seed=seed), layout=layout)
     out.mkdir()
     (out / "batch.json").write_text(json.dumps({"source": str(classdir), "seed": 1, "checks": []}), encoding="utf-8")
     (out / "summary.md").write_text("# Class summary\n\nsome table\n", encoding="utf-8")
@@ -66,6 +66,7 @@ def _batch(tmp: Path, *, seed: int = 0) -> tuple[Path, Path, dict]:
     (known / "README.md").write_text("solutions found online\n", encoding="utf-8")
     for path in ALTERNATIVE.glob("*.py"):
         shutil.copy(path, known / KNOWN_AT / path.name)
+    shutil.copy(REPO / "reference" / "answers.md", known / KNOWN_AT / "answers.md")
     key = yaml.safe_load((classdir / "class_key.yml").read_text(encoding="utf-8"))
     return out, known, key
 
@@ -88,7 +89,8 @@ def _eligible(origin: str, file: str) -> bool:
     """Whether a file of this origin holds enough code of its own for a copy to be told from two
     independent solutions: sgd.py's solution is two lines every solution shares, and run.py's the
     training loop everyone writes."""
-    root = {"reference": REPO / "reference", "alternative": ALTERNATIVE}.get(origin.split(":")[0])
+    root = {"reference": REPO / "reference", "alternative": ALTERNATIVE,
+            "independent": REPO / "tests" / "submissions" / "independent"}.get(origin.split(":")[0])
     if root is None or file == WRITTEN or not (root / file).is_file():
         return file == WRITTEN and origin != "template"
     text = (root / file).read_text(encoding="utf-8")
@@ -111,15 +113,17 @@ def _pairs(key: dict, known: Path) -> tuple[list[tuple], list[tuple]]:
                 copies.append((a, b, file))
             elif not same:
                 independent.append((a, b, file))
+    knowns = [(str(p), p.name, "alternative") for p in (known / KNOWN_AT).glob("*.py")]
+    knowns.append((str(known / KNOWN_AT), WRITTEN, "reference"))
     for a in members:
-        for path in (known / KNOWN_AT).glob("*.py"):
-            origin = key[a]["origin"][path.name]
+        for other, file, source in knowns:
+            origin = key[a]["origin"][file]
             if origin == "template":
                 continue
-            if origin == "alternative" and _eligible(origin, path.name):
-                copies.append((a, str(path), path.name))
-            elif origin != "alternative":
-                independent.append((a, str(path), path.name))
+            if origin.split(":")[0] == source and _eligible(origin, file):
+                copies.append((a, other, file))
+            elif origin.split(":")[0] != source:
+                independent.append((a, other, file))
     return copies, independent
 
 
@@ -144,7 +148,7 @@ def test_every_planted_copy_ranks_above_every_independent_pair(scored):
 
 
 def test_at_the_default_threshold_the_copies_are_listed_and_nothing_else(tmp_path: Path):
-    out, known, key = _batch(tmp_path, seed=3)
+    out, known, key = _batch(tmp_path, seed=3, layout="zips")      # uploads as zips this time
     outcome = run_similarity(out, known=[known], runner=InProcess())
     rows = _read(out / "similarity.csv")
     assert len(rows) == len(outcome.pairs) > 0
@@ -189,15 +193,18 @@ def test_the_template_with_one_copied_function_is_found_for_that_function(scored
 
 def test_known_folders_are_read_at_any_depth_and_only_read(scored):
     out, known, key, outcome = scored
-    deep = {str(p) for p in (known / KNOWN_AT).glob("*.py")}
+    deep = {str(p) for p in (known / KNOWN_AT).glob("*.py")} | {str(known / KNOWN_AT)}
     against_known = [p for p in outcome.pairs if p.b.known]
     assert against_known and {p.b.owner for p in against_known if p.score >= detect.DEFAULT_THRESHOLD} <= deep
     alternative = {m for m, v in key.items() if v["origin"]["word2vec.py"] == "alternative"}
     assert {p.a.owner for p in against_known if p.file == "word2vec.py"
             and p.score >= detect.DEFAULT_THRESHOLD} == alternative
+    wrote_reference = {m for m, v in key.items() if v["origin"][WRITTEN] == "reference"}
+    assert {p.a.owner for p in against_known if p.file == WRITTEN and p.score >= detect.DEFAULT_THRESHOLD} == wrote_reference
     # nothing was written into the known folder
     assert sorted(p.relative_to(known).as_posix() for p in known.rglob("*")) == sorted(
-        ["README.md", *[f"{KNOWN_AT.as_posix()}/{n}" for n in ("parser_model.py", "parser_transitions.py", "sgd.py", "word2vec.py")],
+        ["README.md", *[f"{KNOWN_AT.as_posix()}/{n}" for n in ("answers.md", "parser_model.py", "parser_transitions.py",
+                                                              "sgd.py", "word2vec.py")],
          *[(KNOWN_AT.parents[i]).as_posix() for i in range(len(KNOWN_AT.parts) - 1)], KNOWN_AT.as_posix()])
 
 

@@ -165,8 +165,9 @@ def plan_class(*, count: int = DEFAULT_COUNT, seed: int = 0) -> list[Member]:
 
 
 #: The similarity class: (origin of the code, origin of the written answers, disguises applied).
-#: Origins: "reference", "alternative" (tests/submissions/alternative, run.py the reference's),
-#: "template"; the written answers' are "reference", "independent" (written apart from the
+#: Origins: "reference", "alternative" (tests/submissions/alternative), "independent"
+#: (tests/submissions/independent: written apart from both), "template" (sgd.py and run.py are the
+#: reference's where a solution has none of its own); the written answers' are "reference", "independent" (written apart from the
 #: reference: tests/submissions/independent/answers.md) and "template". A copy's written answers
 #: are reworded (class_copies.reword).
 SIMILARITY_PLAN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -177,6 +178,8 @@ SIMILARITY_PLAN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("alternative", "independent", ()),
     ("alternative", "independent", ("rename", "reformat", "recomment")),
     ("alternative", "template", ("helper", "reorder", "rename")),
+    ("independent", "reference", ()),
+    ("independent", "template", ("rename", "reorder", "recomment")),
     ("template", "template", ()),
 )
 INDEPENDENT = REPO / "tests" / "submissions" / "independent"
@@ -189,16 +192,18 @@ def _solution_files(origin: str) -> dict[str, str]:
     ref = {name: student_markers((REFERENCE / name).read_text(encoding="utf-8")) for name in STUDENT_FILES}
     if origin == "reference":
         return ref
-    if origin == "alternative":
-        return ref | {p.name: p.read_text(encoding="utf-8") for p in sorted(ALTERNATIVE.glob("*.py"))
+    if origin in ("alternative", "independent"):
+        folder = ALTERNATIVE if origin == "alternative" else INDEPENDENT
+        return ref | {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.py"))
                       if p.name in STUDENT_FILES}
     return {name: (TEMPLATE / name).read_text(encoding="utf-8") for name in STUDENT_FILES}
 
 
 def _origins(code: str, written: str) -> dict[str, str]:
-    """Each file's origin; alternative's run.py is the reference's."""
-    alt = {p.name for p in ALTERNATIVE.glob("*.py")}
-    files = {name: ("reference" if code == "alternative" and name not in alt else code) for name in STUDENT_FILES}
+    """Each file's origin: a file a solution lacks is the reference's."""
+    has = {"alternative": {p.name for p in ALTERNATIVE.glob("*.py")},
+           "independent": {p.name for p in INDEPENDENT.glob("*.py")}}
+    files = {name: ("reference" if code in has and name not in has[code] else code) for name in STUDENT_FILES}
     return files | {"written answers": written}
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import io
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,10 +50,6 @@ MIN_MATCHED = 60
 
 EXTRA_NOTE = ("similarity needs copydetect, which a plain `pip install .` does not install: "
               "`pip install '.[similarity]'`, then `grader similarity DIR`")
-
-Sections = Callable[[Sequence[Document]], list[str]]
-"""Reads written documents: the text of each one's answers, question by question."""
-
 
 def line_key(line: str) -> str:
     """A line of written answers as the base compares it: its characters, whitespace removed."""

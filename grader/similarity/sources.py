@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.gradebook import Submission
+from grader.gradebook import BatchError, Submission
 from grader.paths import STUDENT_FILES
 from grader.submission import MAX_STUDENT_FILE_BYTES, SubmissionError, student_files
 
@@ -28,8 +28,9 @@ WRITTEN_SUFFIXES = (".tex",)
 SKIPPED_DIRS = {".git", ".hg", ".svn", "__pycache__", "__MACOSX", "node_modules", ".venv", "venv"}
 
 
-class SimilarityError(ValueError):
-    """Similarity cannot run as asked; the message names what is wrong and the fix."""
+class SimilarityError(BatchError):
+    """Similarity cannot run as asked; the message names what is wrong and the fix (a BatchError,
+    so that `grader batch --similarity` reports it as its own errors)."""
 
 
 @dataclass(frozen=True)

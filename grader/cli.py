@@ -40,6 +40,7 @@ from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.reports import gradescope, jsonout, student, terminal
 from grader.reports import summary as summary_mod
 from grader.rubric import RubricError, load_rubric
+from grader.similarity.detect import DEFAULT_THRESHOLD
 from grader.submission import SubmissionError
 from grader.written.checkers import all_written_checkers
 
@@ -295,13 +296,11 @@ def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
 
 def _similarity_request(known: tuple[Path, ...], threshold: float | None = None) -> Any:
     from grader.similarity.build import SimilarityRequest
-    from grader.similarity.detect import DEFAULT_THRESHOLD
-    from grader.similarity.sources import SimilarityError
 
     request = SimilarityRequest(tuple(known), DEFAULT_THRESHOLD if threshold is None else threshold)
     try:
         request.check()
-    except SimilarityError as exc:
+    except gradebook.BatchError as exc:
         raise click.ClickException(str(exc)) from None
     return request
 
@@ -318,17 +317,16 @@ def _similarity_lines(outcome: Any, batch_dir: Path, console: Console) -> None:
 @click.option("--known", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
               help="A folder of known solutions (cloned repositories, last year's class), at any depth; repeatable.")
 @click.option("--threshold", type=float, default=None,
-              help="Smallest score listed: the share of a file's own code found in the other  [default: 0.5]")
+              help=f"Smallest score listed: the share of a file's own code found in the other  [default: {DEFAULT_THRESHOLD:g}]")
 def similarity_cmd(batch_dir: Path, known: tuple[Path, ...], threshold: float | None) -> None:
     """Compare the submissions of the batch in BATCH_DIR with each other and with known solutions,
     file by file, the starter code left out: similarity.csv and similarity/index.html. Similar is
     not copied: the pages are for a person to read."""
     from grader.similarity.build import run_similarity
-    from grader.similarity.sources import SimilarityError
 
     request = _similarity_request(known, threshold)
     try:
         outcome = run_similarity(batch_dir, known=request.known, threshold=request.threshold)
-    except (SimilarityError, gradebook.BatchError) as exc:
+    except gradebook.BatchError as exc:     # SimilarityError is one
         raise click.ClickException(str(exc)) from None
     _similarity_lines(outcome, batch_dir, _console())

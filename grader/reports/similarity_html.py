@@ -23,6 +23,7 @@ h1{font-size:1.4em} h2{font-size:1.15em;margin-top:1.5em} .note{background:#f3f3
 .sides{display:grid;grid-template-columns:1fr 1fr;gap:1em} .side h2{font-size:1em;margin:.4em 0;word-break:break-all}
 pre{white-space:pre;background:#fff;border:1px solid #ccc;padding:.5em;margin:0;font-size:.8em;line-height:1.35;
 font-family:ui-monospace,Menlo,Consolas,monospace;overflow:auto;max-height:85vh}
+.text pre{white-space:pre-wrap;word-break:break-word}
 mark{background:#ffe08a;color:inherit} .ln{color:#999;user-select:none} .fold{color:#888;font-style:italic}
 table{border-collapse:collapse;width:100%;font-size:.9em} td,th{border-bottom:1px solid #e4e4e4;padding:.25em .5em;
 text-align:left;vertical-align:top} td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -92,22 +93,36 @@ def _lines(text: str, regions: Sequence[tuple[int, int]]) -> str:
 
 
 def _spans(text: str, regions: Sequence[tuple[int, int]]) -> str:
-    spans = [f"{text.count(chr(10), 0, s) + 1}-{text.count(chr(10), 0, max(s, e - 1)) + 1}" for s, e in regions]
-    return ", ".join(spans) or "none"
+    """The lines the regions cover, as merged ranges: "2, 5-9, 12"."""
+    spans: list[list[int]] = []
+    for s, e in regions:
+        first, last = text.count("\n", 0, s) + 1, text.count("\n", 0, max(s, e - 1)) + 1
+        if spans and first <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], last)
+        else:
+            spans.append([first, last])
+    return ", ".join(f"{f}" if f == la else f"{f}-{la}" for f, la in spans) or "none"
 
 
 def pair_page(pair: Pair, rank: int) -> str:
     a = _who(pair.a.owner, pair.a.names, pair.a.known)
     b = _who(pair.b.owner, pair.b.names, pair.b.known)
     title = f"{pair.file}: {pair.a.owner} and {pair.b.owner if not pair.b.known else 'a known solution'} are similar"
+    if pair.file == WRITTEN:
+        what = (f"{100 * pair.share_a:.0f}% of the first submission's own text ({pair.matched} characters) is found "
+                f"in the second, and {100 * pair.share_b:.0f}% of the second's in the first: the regions marked are "
+                "shared. Own text is the answers as the grader reads them without the template's prompts (3(a) and "
+                "3(f) are left out: their right answers are all alike); case and layout are ignored.")
+    else:
+        what = (f"{100 * pair.share_a:.0f}% of the first file's own code ({pair.matched} tokens) is found in the "
+                f"second, and {100 * pair.share_b:.0f}% of the second's in the first: the regions marked in each "
+                "file are shared. Own code is what is not starter code (lines of the template are left out); "
+                "names, strings, comments and layout are ignored, so renamed variables and moved functions still "
+                "match.")
     body = (f'<nav><a href="index.html">all similar pairs</a></nav><h1>#{rank} {escape(title)} (score {pair.score:.2f})</h1>'
-            f'<p class="note">{100 * pair.share_a:.0f}% of the first file\'s own code ({pair.matched} tokens) '
-            f"is found in the second, and {100 * pair.share_b:.0f}% of the second's in the first: the regions marked "
-            "in each file are shared. Own code is what is not starter code (lines of the template are left out); "
-            "names, strings, comments and layout are ignored, so renamed variables and moved functions still "
-            "match. Similar is not copied: both may come from the same lecture or the same public hint. Read "
-            "both before deciding anything.</p>"
-            '<div class="sides">'
+            f'<p class="note">{what} Similar is not copied: both may come from the same lecture or the same '
+            "public hint. Read both before deciding anything.</p>"
+            f'<div class="sides{" text" if pair.file == WRITTEN else ""}">'
             f'<div class="side"><h2>{escape(a)}<br>shared lines: {escape(_spans(pair.text_a, pair.regions_a))}</h2>'
             f"<pre>{_lines(pair.text_a, pair.regions_a)}</pre></div>"
             f'<div class="side"><h2>{escape(b)}<br>shared lines: {escape(_spans(pair.text_b, pair.regions_b))}</h2>'

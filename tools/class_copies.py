@@ -189,6 +189,10 @@ HELPERS = (
      "    delta[outsideWordIdx] -= 1.0\n",
      "def _residual(probs, index):\n    out = probs.copy()\n    out[index] -= 1.0\n    return out\n\n\n",
      "    delta = _residual(y_hat, outsideWordIdx)\n"),
+    ("word2vec.py",
+     "        s = sigmoid(-outsideVectors[k].dot(centerWordVec))\n",
+     "def _negative_score(vectors, row, center):\n    return sigmoid(-vectors[row].dot(center))\n\n\n",
+     "        s = _negative_score(outsideVectors, k, centerWordVec)\n"),
     ("parser_transitions.py",
      "            dependent = self.stack.pop(-2)\n"
      "            self.dependencies.append((self.stack[-1], dependent))\n",

@@ -98,6 +98,7 @@ class BatchOutcome:
     files: tuple[Path, ...]
     summary: ClassSummary
     groups: Any = None             # grader.groups.build.GroupsOutcome
+    similarity: Any = None         # grader.similarity.build.SimilarityOutcome (--similarity, --known)
 
 
 # -- the report of one submission --------------------------------------------------------------
@@ -224,8 +225,9 @@ ProgressHook = Callable[[GradedSubmission, bool], None]
 def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int | None = None,
               only: Sequence[str] | None = None, quick: bool = False, restart: bool = False,
               timeout: float = SUBMISSION_TIMEOUT_S, progress: ProgressHook | None = None,
-              rubric: Rubric | None = None) -> BatchOutcome:
-    """Grade every submission of ``source`` into ``out`` and write the class reports."""
+              rubric: Rubric | None = None, similarity: Any = None) -> BatchOutcome:
+    """Grade every submission of ``source`` into ``out`` and write the class reports (and, given
+    ``similarity``, a :class:`grader.similarity.build.SimilarityRequest`, the similarity reports)."""
     from grader.checks import all_checks
 
     started = time.monotonic()
@@ -283,7 +285,10 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
 
     grouped = build_groups(out, rubric)
     files += grouped.files
-    return BatchOutcome(settings, ordered, len(todo), resumed, time.monotonic() - started, files, stats, grouped)
+    similar = similarity.run(out) if similarity is not None else None
+    files += similar.files if similar is not None else ()
+    return BatchOutcome(settings, ordered, len(todo), resumed, time.monotonic() - started, files, stats, grouped,
+                        similar)
 
 
 def write_class_reports(results: Sequence[GradedSubmission], columns: Sequence[Column], out: Path,

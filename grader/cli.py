@@ -8,6 +8,7 @@
     grader batch SUBMISSIONS --out DIR grade a whole class: results, CSV, summary, plots
     grader groups DIR                  regroup a finished batch's written answers (no regrading)
     grader points DIR                  the TA's marked groups as points per submission (CSV)
+    grader similarity DIR [--known D]  similar submissions, with each other and with known solutions
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -38,6 +40,7 @@ from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.reports import gradescope, jsonout, student, terminal
 from grader.reports import summary as summary_mod
 from grader.rubric import RubricError, load_rubric
+from grader.similarity.detect import DEFAULT_THRESHOLD
 from grader.submission import SubmissionError
 from grader.written.checkers import all_written_checkers
 
@@ -206,10 +209,14 @@ def kit_cmd(out: Path, seeds: str) -> None:
 @click.option("--timeout", type=float, default=batch_mod.SUBMISSION_TIMEOUT_S, show_default=True,
               help="Seconds one submission's grading may take before it is stopped.")
 @click.option("--restart", is_flag=True, help="Grade everything again instead of resuming.")
+@click.option("--similarity", "similar", is_flag=True, help="Then compare the submissions (as `grader similarity`).")
+@click.option("--known", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
+              help="Then compare them with the known solutions under DIR too (repeatable; implies --similarity).")
 def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | None, quick: bool,
-              only: tuple[str, ...], timeout: float, restart: bool) -> None:
+              only: tuple[str, ...], timeout: float, restart: bool, similar: bool, known: tuple[Path, ...]) -> None:
     """Grade every submission in SUBMISSIONS (folders or zips, or a Gradescope export)."""
     console = _console()
+    similarity = _similarity_request(known) if similar or known else None
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("grading", total=None)
@@ -226,7 +233,7 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
             with batch_mod.sigterm_interrupts():
                 outcome = batch_mod.run_batch(submissions, out, workers=workers, seed=seed, only=only,
                                               quick=quick, restart=restart, timeout=timeout,
-                                              progress=advance)
+                                              progress=advance, similarity=similarity)
         except gradebook.BatchError as exc:
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt:
@@ -237,6 +244,8 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
                   f"{outcome.seconds:.1f} s; wrote " + ", ".join(str(p) for p in outcome.files))
     for note in outcome.groups.notes if outcome.groups is not None else ():
         console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
+    if outcome.similarity is not None:
+        _similarity_lines(outcome.similarity, out, console)
 
 
 @main.command("groups")
@@ -283,3 +292,41 @@ def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
         console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points (left empty)[/yellow]")
     console.print(f"wrote {out}: {len(table.rows)} submissions, columns {', '.join(table.header[4:])}",
                   highlight=False)
+
+
+def _similarity_request(known: tuple[Path, ...], threshold: float | None = None) -> Any:
+    from grader.similarity.build import SimilarityRequest
+
+    request = SimilarityRequest(tuple(known), DEFAULT_THRESHOLD if threshold is None else threshold)
+    try:
+        request.check()
+    except gradebook.BatchError as exc:
+        raise click.ClickException(str(exc)) from None
+    return request
+
+
+def _similarity_lines(outcome: Any, batch_dir: Path, console: Console) -> None:
+    console.print(f"similarity: {outcome.submissions} submissions, {outcome.known} known files, {outcome.compared} "
+                  f"pairs of files compared in {outcome.seconds:.1f} s: {outcome.line} (in {batch_dir})", highlight=False)
+    for note in outcome.notes:
+        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
+
+
+@main.command("similarity")
+@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--known", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
+              help="A folder of known solutions (cloned repositories, last year's class), at any depth; repeatable.")
+@click.option("--threshold", type=float, default=None,
+              help=f"Smallest score listed: the share of a file's own code found in the other  [default: {DEFAULT_THRESHOLD:g}]")
+def similarity_cmd(batch_dir: Path, known: tuple[Path, ...], threshold: float | None) -> None:
+    """Compare the submissions of the batch in BATCH_DIR with each other and with known solutions,
+    file by file, the starter code left out: similarity.csv and similarity/index.html. Similar is
+    not copied: the pages are for a person to read."""
+    from grader.similarity.build import run_similarity
+
+    request = _similarity_request(known, threshold)
+    try:
+        outcome = run_similarity(batch_dir, known=request.known, threshold=request.threshold)
+    except gradebook.BatchError as exc:     # SimilarityError is one
+        raise click.ClickException(str(exc)) from None
+    _similarity_lines(outcome, batch_dir, _console())

@@ -197,6 +197,26 @@ def _written_files(root: Path) -> list[Path]:
     return found
 
 
+def student_files(upload: Path, scratch: Path) -> tuple[dict[str, Path], tuple[Path, ...]]:
+    """The student files (by name) and written answers of ``upload``, found as ``prepare`` finds
+    them (a zip is unpacked into ``scratch`` the same defensive way), without a run folder.
+    Used by ``grader similarity``, which reads the files and runs nothing."""
+    upload = Path(upload)
+    if upload.is_file() and upload.suffix.lower() == ".zip":
+        source = scratch / "upload"
+        source.mkdir(parents=True)
+        unpack_zip(upload, source)
+    elif upload.is_dir():
+        source = upload
+    else:
+        raise SubmissionError(f"{upload} is neither a folder nor a .zip file")
+    root, _ = _find_root(source)
+    code = {name: root / name for name in STUDENT_FILES
+            if (root / name).is_file() and _file_problem(root / name, name) is None}
+    written = tuple(p for p in _written_files(root) if p.stat().st_size <= MAX_STUDENT_FILE_BYTES)
+    return code, written
+
+
 def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
     """Build the run folder for ``upload`` inside ``workdir`` (a fresh private folder)."""
     upload = Path(upload)

@@ -7,6 +7,7 @@ From the repository root:
     python tools/make_class.py --out /tmp/class --count 8 --seed 3
     python tools/make_class.py --out /tmp/zips --layout zips
     python tools/make_class.py --out /tmp/written --count 300 --written-only   # answer groups
+    python tools/make_class.py --out /tmp/similar --similarity   # planted copies (grader similarity)
 
 With ``--written-only`` every submission is an answers.md alone (or, for half of them, the
 course's LaTeX template: q1.tex, q2.tex, q3.tex), its answers drawn from
@@ -22,6 +23,13 @@ each one's submitters. With ``--layout zips`` each submission is a ``<name>.zip`
 no metadata. Either way ``class_key.yml`` records what each submission is (and which checks a
 buggy one must fail); ``grader batch`` ignores it.
 
+With ``--similarity`` the class is made for ``grader similarity``: disguised copies of the
+reference, of tests/submissions/alternative/ and of each other (tools/class_copies.py: renamed
+variables, reordered functions, rewritten comments, reformatted, a helper extracted), the
+independent solutions themselves, the untouched template and the template with one function
+copied in; ``class_key.yml`` gives each file's ``origin``: two files of one origin are a planted
+copy, files of different origins are independent.
+
 The output depends only on --seed and --count and on the committed material.
 """
 
@@ -29,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 import zipfile
 from dataclasses import dataclass, field
@@ -37,7 +46,8 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from class_writeups import written_answers  # noqa: E402  (tools/ is not a package)
+from class_copies import disguise, reword, student_markers  # noqa: E402  (tools/ is not a package)
+from class_writeups import written_answers  # noqa: E402
 
 from grader.paths import STUDENT_FILES
 
@@ -77,6 +87,7 @@ class Member:
     fails: list[str] | None = None          # checks a buggy submission must fail (expect.yaml)
     files: dict[str, bytes] = field(default_factory=dict, repr=False)
     written: dict[str, str] | None = None   # --written-only: the kind of each written answer
+    origin: dict[str, str] | None = None    # --similarity: where each file comes from
 
 
 def _files_of(kind: str, bug: Path | None) -> tuple[dict[str, bytes], str, list[str] | None]:
@@ -153,6 +164,92 @@ def plan_class(*, count: int = DEFAULT_COUNT, seed: int = 0) -> list[Member]:
     return members
 
 
+#: The similarity class: (origin of the code, origin of the written answers, disguises applied).
+#: Origins: "reference", "alternative" (tests/submissions/alternative), "independent"
+#: (tests/submissions/independent: written apart from both), "template" (sgd.py and run.py are the
+#: reference's where a solution has none of its own); the written answers' are "reference", "independent" (written apart from the
+#: reference: tests/submissions/independent/answers.md) and "template". A copy's written answers
+#: are reworded (class_copies.reword).
+SIMILARITY_PLAN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("reference", "reference", ()),
+    ("reference", "reference", ("rename", "recomment")),
+    ("reference", "template", ("reorder", "reformat")),
+    ("reference", "reference", ("helper", "rename", "reorder", "recomment", "reformat")),
+    ("alternative", "independent", ()),
+    ("alternative", "independent", ("rename", "reformat", "recomment")),
+    ("alternative", "template", ("helper", "reorder", "rename")),
+    ("independent", "reference", ()),
+    ("independent", "template", ("rename", "reorder", "recomment")),
+    ("template", "template", ()),
+)
+INDEPENDENT = REPO / "tests" / "submissions" / "independent"
+#: The member that is the template plus one function of the reference: (file, function).
+GRAFTED = ("word2vec.py", "negSamplingLossAndGradient")
+DISGUISES = ("rename", "reorder", "recomment", "reformat", "helper")
+
+
+def _solution_files(origin: str) -> dict[str, str]:
+    ref = {name: student_markers((REFERENCE / name).read_text(encoding="utf-8")) for name in STUDENT_FILES}
+    if origin == "reference":
+        return ref
+    if origin in ("alternative", "independent"):
+        folder = ALTERNATIVE if origin == "alternative" else INDEPENDENT
+        return ref | {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.py"))
+                      if p.name in STUDENT_FILES}
+    return {name: (TEMPLATE / name).read_text(encoding="utf-8") for name in STUDENT_FILES}
+
+
+def _origins(code: str, written: str) -> dict[str, str]:
+    """Each file's origin: a file a solution lacks is the reference's."""
+    has = {"alternative": {p.name for p in ALTERNATIVE.glob("*.py")},
+           "independent": {p.name for p in INDEPENDENT.glob("*.py")}}
+    files = {name: ("reference" if code in has and name not in has[code] else code) for name in STUDENT_FILES}
+    return files | {"written answers": written}
+
+
+def graft(template: str, reference: str, function: str) -> str:
+    """The template with the solution of ``function`` (the reference's lines between its solution
+    markers) in place of its stub."""
+    solution = re.search(rf"def {function}\(.*?### BEGIN SOLUTION\n(.*?)\s*### END SOLUTION", reference, re.S)
+    stub = re.search(rf"def {function}\(.*?### YOUR CODE HERE\n(.*?)\s*### END YOUR CODE", template, re.S)
+    assert solution and stub, function
+    return template[:stub.start(1)] + solution.group(1) + template[stub.end(1):]
+
+
+def plan_similarity_class(*, count: int | None = None, seed: int = 0) -> list[Member]:
+    """The similarity class: SIMILARITY_PLAN, the grafted template, and (``count`` larger than
+    that) further disguised copies of random origins."""
+    rng = random.Random(seed)
+    plan = list(SIMILARITY_PLAN)
+    extra = max(0, (count or 0) - len(plan) - 1)
+    for _ in range(extra):
+        steps = tuple(s for s in DISGUISES if rng.random() < 0.5)
+        plan.append((rng.choice(("reference", "alternative")), "reference", steps))
+    rng.shuffle(plan)
+    plan.insert(rng.randrange(len(plan) + 1), ("graft", "template", ()))
+    written = {"reference": (REFERENCE / WRITTEN).read_text(encoding="utf-8"),
+               "independent": (INDEPENDENT / WRITTEN).read_text(encoding="utf-8"),
+               "template": (TEMPLATE / WRITTEN).read_text(encoding="utf-8")}
+    members = []
+    for i, ((code, wrote, steps), submitters) in enumerate(zip(plan, _people(rng, len(plan)))):
+        if code == "graft":
+            files = _solution_files("template")
+            file, function = GRAFTED
+            files[file] = graft(files[file], (REFERENCE / file).read_text(encoding="utf-8"), function)
+            origin = _origins("template", wrote) | {file: f"reference:{function}"}
+            description = f"the template with {function} of the reference in {file}"
+        else:
+            files = {name: disguise(name, text, steps, random.Random(rng.random())) if steps else text
+                     for name, text in _solution_files(code).items()}
+            origin = _origins(code, wrote)
+            description = f"{code}" + (f", disguised: {', '.join(steps)}" if steps else "")
+        answers = reword(written[wrote], random.Random(rng.random())) if steps and wrote != "template" else written[wrote]
+        data = {name: text.encode() for name, text in files.items()} | {WRITTEN: answers.encode()}
+        members.append(Member(f"submission_{FIRST_SUBMISSION_ID + i}", "similarity", submitters, description,
+                              None, data, origin=origin))
+    return members
+
+
 def write_class(out: Path, members: list[Member], *, layout: str = "gradescope") -> None:
     """Write ``members`` into ``out`` (which must not exist or be empty)."""
     if out.exists() and any(out.iterdir()):
@@ -178,7 +275,8 @@ def write_class(out: Path, members: list[Member], *, layout: str = "gradescope")
         }
         key[member.folder] = {"kind": member.kind, "description": member.description,
                               **({"fails": member.fails} if member.fails is not None else {}),
-                              **({"written": member.written} if member.written is not None else {})}
+                              **({"written": member.written} if member.written is not None else {}),
+                              **({"origin": member.origin} if member.origin is not None else {})}
     if layout == "gradescope":
         (out / "submission_metadata.yml").write_text(
             yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True), encoding="utf-8")
@@ -196,8 +294,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="a Gradescope export (folders + metadata) or a folder of zips")
     parser.add_argument("--written-only", action="store_true",
                         help="only answers.md, with varied written answers (for the answer groups)")
+    parser.add_argument("--similarity", action="store_true",
+                        help="disguised copies and independent solutions (for grader similarity)")
     args = parser.parse_args(argv)
-    if args.written_only:
+    if args.similarity:
+        members = plan_similarity_class(count=args.count if args.count != DEFAULT_COUNT else None, seed=args.seed)
+    elif args.written_only:
         members = plan_written_class(count=args.count, seed=args.seed)
     else:
         members = plan_class(count=args.count, seed=args.seed)

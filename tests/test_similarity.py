@@ -1,0 +1,334 @@
+"""Similarity (grader/similarity/): on the class of tools/make_class.py --similarity, every planted
+copy ranks above every independent pair and is listed at the default threshold, no independent
+pair is; the untouched template matches nothing; the template plus one copied function is found
+for that function; known folders at any depth; the CSV, the summary line, the pages (in a real
+headless browser); errors in one line; `grader batch --known` runs the same step.
+
+The class's class_key.yml gives the origin of every file: two files of one origin are a planted
+copy (disguised by tools/class_copies.py), files of different origins were written apart.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import functools
+import importlib.util
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO
+
+from grader.paths import STUDENT_FILES, TEMPLATE_DIR
+from grader.similarity import detect
+from grader.similarity.build import SUMMARY_PREFIX, run_similarity
+from grader.similarity.sources import WRITTEN, Document, SimilarityError, known_documents
+from grader.written.process import InProcess
+
+ALTERNATIVE = REPO / "tests" / "submissions" / "alternative"
+FILES = (*STUDENT_FILES, WRITTEN)
+#: Where the known solution sits in its folder: as deep as a cloned repository puts it.
+KNOWN_AT = Path("github") / "someone" / "cs224n-2024" / "assignments" / "a2"
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_class = _load("make_class", REPO / "tools" / "make_class.py")
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _batch(tmp: Path, *, seed: int = 0, layout: str = "gradescope") -> tuple[Path, Path, dict]:
+    """A similarity class, a batch folder that names it (as `grader batch` leaves one) and a known
+    folder holding the alternative solution's code and the reference's written answers deep inside."""
+    classdir, out, known = tmp / "class", tmp / "out", tmp / "known"
+    make_class.write_class(classdir, make_class.plan_similarity_class(seed=seed), layout=layout)
+    out.mkdir()
+    (out / "batch.json").write_text(json.dumps({"source": str(classdir), "seed": 1, "checks": []}), encoding="utf-8")
+    (out / "summary.md").write_text("# Class summary\n\nsome table\n", encoding="utf-8")
+    (known / KNOWN_AT).mkdir(parents=True)
+    (known / "README.md").write_text("solutions found online\n", encoding="utf-8")
+    for path in ALTERNATIVE.glob("*.py"):
+        shutil.copy(path, known / KNOWN_AT / path.name)
+    shutil.copy(REPO / "reference" / "answers.md", known / KNOWN_AT / "answers.md")
+    key = yaml.safe_load((classdir / "class_key.yml").read_text(encoding="utf-8"))
+    return out, known, key
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory):
+    """Every pair scored (threshold near zero), with the known folder."""
+    out, known, key = _batch(tmp_path_factory.mktemp("similarity"))
+    outcome = run_similarity(out, known=[known], threshold=1e-6, runner=InProcess())
+    return out, known, key, outcome
+
+
+@functools.cache
+def _bases() -> dict:
+    return detect.template_bases(TEMPLATE_DIR)
+
+
+@functools.cache
+def _eligible(origin: str, file: str) -> bool:
+    """Whether a file of this origin holds enough code of its own for a copy to be told from two
+    independent solutions: sgd.py's solution is two lines every solution shares, and run.py's the
+    training loop everyone writes."""
+    root = {"reference": REPO / "reference", "alternative": ALTERNATIVE,
+            "independent": REPO / "tests" / "submissions" / "independent"}.get(origin.split(":")[0])
+    if root is None or file == WRITTEN or not (root / file).is_file():
+        return file == WRITTEN and origin != "template"
+    text = (root / file).read_text(encoding="utf-8")
+    base = _bases()[file]
+    fp = detect.fingerprint(Document("x", file, text), text, base).fp
+    return fp is not None and fp.token_coverage >= detect.MIN_MATCHED
+
+
+def _pairs(key: dict, known: Path) -> tuple[list[tuple], list[tuple]]:
+    """(copies, independent) pairs of (submission, other, file): other a submission or a known file."""
+    copies, independent = [], []
+    members = sorted(key)
+    for a, b in itertools.combinations(members, 2):
+        for file in FILES:
+            oa, ob = key[a]["origin"][file], key[b]["origin"][file]
+            if "template" in (oa, ob):
+                continue
+            same = oa.split(":")[0] == ob.split(":")[0]
+            if same and _eligible(oa, file):
+                copies.append((a, b, file))
+            elif not same:
+                independent.append((a, b, file))
+    knowns = [(str(p), p.name, "alternative") for p in (known / KNOWN_AT).glob("*.py")]
+    knowns.append((str(known / KNOWN_AT), WRITTEN, "reference"))
+    for a in members:
+        for other, file, source in knowns:
+            origin = key[a]["origin"][file]
+            if origin == "template":
+                continue
+            if origin.split(":")[0] == source and _eligible(origin, file):
+                copies.append((a, other, file))
+            elif origin.split(":")[0] != source:
+                independent.append((a, other, file))
+    return copies, independent
+
+
+def _score(outcome, a: str, b: str, file: str) -> float:
+    for p in outcome.pairs:
+        if p.file == file and {p.a.owner, p.b.owner} == {a, b}:
+            return p.score
+    return 0.0
+
+
+def test_every_planted_copy_ranks_above_every_independent_pair(scored):
+    out, known, key, outcome = scored
+    copies, independent = _pairs(key, known)
+    assert len(copies) >= 30 and len(independent) >= 30
+    files_with_copies = {f for _, _, f in copies}
+    assert files_with_copies >= {"word2vec.py", "parser_transitions.py", "parser_model.py", WRITTEN}
+    lowest = min((_score(outcome, *c), c) for c in copies)
+    highest = max((_score(outcome, *i), i) for i in independent)
+    assert lowest[0] > highest[0], (lowest, highest)
+    # the margin the default threshold sits in (README: "Similarity")
+    assert lowest[0] >= detect.DEFAULT_THRESHOLD + 0.2 and highest[0] <= detect.DEFAULT_THRESHOLD - 0.2, (lowest, highest)
+
+
+def test_at_the_default_threshold_the_copies_are_listed_and_nothing_else(tmp_path: Path):
+    out, known, key = _batch(tmp_path, seed=3, layout="zips")      # uploads as zips this time
+    outcome = run_similarity(out, known=[known], runner=InProcess())
+    rows = _read(out / "similarity.csv")
+    assert len(rows) == len(outcome.pairs) > 0
+    listed = {(frozenset((r["submission"], r["other"])), r["file"]) for r in rows}
+    copies, independent = _pairs(key, known)
+    assert {(frozenset((a, b)), f) for a, b, f in copies} == listed
+    assert not listed & {(frozenset((a, b)), f) for a, b, f in independent}
+    scores = [float(r["score"]) for r in rows]
+    assert scores == sorted(scores, reverse=True) and min(scores) >= detect.DEFAULT_THRESHOLD
+    assert all(int(r["matched_tokens"]) >= detect.MIN_MATCHED for r in rows)
+    assert all((out / r["page"]).is_file() for r in rows)
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert summary.splitlines()[-1] == f"{SUMMARY_PREFIX}{len(rows)} pairs above 0.5; see similarity/index.html"
+    run_similarity(out, known=[known], runner=InProcess())      # again: one line, not two
+    assert (out / "summary.md").read_text(encoding="utf-8") == summary
+
+
+def test_the_untouched_template_matches_nothing(scored):
+    out, known, key, outcome = scored
+    template = [m for m, v in key.items() if set(v["origin"].values()) == {"template"}]
+    assert len(template) == 1
+    assert not [p for p in outcome.pairs if template[0] in (p.a.owner, p.b.owner)]
+
+
+def test_the_template_with_one_copied_function_is_found_for_that_function(scored):
+    out, known, key, outcome = scored
+    file, function = make_class.GRAFTED
+    grafted = next(m for m, v in key.items() if v["origin"][file].startswith("reference:"))
+    found = [p for p in outcome.pairs if grafted in (p.a.owner, p.b.owner)]
+    reference_members = {m for m, v in key.items() if v["origin"][file] == "reference"}
+    assert {p.file for p in found} == {file}
+    assert {p.b.owner if p.a.owner == grafted else p.a.owner for p in found} == reference_members
+    text = (out.parent / "class" / grafted / file).read_text(encoding="utf-8")
+    node = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == function)
+    for p in found:
+        assert p.a.owner == grafted and p.score > 0.9     # nearly all of its own code is shared
+        assert p.regions_a
+        for s, e in p.regions_a:
+            first, last = text.count("\n", 0, s) + 1, text.count("\n", 0, e - 1) + 1
+            assert node.lineno <= first and last <= node.end_lineno, (first, last, node.lineno, node.end_lineno)
+
+
+def test_known_folders_are_read_at_any_depth_and_only_read(scored):
+    out, known, key, outcome = scored
+    deep = {str(p) for p in (known / KNOWN_AT).glob("*.py")} | {str(known / KNOWN_AT)}
+    against_known = [p for p in outcome.pairs if p.b.known]
+    assert against_known and {p.b.owner for p in against_known if p.score >= detect.DEFAULT_THRESHOLD} <= deep
+    alternative = {m for m, v in key.items() if v["origin"]["word2vec.py"] == "alternative"}
+    assert {p.a.owner for p in against_known if p.file == "word2vec.py"
+            and p.score >= detect.DEFAULT_THRESHOLD} == alternative
+    wrote_reference = {m for m, v in key.items() if v["origin"][WRITTEN] == "reference"}
+    assert {p.a.owner for p in against_known if p.file == WRITTEN and p.score >= detect.DEFAULT_THRESHOLD} == wrote_reference
+    # nothing was written into the known folder
+    assert sorted(p.relative_to(known).as_posix() for p in known.rglob("*")) == sorted(
+        ["README.md", *[f"{KNOWN_AT.as_posix()}/{n}" for n in ("answers.md", "parser_model.py", "parser_transitions.py",
+                                                              "sgd.py", "word2vec.py")],
+         *[(KNOWN_AT.parents[i]).as_posix() for i in range(len(KNOWN_AT.parts) - 1)], KNOWN_AT.as_posix()])
+
+
+def test_a_missing_or_empty_known_folder_is_a_one_line_error_naming_it(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    with pytest.raises(SimilarityError, match="no such folder") as missing:
+        known_documents([tmp_path / "nowhere"])
+    assert str(tmp_path / "nowhere") in str(missing.value)
+    empty = tmp_path / "empty"
+    (empty / "a" / "b").mkdir(parents=True)
+    (empty / "a" / "notes.txt").write_text("nothing here", encoding="utf-8")
+    with pytest.raises(SimilarityError, match="holds no word2vec.py") as nothing:
+        known_documents([empty])
+    assert str(empty) in str(nothing.value)
+    out = tmp_path / "out"
+    out.mkdir()
+    for args in (["similarity", str(out), "--known", str(empty)],
+                 ["batch", str(tmp_path), "--out", str(out), "--known", str(tmp_path / "nowhere")]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1, result.output
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and "--known" in lines[0], result.output
+    assert not (out / "batch.json").exists()       # the batch stopped before grading anything
+
+
+def test_errors_without_a_batch_or_without_copydetect(tmp_path: Path, monkeypatch):
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    result = CliRunner().invoke(main, ["similarity", str(tmp_path)])
+    assert result.exit_code == 1 and "no readable batch.json" in result.output
+    result = CliRunner().invoke(main, ["similarity", str(tmp_path), "--threshold", "2"])
+    assert result.exit_code == 1 and "--threshold" in result.output
+    monkeypatch.setitem(sys.modules, "copydetect", None)
+    result = CliRunner().invoke(main, ["similarity", str(tmp_path)])
+    assert result.exit_code == 1 and "pip install '.[similarity]'" in result.output
+
+
+def test_renamed_reordered_recommented_reformatted_code_is_still_the_same_code():
+    """Each disguise alone keeps a copy of the reference's word2vec.py near 1."""
+    copies = _load("class_copies", REPO / "tools" / "class_copies.py")
+    import random
+
+    original = copies.student_markers((REPO / "reference" / "word2vec.py").read_text(encoding="utf-8"))
+    bases = detect.template_bases(TEMPLATE_DIR)
+    first = Document("a", "word2vec.py", original)
+    for step in ("rename", "reorder", "recomment", "reformat", "helper"):
+        text = copies.disguise("word2vec.py", original, (step,), random.Random(1))
+        assert text != original, step
+        pairs, _ = detect.find_pairs([first, Document("b", "word2vec.py", text)], [], bases=bases, threshold=0.5)
+        assert len(pairs) == 1 and pairs[0].score > 0.85, (step, pairs and pairs[0].score)
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def test_pages_are_self_contained_say_similar_and_render_in_a_headless_browser(scored, tmp_path: Path):
+    out, known, key, outcome = scored
+    pages = sorted((out / "similarity").glob("*.html"))
+    assert len(pages) == len(outcome.pairs) + 1
+    for page in [*pages[:20], out / "similarity" / "index.html"]:
+        text = page.read_text(encoding="utf-8")
+        for external in ("http://", "https://", "<script", "<link", "@import", "src="):
+            assert external not in text, (page.name, external)
+        assert "similar" in text and "copied" not in text.replace("Similar is not copied", "")
+    assert "copied" not in (out / "similarity.csv").read_text(encoding="utf-8")
+    file, function = make_class.GRAFTED
+    grafted = next(m for m, v in key.items() if v["origin"][file].startswith("reference:"))
+    page = next(p for p in pages if p.name.startswith(f"{grafted}--"))
+    browser = _chromium()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; .ci/run installs it (apt-get install chromium)")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    for target, shot in ((page, out / "similarity" / "pair.png"), (out / "similarity" / "index.html", out / "similarity" / "index.png")):
+        dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                              "--disable-component-update", "--disable-sync", "--no-first-run",
+                              f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000",
+                              f"--screenshot={shot}", "--dump-dom", target.as_uri()],
+                             capture_output=True, text=True, timeout=120)
+        assert dom.returncode == 0, dom.stderr[-2000:]
+        assert shot.is_file() and shot.stat().st_size > 10_000
+    assert "are similar" in dom.stdout or "Similar pairs" in dom.stdout
+    pair = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                           f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert "<mark>" in pair.stdout and "shared lines" in pair.stdout and "nothing shared" in pair.stdout
+
+
+@pytest.mark.slow
+def test_batch_with_known_runs_the_similarity_step_and_writes_its_summary_line(tmp_path: Path):
+    out, known, key = _batch(tmp_path)
+    classdir = out.parent / "class"
+    shutil.rmtree(out)
+    grader = [sys.executable, "-m", "grader"]
+    run = subprocess.run([*grader, "batch", str(classdir), "--out", str(out), "--workers", "2", "--seed", "3",
+                          "--only", "w2v_sigmoid", "--known", str(known)],
+                         capture_output=True, text=True, timeout=900, cwd=REPO)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = _read(out / "similarity.csv")
+    assert rows and any(r["other"].startswith(str(known)) for r in rows)
+    line = (out / "summary.md").read_text(encoding="utf-8").splitlines()[-1]
+    assert line == f"{SUMMARY_PREFIX}{len(rows)} pairs above 0.5; see similarity/index.html"
+    assert f"{len(rows)} pairs above 0.5; see similarity/index.html" in run.stdout
+    again = subprocess.run([*grader, "similarity", str(out), "--threshold", "0.95"],
+                           capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert again.returncode == 0, again.stderr[-3000:]
+    fewer = _read(out / "similarity.csv")
+    assert 0 < len(fewer) < len(rows) and all(float(r["score"]) >= 0.95 for r in fewer)
+    assert not any(r["other"].startswith(str(known)) for r in fewer)   # without --known this time
+
+
+def test_the_gradescope_zip_and_the_kit_hold_only_their_listed_folders():
+    """A known folder next to the grader (say `known/` in the repository) is never packed: the
+    zip takes its listed folders and files only, the kit its listed modules, none of similarity."""
+    from grader import kit, package
+
+    plan = package.plan_package()
+    tops = {Path(e.path).parts[0] for e in plan.entries}
+    assert tops <= {*package.PACKAGE_DIRS, *package.PACKAGE_FILES, "setup.sh", "run_autograder", "requirements.txt"}
+    assert not [m for m in kit.KIT_MODULES if "similarity" in str(m)]
+    assert "copydetect" not in (REPO / "gradescope" / "requirements.lock").read_text(encoding="utf-8")

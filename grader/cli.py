@@ -267,18 +267,31 @@ def groups_cmd(batch_dir: Path) -> None:
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where the points go  [default: BATCH_DIR/ta_points.csv]")
 def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
-    """Turn marked answer groups into points per submission, keyed like grades.csv."""
-    from grader.groups.build import ANSWER_GROUPS, GROUP_TABLE, GROUPS_DIR
-    from grader.groups.marks import MarksError, points_table, write_points
+    """Turn marked answer groups into points per submission, keyed like grades.csv.
+
+    The marks of the CSV are first added to the batch's marks store (BATCH_DIR/marks/), which
+    keeps every mark ever given; the points come from the store."""
+    from grader.groups.build import GROUP_TABLE, GROUPS_DIR
+    from grader.groups.marks import SNAPSHOT, MarksError, import_table, points_table, read_snapshot, write_points
+    from grader.groups.store import MarkStore
 
     marked = marked or batch_dir / GROUPS_DIR / GROUP_TABLE
     out = out or batch_dir / "ta_points.csv"
+    groups = read_snapshot(batch_dir / GROUPS_DIR / SNAPSHOT)
+    if not groups:
+        raise click.ClickException(f"{batch_dir / GROUPS_DIR / SNAPSHOT} is missing: run `grader groups {batch_dir}` "
+                                   "first (it keeps the marks already in groups.csv)")
+    store = MarkStore.open(batch_dir)
     try:
-        table = points_table(marked, batch_dir / ANSWER_GROUPS, batch_dir / batch_mod.CSV_FILE)
+        added = import_table(marked, store, groups) if marked.is_file() else []
     except MarksError as exc:
         raise click.ClickException(str(exc)) from None
+    table = points_table(groups, store, batch_dir / batch_mod.CSV_FILE)
     write_points(table, out)
     console = _console()
+    if added:
+        console.print(f"{len(added)} mark{'s' if len(added) != 1 else ''} from {marked} added to "
+                      f"{store.folder}", highlight=False)
     for slot, n in table.unmarked.items():
         console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points (left empty)[/yellow]")
     console.print(f"wrote {out}: {len(table.rows)} submissions, columns {', '.join(table.header[4:])}",

@@ -8,6 +8,8 @@
     grader batch SUBMISSIONS --out DIR grade a whole class: results, CSV, summary, plots
     grader groups DIR                  regroup a finished batch's written answers (no regrading)
     grader points DIR                  the TA's marked groups as points per submission (CSV)
+    grader grades DIR                  the grade book: autograder + TA points, comments per student
+    grader review DIR                  mark the answer groups in a browser (127.0.0.1 only)
 """
 
 from __future__ import annotations
@@ -271,12 +273,26 @@ def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
 
     The marks of the CSV are first added to the batch's marks store (BATCH_DIR/marks/), which
     keeps every mark ever given; the points come from the store."""
+    from grader.groups.marks import points_table, write_points
+
+    out = out or batch_dir / "ta_points.csv"
+    groups, store = _marked_store(batch_dir, marked)
+    table = points_table(groups, store, batch_dir / batch_mod.CSV_FILE)
+    write_points(table, out)
+    console = _console()
+    for slot, n in table.unmarked.items():
+        console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points (left empty)[/yellow]")
+    console.print(f"wrote {out}: {len(table.rows)} submissions, columns {', '.join(table.header[4:])}",
+                  highlight=False)
+
+
+def _marked_store(batch_dir: Path, marked: Path | None):
+    """The batch's grouping and its marks store, with the marks of the groups CSV added."""
     from grader.groups.build import GROUP_TABLE, GROUPS_DIR
-    from grader.groups.marks import SNAPSHOT, MarksError, import_table, points_table, read_snapshot, write_points
+    from grader.groups.marks import SNAPSHOT, MarksError, import_table, read_snapshot
     from grader.groups.store import MarkStore
 
     marked = marked or batch_dir / GROUPS_DIR / GROUP_TABLE
-    out = out or batch_dir / "ta_points.csv"
     groups = read_snapshot(batch_dir / GROUPS_DIR / SNAPSHOT)
     if not groups:
         raise click.ClickException(f"{batch_dir / GROUPS_DIR / SNAPSHOT} is missing: run `grader groups {batch_dir}` "
@@ -286,13 +302,28 @@ def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
         added = import_table(marked, store, groups) if marked.is_file() else []
     except MarksError as exc:
         raise click.ClickException(str(exc)) from None
-    table = points_table(groups, store, batch_dir / batch_mod.CSV_FILE)
-    write_points(table, out)
-    console = _console()
     if added:
-        console.print(f"{len(added)} mark{'s' if len(added) != 1 else ''} from {marked} added to "
-                      f"{store.folder}", highlight=False)
-    for slot, n in table.unmarked.items():
-        console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points (left empty)[/yellow]")
-    console.print(f"wrote {out}: {len(table.rows)} submissions, columns {', '.join(table.header[4:])}",
+        _console().print(f"{len(added)} mark{'s' if len(added) != 1 else ''} from {marked} added to "
+                         f"{store.folder}", highlight=False)
+    return groups, store
+
+
+@main.command("grades")
+@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--marked", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A marked groups CSV to add first  [default: BATCH_DIR/groups/groups.csv]")
+def grades_cmd(batch_dir: Path, marked: Path | None) -> None:
+    """The grade book: BATCH_DIR/final_grades.csv (autograder score, each TA item's points, total;
+    keyed like grades.csv) and BATCH_DIR/feedback/<submission>.md with the TA's comments."""
+    from grader import final_grades
+    from grader.reports import final
+
+    _, store = _marked_store(batch_dir, marked)
+    book = final_grades.grade_book(batch_dir, load_rubric(), store)
+    files = final.write(book, batch_dir)
+    console = _console()
+    for slot, n in book.unmarked_groups.items():
+        console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points[/yellow]")
+    console.print(f"wrote {files[0]}: {len(book.rows)} submissions, autograder out of {book.auto_max:g} + TA items "
+                  f"out of {book.ta_max:g}; {len(files) - 1} feedback files in {batch_dir / final.FEEDBACK_DIR}",
                   highlight=False)

@@ -20,6 +20,7 @@ from grader.groups import cluster
 from grader.groups.build import build_groups
 from grader.groups.marks import SNAPSHOT, MarksError, import_table, read_snapshot
 from grader.groups.store import MarkStore
+from grader.rubric import load_rubric
 from grader.written.process import InProcess
 
 SEED = 11
@@ -178,3 +179,44 @@ def test_bad_marks_are_refused_with_the_line_and_the_file_is_kept(marked_class, 
     _save_like_a_spreadsheet(rows, table)
     with pytest.raises(MarksError, match=r"line \d+: group .* is worth 0 to [\d.]+ points; got 999"):
         import_table(table, MarkStore.open(out), read_snapshot(out / "groups" / SNAPSHOT))
+
+
+def test_grades_add_ta_points_to_the_autograders_and_write_the_comments(marked_class, tmp_path: Path):
+    from grader.groups.store import OVERRIDE, Mark, now
+
+    out = tmp_path / "out"
+    shutil.copytree(marked_class, out)
+    table = out / "groups" / "groups.csv"
+    rows = _rows(table)
+    for r in rows:
+        r["points"] = r["max_points"]
+        r["comment"] = f"well argued ({r['question']})" if r["question"] == "1a" else ""
+    _save_like_a_spreadsheet(rows, table)
+    # A TA overrides one auto-graded group's verdict, with a reason.
+    groups = read_snapshot(out / "groups" / SNAPSHOT)
+    auto = next(g for g in groups if g["slot"] == "1b_i" and g["verdict"].startswith("0/"))
+    store = MarkStore.open(out)
+    store.record([Mark("1b_i", auto["fingerprint"], 1.0, "right up to notation", "ta1", now(), "test", OVERRIDE)])
+    result = CliRunner().invoke(main, ["grades", str(out)])
+    assert result.exit_code == 0, result.output
+    book = {r["submission"]: r for r in _rows(out / "final_grades.csv")}
+    grades = {r["submission"]: r for r in _rows(out / "grades.csv")}
+    assert list(book) == list(grades)
+    ta_columns = ["1a", "1b_ii", "1b_iii", "1c", "1d.ta", "2a_i", "2a_ii", "2b_i.ta", "2b_ii", "3b.ta", "3g"]
+    assert [c for c in book[next(iter(book))] if c in ta_columns] == ta_columns
+    overridden = {m["submission"] for m in auto["members"]}
+    for key, row in book.items():
+        ta = sum(float(row[c]) for c in ta_columns if row[c])
+        assert float(row["ta_total"]) == pytest.approx(ta)
+        expected_auto = float(grades[key]["total"]) + (1.0 if key in overridden else 0.0)
+        assert float(row["autograder"]) == pytest.approx(expected_auto), key
+        assert float(row["total"]) == pytest.approx(expected_auto + ta), key
+        assert "1a" not in row["unmarked"]
+        text = (out / "feedback" / f"{key}.md").read_text(encoding="utf-8")
+        assert f"Total: {row['total']} / {row['max_total']}" in text
+        if row["1a"] and row["1a"] != "0":
+            assert "well argued (1a)" in text
+        if key in overridden:
+            assert "changed by a TA from 0 to 1 points: right up to notation" in text
+    assert float(book[next(iter(book))]["max_total"]) == sum(p.points for p in load_rubric().parts)
+    assert oct((out / "final_grades.csv").stat().st_mode & 0o777) == "0o644"

@@ -327,3 +327,29 @@ def grades_cmd(batch_dir: Path, marked: Path | None) -> None:
     console.print(f"wrote {files[0]}: {len(book.rows)} submissions, autograder out of {book.auto_max:g} + TA items "
                   f"out of {book.ta_max:g}; {len(files) - 1} feedback files in {batch_dir / final.FEEDBACK_DIR}",
                   highlight=False)
+
+
+@main.command("review")
+@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--port", type=int, default=8765, show_default=True, help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--as", "who", default=None, help="Your name, recorded with each mark  [default: your login]")
+def review_cmd(batch_dir: Path, port: int, who: str | None) -> None:
+    """Mark the answer groups of BATCH_DIR in a browser: serves them on 127.0.0.1 only, with a
+    points field and a comment per group; every mark goes to BATCH_DIR/marks/ and groups.csv."""
+    from grader.review import ReviewError, make_server
+
+    try:
+        server = make_server(batch_dir, port=port, who=who)
+    except ReviewError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}); pass another --port") from None
+    bound = server.server_address[1]
+    _console().print(f"open http://127.0.0.1:{bound}/ to mark {batch_dir} (Ctrl-C to stop; marks are saved as you go)",
+                     highlight=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

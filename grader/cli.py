@@ -43,6 +43,9 @@ from grader.rubric import RubricError, load_rubric
 from grader.submission import SubmissionError
 from grader.written.checkers import all_written_checkers
 
+RUBRIC_BROKEN = ("The autograder could not grade this submission because its rubric.yaml is invalid; this is not "
+                 "your fault and the course staff have to fix it, then regrade. For the staff:")
+
 
 def _console() -> Console:
     return Console(stderr=False, highlight=False, soft_wrap=False)
@@ -57,8 +60,14 @@ def _progress(console: Console):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="a2grader", message="%(prog)s %(version)s")
-def main() -> None:
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The course repository to act on (rubric.yaml, reference/)  [default: $A2GRADER_ROOT, else the "
+                   "first folder at or above the current one that holds them, else the grader's checkout]")
+def main(root: Path | None) -> None:
     """Autograder for the word2vec and dependency parsing assignment."""
+    if root is not None and root.resolve() != paths.REPO_ROOT.resolve():
+        raise click.ClickException(f"--root is read when the grader starts: run `grader --root {root} ...` "
+                                   "(or `python -m grader --root ...`)")
     problem = paths.missing_root()
     if problem:
         raise click.ClickException(problem)
@@ -107,6 +116,10 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
         gradescope.write_json_atomic(gradescope.fallback_results(
             f"The submission could not be graded: {exc}", time.monotonic() - started), results_path)
         raise click.ClickException(str(exc)) from None
+    except RubricError as exc:   # the instructor's error, not the student's: say so in results.json
+        gradescope.write_json_atomic(gradescope.fallback_results(
+            f"{RUBRIC_BROKEN} {exc}", time.monotonic() - started), results_path)
+        raise click.ClickException(f"{exc} (results.json says so: {results_path})") from None
     gradescope.write_results(report, results_path)
     if as_json:
         click.echo(json.dumps(jsonout.to_json(report), indent=2))
@@ -120,6 +133,7 @@ def validate() -> None:
     """The reference must score full marks and the template zero; the rubric must match the checks
     (and keep its rules: a hidden check carries no points)."""
     console = _console()
+    click.echo(paths.root_line())
     problems: list[str] = []
     try:
         # Loaded first, so that a rubric error stops the command before any grading.
@@ -162,6 +176,7 @@ def template_cmd(check_only: bool) -> None:
 def package_cmd(out: Path, check_only: bool) -> None:
     """Build the Gradescope autograder zip (setup.sh, run_autograder, grader, reference, rubric)."""
     console = _console()
+    click.echo(paths.root_line())
     plan = package_mod.plan_package()
     package_mod.render_plan(plan, console, list_files=check_only)
     if not plan.ok:
@@ -184,6 +199,7 @@ def package_cmd(out: Path, check_only: bool) -> None:
 def kit_cmd(out: Path, seeds: str) -> None:
     """Build the student kit: the starter folder plus a `grader check` that needs no solution."""
     console = _console()
+    click.echo(paths.root_line())
     try:
         chosen = [int(s) for s in seeds.split(",") if s.strip()]
     except ValueError:
@@ -212,6 +228,7 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
               only: tuple[str, ...], timeout: float, restart: bool) -> None:
     """Grade every submission in SUBMISSIONS (folders or zips, or a Gradescope export)."""
     console = _console()
+    click.echo(paths.root_line())
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("grading", total=None)
@@ -229,7 +246,7 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
                 outcome = batch_mod.run_batch(submissions, out, workers=workers, seed=seed, only=only,
                                               quick=quick, restart=restart, timeout=timeout,
                                               progress=advance)
-        except gradebook.BatchError as exc:
+        except (gradebook.BatchError, RubricError) as exc:
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt:
             raise click.ClickException(f"interrupted: the gradings that finished are kept in {out}; "
@@ -250,7 +267,7 @@ def groups_cmd(batch_dir: Path) -> None:
 
     try:
         outcome = build_groups(batch_dir)
-    except GroupsError as exc:
+    except (GroupsError, RubricError) as exc:
         raise click.ClickException(str(exc)) from None
     console = _console()
     counts = ", ".join(f"{slot} {n}" for slot, n in outcome.counts().items())
@@ -319,7 +336,11 @@ def grades_cmd(batch_dir: Path, marked: Path | None) -> None:
     from grader.reports import final
 
     _, store = _marked_store(batch_dir, marked)
-    book = final_grades.grade_book(batch_dir, load_rubric(), store)
+    try:
+        rubric = load_rubric()
+    except RubricError as exc:
+        raise click.ClickException(str(exc)) from None
+    book = final_grades.grade_book(batch_dir, rubric, store)
     files = final.write(book, batch_dir)
     console = _console()
     for slot, n in book.unmarked_groups.items():

@@ -128,10 +128,24 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
         console.print(f"results.json written to {results_path}")
 
 
+def failing_lines(feedback: tuple[str, ...] | list[str], status: str) -> str:
+    """What a failing item says about itself: its lines marked ✗ (a 3(f) sentence, a trial), else
+    its first line that is not the "read:" echo, else its status."""
+    wrong = [line for line in feedback if "✗" in line]
+    if wrong:
+        return " | ".join(wrong[:4])
+    rest = [line for line in feedback if not line.startswith("read:")]
+    return rest[0] if rest else (feedback[0] if feedback else status)
+
+
 @main.command()
-def validate() -> None:
+@click.option("--seed", type=int, default=None, help="Replay the checks of an earlier run.")
+def validate(seed: int | None) -> None:
     """The reference must score full marks and the template zero; the rubric must match the checks
-    (and keep its rules: a hidden check carries no points)."""
+    (and keep its rules: a hidden check carries no points); the written answer keys
+    (grader/written/keys.yaml) must agree with reference/answers.md."""
+    from grader.written.keys import KeysError, disagreements
+
     console = _console()
     click.echo(paths.root_line())
     problems: list[str] = []
@@ -139,14 +153,15 @@ def validate() -> None:
         # Loaded first, so that a rubric error stops the command before any grading.
         rubric = load_rubric(paths.RUBRIC_PATH, registered=set(all_checks()),
                              checkers=set(all_written_checkers()))
-        ref = grade(REFERENCE_DIR, rubric=rubric, seed=None)
+        problems += [f"answer key: {d}" for d in disagreements((REFERENCE_DIR / "answers.md").read_text(encoding="utf-8"))]
+        ref = grade(REFERENCE_DIR, rubric=rubric, seed=seed)
         tpl = grade(TEMPLATE_DIR, rubric=rubric, seed=ref.seed)
-    except RubricError as exc:
+    except (RubricError, KeysError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     for c in ref.checks:
         if c.score < c.max_score:
             problems.append(f"reference scores {c.score:g}/{c.max_score:g} on {c.id}: "
-                            + (c.outcome.feedback[-1] if c.outcome.feedback else c.status))
+                            + failing_lines(c.outcome.feedback, c.status))
     for c in tpl.checks:
         if c.score > 0:
             problems.append(f"template scores {c.score:g} on {c.id}; a stub must earn nothing")

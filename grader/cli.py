@@ -288,8 +288,11 @@ def groups_cmd(batch_dir: Path) -> None:
     counts = ", ".join(f"{slot} {n}" for slot, n in outcome.counts().items())
     console.print(f"{outcome.submissions} submissions, {len(outcome.reviews)} review items; groups per item: "
                   f"{counts}; {outcome.seconds:.1f} s", highlight=False)
-    console.print(f"open {batch_dir / 'groups' / 'index.html'}; mark {batch_dir / 'groups' / 'groups.csv'} "
-                  f"(column points), then run `grader points {batch_dir}`", highlight=False)
+    if outcome.imported:
+        console.print(f"{outcome.imported} mark{'s' if outcome.imported != 1 else ''} from groups.csv added to "
+                      f"{batch_dir / 'marks'} (every mark is kept)", highlight=False)
+    console.print(f"mark with `grader review {batch_dir}` (a browser) or in {batch_dir / 'groups' / 'groups.csv'} "
+                  f"(column points), then run `grader grades {batch_dir}`", highlight=False)
     for note in outcome.notes:
         console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
 

@@ -6,6 +6,7 @@ validates every entry and reports problems with the line they are on and how to 
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -326,11 +327,18 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
                             f"to {total:g}; change the checks' points or the part's")
 
     if registered is not None:
+        unlined = sorted(registered - set(ids))
         for c in checks:
             if c.id not in registered:
+                close = difflib.get_close_matches(c.id, unlined, n=1, cutoff=0.75)
+                if close:      # a typo: one problem, not two
+                    unlined.remove(close[0])
+                    problems.append(f"line {c.line}: check {c.id!r} is not registered in grader/checks; did you mean "
+                                    f"{close[0]!r} (registered, with no rubric line)? Fix the id")
+                    continue
                 problems.append(f"line {c.line}: check {c.id!r} is not registered in grader/checks; "
                                 "fix the id or write the check (see grader/checks/__init__.py)")
-        for cid in sorted(registered - set(ids)):
+        for cid in unlined:
             problems.append(f"check {cid!r} is registered in grader/checks but has no rubric line; "
                             "add it under 'checks:' with its points")
 

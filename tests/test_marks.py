@@ -127,6 +127,10 @@ def test_spreadsheet_marks_survive_a_late_submission_and_a_rerun(marked_class, t
     rewritten = _rows(table)
     assert all(r["points"] != "" for r in rewritten), "a group lost its mark in groups.csv"
     assert list((out / "marks" / "history").glob("groups-*.csv"))
+    for path in (out / "groups").iterdir():          # other TAs on the server can read every file
+        assert path.stat().st_mode & 0o044 == 0o044, path
+    for path in (out / "marks").rglob("*"):
+        assert path.is_dir() or path.stat().st_mode & 0o044 == 0o044, path
     # A third run (nothing changed) and `grader groups` again: still the same.
     build_groups(out, fingerprint=_fp())
     assert _points(out) == after
@@ -220,3 +224,54 @@ def test_grades_add_ta_points_to_the_autograders_and_write_the_comments(marked_c
             assert "changed by a TA from 0 to 1 points: right up to notation" in text
     assert float(book[next(iter(book))]["max_total"]) == sum(p.points for p in load_rubric().parts)
     assert oct((out / "final_grades.csv").stat().st_mode & 0o777) == "0o644"
+
+
+@pytest.mark.slow
+def test_the_scenario_through_the_commands(tmp_path: Path):
+    """As a TA would: `grader batch` (written checks), groups.csv marked and saved by a spreadsheet,
+    `grader points`; a late submission; `grader batch` again; `grader points` gives the same."""
+    import subprocess
+
+    make_class = _load("make_class", REPO / "tools" / "make_class.py")
+    classdir, out = tmp_path / "class", tmp_path / "out"
+    members = make_class.plan_written_class(count=7, seed=5)
+    make_class.write_class(classdir, members[:6])
+    written = [p.id for p in load_rubric().written]
+    only = [arg for q in written for arg in ("--only", q)]
+
+    def grader(*args: str) -> subprocess.CompletedProcess:
+        run = subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True, timeout=900,
+                             cwd=REPO)
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+        return run
+
+    grader("batch", str(classdir), "--out", str(out), "--workers", "2", "--seed", "3", *only)
+    table = out / "groups" / "groups.csv"
+    rows = _rows(table)
+    for n, r in enumerate(rows):
+        r["points"] = f"{(n % 3) * float(r['max_points']) / 2:g}"
+        r["comment"] = f"c{n}"
+    _save_like_a_spreadsheet(rows, table)
+    grader("points", str(out))
+    before = {r["submission"]: r for r in _rows(out / "ta_points.csv")}
+    # The late one: the seventh writeup of the same class, added to the export.
+    make_class.write_class(tmp_path / "late", members)
+    late = members[6].folder
+    shutil.copytree(tmp_path / "late" / late, classdir / late)
+    shutil.copy(tmp_path / "late" / "submission_metadata.yml", classdir / "submission_metadata.yml")
+    run = grader("batch", str(classdir), "--out", str(out), "--workers", "2", "--seed", "3", *only)
+    assert "1 graded now, 6 resumed" in run.stdout
+    assert (out / "final_grades.csv").is_file()            # marks exist: the batch wrote the grade book
+    grader("points", str(out))
+    after = {r["submission"]: r for r in _rows(out / "ta_points.csv")}
+    for key, row in before.items():
+        assert {k: v for k, v in after[key].items()} == row, key
+    assert late in after
+    groups = read_snapshot(out / "groups" / SNAPSHOT)
+    store = MarkStore.open(out)
+    for g in groups:
+        if g["ta"] and any(m["submission"] == late for m in g["members"]) and len(g["members"]) > 1:
+            others = {before[m["submission"]][g["slot"]] for m in g["members"] if m["submission"] != late}
+            if len(others) == 1:
+                assert after[late][g["slot"]] == others.pop(), g["slot"]
+    assert store.journal

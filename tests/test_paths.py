@@ -78,7 +78,9 @@ def test_an_invalid_rubric_gives_one_line_and_still_a_results_json(tmp_path: Pat
     results = tmp_path / "results.json"
     run = _grader("grade", str(REPO / "examples" / "buggy_submission"), "--results", str(results), cwd=copy)
     assert run.returncode == 1 and "Traceback" not in run.stderr
-    assert "check 'w2v_sigmoidd' is not registered" in run.stderr
+    errors = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1 and errors[0].startswith(f"Error: {copy / 'rubric.yaml'}, line 61: check 'w2v_sigmoidd' "
+                                                     "is not registered in grader/checks; did you mean 'w2v_sigmoid'"), run.stderr
     doc = json.loads(results.read_text(encoding="utf-8"))
     validate(doc, RESULTS_SCHEMA)
     assert doc["score"] == 0 and "rubric.yaml is invalid" in doc["output"] and "w2v_sigmoidd" in doc["output"]

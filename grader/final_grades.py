@@ -101,11 +101,6 @@ def overrides(groups: list[dict[str, Any]], store: MarkStore) -> dict[str, list[
     return out
 
 
-def has_marks(out: Path) -> bool:
-    """Whether any TA mark or override was ever given in this batch (then batch writes the book)."""
-    return bool(MarkStore.open(out).journal)
-
-
 def grade_book(out: Path, rubric: Rubric, store: MarkStore) -> GradeBook:
     """The final grades of the batch in ``out``."""
     groups = read_snapshot(out / GROUPS_DIR / SNAPSHOT)

@@ -48,6 +48,7 @@ class Review:
         self.who = who or who_am_i()
         self.token = secrets.token_urlsafe(24)
         self.lock = threading.Lock()
+        self.problem = ""
         self.groups = read_snapshot(self.out / GROUPS_DIR / SNAPSHOT)
         if not self.groups:
             raise ReviewError(f"{self.out / GROUPS_DIR / SNAPSHOT} is missing: run `grader groups {self.out}` first")
@@ -61,8 +62,11 @@ class Review:
         if table.is_file():
             try:
                 import_table(table, self.store, self.groups)
-            except MarksError:
-                return            # never overwrite a marked file we cannot read; `grader groups` says why
+            except MarksError as exc:
+                self.problem = (f"{exc}. Your marks here are saved in {self.store.folder}; groups.csv is left as "
+                                "it is until that line is fixed.")
+                return            # never overwrite a marked file we cannot read
+        self.problem = ""
         write_group_table(self.groups, self.store, table)
 
     def questions(self) -> list[tuple[str, str]]:
@@ -110,7 +114,8 @@ class Review:
     def index(self) -> str:
         rows = "".join(f'<li><a href="/q/{q}">{q}</a>: <span class="progress">{html.progress_line(d, t)}</span>'
                        f'{"" if t else " (auto-graded)"}</li>' for q, _, d, t in self.progress())
-        body = (f"<h1>Answer groups: {self.out.name}</h1><p>Mark each TA-graded group once: its points and comment "
+        warn = f'<p class="error">{html.escape(self.problem)}</p>' if self.problem else ""
+        body = (f"{warn}<h1>Answer groups: {self.out.name}</h1><p>Mark each TA-graded group once: its points and comment "
                 "go to every answer in it, and to any later answer that joins it. Auto-graded items show their "
                 f"verdict; override one only with a reason.</p><ul>{rows}</ul>")
         return html.page("Review", body, html.aside(self.progress(), self.reviews), html.nav(self.questions()))
@@ -119,6 +124,7 @@ class Review:
         mine = [g for g in self.groups if g["question"] == q]
         if not mine:
             raise KeyError(q)
+        error = error or self.problem
         parts = [f'<p class="error">{html.escape(error)}</p>' if error else "", f"<h1>{html.escape(q)}</h1>"]
         for slot in dict.fromkeys(g["slot"] for g in mine):
             groups = [g for g in mine if g["slot"] == slot]

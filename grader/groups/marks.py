@@ -241,8 +241,10 @@ def import_table(path: Path, store: MarkStore, groups: Sequence[Mapping[str, Any
                    else store.resolve(slot, p.key, p.texts) if p is not None else Resolution()).mark
         if current is not None and current.value == (points, comment):
             continue
-        todo.append(Mark(slot, fp, points, comment, (row.get("marked_by") or "").strip() or who, now(),
-                         source or f"{path.name}, line {n}"))
+        named = (row.get("marked_by") or "").strip()
+        if current is not None and named == current.who:    # the cell we wrote: whoever changed the mark
+            named = ""
+        todo.append(Mark(slot, fp, points, comment, named or who, now(), source or f"{path.name}, line {n}"))
     missing = {m.fingerprint for m in todo} - set(store.prints)
     store.remember(p for p in prints_of(groups) if p.fingerprint in missing)
     return store.record(todo)

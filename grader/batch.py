@@ -13,6 +13,8 @@ grader bug) is recorded for that submission and the batch goes on. The output fo
     OUT/summary.md                       per check: mean score, pass rate, commonest failure
     OUT/plots/totals.png, pass_rate.png
     OUT/answer_groups.csv, OUT/review_queue.csv, OUT/groups/   answer groups (grader/groups/build.py)
+    OUT/marks/                           TA marks, only ever appended to (grader/groups/store.py)
+    OUT/final_grades.csv, OUT/feedback/  the grade book, once marks exist (grader/final_grades.py)
 
 Running the same command again resumes: submissions whose report.json is complete are not
 graded again (the recorded seed and checks are reused, so every student gets the same
@@ -285,6 +287,13 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
 
     grouped = build_groups(out, rubric)
     files += grouped.files
+    from grader import final_grades
+    from grader.groups.store import MarkStore
+    from grader.reports import final
+
+    store = MarkStore.open(out)
+    if store.journal:       # TA marks exist: the grade book adds them to the autograder's scores
+        files += tuple(final.write(final_grades.grade_book(out, rubric, store), out)[:1])
     similar = similarity.run(out) if similarity is not None else None
     files += similar.files if similar is not None else ()
     return BatchOutcome(settings, ordered, len(todo), resumed, time.monotonic() - started, files, stats, grouped,

@@ -9,6 +9,8 @@
     grader groups DIR                  regroup a finished batch's written answers (no regrading)
     grader points DIR                  the TA's marked groups as points per submission (CSV)
     grader similarity DIR [--known D]  similar submissions, with each other and with known solutions
+    grader grades DIR                  the grade book: autograder + TA points, comments per student
+    grader review DIR                  mark the answer groups in a browser (127.0.0.1 only)
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Console
@@ -36,13 +37,17 @@ from grader import package as package_mod
 from grader import template as template_mod
 from grader.checks import all_checks
 from grader.engine import grade, part_selection
+from grader.marking_cli import grades_cmd, marked_store, review_cmd
 from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.reports import gradescope, jsonout, student, terminal
 from grader.reports import summary as summary_mod
 from grader.rubric import RubricError, load_rubric
-from grader.similarity.detect import DEFAULT_THRESHOLD
+from grader.similarity.command import similarity_cmd, similarity_lines, similarity_request
 from grader.submission import SubmissionError
 from grader.written.checkers import all_written_checkers
+
+RUBRIC_BROKEN = ("The autograder could not grade this submission because its rubric.yaml is invalid; this is not "
+                 "your fault and the course staff have to fix it, then regrade. For the staff:")
 
 
 def _console() -> Console:
@@ -58,8 +63,14 @@ def _progress(console: Console):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="a2grader", message="%(prog)s %(version)s")
-def main() -> None:
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The course repository to act on (rubric.yaml, reference/)  [default: $A2GRADER_ROOT, else the "
+                   "first folder at or above the current one that holds them, else the grader's checkout]")
+def main(root: Path | None) -> None:
     """Autograder for the word2vec and dependency parsing assignment."""
+    if root is not None and root.resolve() != paths.REPO_ROOT.resolve():
+        raise click.ClickException(f"--root is read when the grader starts: run `grader --root {root} ...` "
+                                   "(or `python -m grader --root ...`)")
     problem = paths.missing_root()
     if problem:
         raise click.ClickException(problem)
@@ -108,6 +119,10 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
         gradescope.write_json_atomic(gradescope.fallback_results(
             f"The submission could not be graded: {exc}", time.monotonic() - started), results_path)
         raise click.ClickException(str(exc)) from None
+    except RubricError as exc:   # the instructor's error, not the student's: say so in results.json
+        gradescope.write_json_atomic(gradescope.fallback_results(
+            f"{RUBRIC_BROKEN} {exc}", time.monotonic() - started), results_path)
+        raise click.ClickException(f"{exc} (results.json says so: {results_path})") from None
     gradescope.write_results(report, results_path)
     if as_json:
         click.echo(json.dumps(jsonout.to_json(report), indent=2))
@@ -116,24 +131,40 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
         console.print(f"results.json written to {results_path}")
 
 
+def failing_lines(feedback: tuple[str, ...] | list[str], status: str) -> str:
+    """What a failing item says about itself: its lines marked ✗ (a 3(f) sentence, a trial), else
+    its first line that is not the "read:" echo, else its status."""
+    wrong = [line for line in feedback if "✗" in line]
+    if wrong:
+        return " | ".join(wrong[:4])
+    rest = [line for line in feedback if not line.startswith("read:")]
+    return rest[0] if rest else (feedback[0] if feedback else status)
+
+
 @main.command()
-def validate() -> None:
+@click.option("--seed", type=int, default=None, help="Replay the checks of an earlier run.")
+def validate(seed: int | None) -> None:
     """The reference must score full marks and the template zero; the rubric must match the checks
-    (and keep its rules: a hidden check carries no points)."""
+    (and keep its rules: a hidden check carries no points); the written answer keys
+    (grader/written/keys.yaml) must agree with reference/answers.md."""
+    from grader.written.keys import KeysError, disagreements
+
     console = _console()
+    click.echo(paths.root_line())
     problems: list[str] = []
     try:
         # Loaded first, so that a rubric error stops the command before any grading.
         rubric = load_rubric(paths.RUBRIC_PATH, registered=set(all_checks()),
                              checkers=set(all_written_checkers()))
-        ref = grade(REFERENCE_DIR, rubric=rubric, seed=None)
+        problems += [f"answer key: {d}" for d in disagreements((REFERENCE_DIR / "answers.md").read_text(encoding="utf-8"))]
+        ref = grade(REFERENCE_DIR, rubric=rubric, seed=seed)
         tpl = grade(TEMPLATE_DIR, rubric=rubric, seed=ref.seed)
-    except RubricError as exc:
+    except (RubricError, KeysError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     for c in ref.checks:
         if c.score < c.max_score:
             problems.append(f"reference scores {c.score:g}/{c.max_score:g} on {c.id}: "
-                            + (c.outcome.feedback[-1] if c.outcome.feedback else c.status))
+                            + failing_lines(c.outcome.feedback, c.status))
     for c in tpl.checks:
         if c.score > 0:
             problems.append(f"template scores {c.score:g} on {c.id}; a stub must earn nothing")
@@ -163,6 +194,7 @@ def template_cmd(check_only: bool) -> None:
 def package_cmd(out: Path, check_only: bool) -> None:
     """Build the Gradescope autograder zip (setup.sh, run_autograder, grader, reference, rubric)."""
     console = _console()
+    click.echo(paths.root_line())
     plan = package_mod.plan_package()
     package_mod.render_plan(plan, console, list_files=check_only)
     if not plan.ok:
@@ -185,6 +217,7 @@ def package_cmd(out: Path, check_only: bool) -> None:
 def kit_cmd(out: Path, seeds: str) -> None:
     """Build the student kit: the starter folder plus a `grader check` that needs no solution."""
     console = _console()
+    click.echo(paths.root_line())
     try:
         chosen = [int(s) for s in seeds.split(",") if s.strip()]
     except ValueError:
@@ -216,7 +249,8 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
               only: tuple[str, ...], timeout: float, restart: bool, similar: bool, known: tuple[Path, ...]) -> None:
     """Grade every submission in SUBMISSIONS (folders or zips, or a Gradescope export)."""
     console = _console()
-    similarity = _similarity_request(known) if similar or known else None
+    similarity = similarity_request(known) if similar or known else None
+    click.echo(paths.root_line())
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("grading", total=None)
@@ -234,7 +268,7 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
                 outcome = batch_mod.run_batch(submissions, out, workers=workers, seed=seed, only=only,
                                               quick=quick, restart=restart, timeout=timeout,
                                               progress=advance, similarity=similarity)
-        except gradebook.BatchError as exc:
+        except (gradebook.BatchError, RubricError) as exc:
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt:
             raise click.ClickException(f"interrupted: the gradings that finished are kept in {out}; "
@@ -245,7 +279,7 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
     for note in outcome.groups.notes if outcome.groups is not None else ():
         console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
     if outcome.similarity is not None:
-        _similarity_lines(outcome.similarity, out, console)
+        similarity_lines(outcome.similarity, out, console)
 
 
 @main.command("groups")
@@ -257,14 +291,17 @@ def groups_cmd(batch_dir: Path) -> None:
 
     try:
         outcome = build_groups(batch_dir)
-    except GroupsError as exc:
+    except (GroupsError, RubricError) as exc:
         raise click.ClickException(str(exc)) from None
     console = _console()
     counts = ", ".join(f"{slot} {n}" for slot, n in outcome.counts().items())
     console.print(f"{outcome.submissions} submissions, {len(outcome.reviews)} review items; groups per item: "
                   f"{counts}; {outcome.seconds:.1f} s", highlight=False)
-    console.print(f"open {batch_dir / 'groups' / 'index.html'}; mark {batch_dir / 'groups' / 'groups.csv'} "
-                  f"(column points), then run `grader points {batch_dir}`", highlight=False)
+    if outcome.imported:
+        console.print(f"{outcome.imported} mark{'s' if outcome.imported != 1 else ''} from groups.csv added to "
+                      f"{batch_dir / 'marks'} (every mark is kept)", highlight=False)
+    console.print(f"mark with `grader review {batch_dir}` (a browser) or in {batch_dir / 'groups' / 'groups.csv'} "
+                  f"(column points), then run `grader grades {batch_dir}`", highlight=False)
     for note in outcome.notes:
         console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
@@ -276,16 +313,15 @@ def groups_cmd(batch_dir: Path) -> None:
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where the points go  [default: BATCH_DIR/ta_points.csv]")
 def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
-    """Turn marked answer groups into points per submission, keyed like grades.csv."""
-    from grader.groups.build import ANSWER_GROUPS, GROUP_TABLE, GROUPS_DIR
-    from grader.groups.marks import MarksError, points_table, write_points
+    """Turn marked answer groups into points per submission, keyed like grades.csv.
 
-    marked = marked or batch_dir / GROUPS_DIR / GROUP_TABLE
+    The marks of the CSV are first added to the batch's marks store (BATCH_DIR/marks/), which
+    keeps every mark ever given; the points come from the store."""
+    from grader.groups.marks import points_table, write_points
+
     out = out or batch_dir / "ta_points.csv"
-    try:
-        table = points_table(marked, batch_dir / ANSWER_GROUPS, batch_dir / batch_mod.CSV_FILE)
-    except MarksError as exc:
-        raise click.ClickException(str(exc)) from None
+    groups, store = marked_store(batch_dir, marked)
+    table = points_table(groups, store, batch_dir / batch_mod.CSV_FILE)
     write_points(table, out)
     console = _console()
     for slot, n in table.unmarked.items():
@@ -294,39 +330,6 @@ def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
                   highlight=False)
 
 
-def _similarity_request(known: tuple[Path, ...], threshold: float | None = None) -> Any:
-    from grader.similarity.build import SimilarityRequest
-
-    request = SimilarityRequest(tuple(known), DEFAULT_THRESHOLD if threshold is None else threshold)
-    try:
-        request.check()
-    except gradebook.BatchError as exc:
-        raise click.ClickException(str(exc)) from None
-    return request
-
-
-def _similarity_lines(outcome: Any, batch_dir: Path, console: Console) -> None:
-    console.print(f"similarity: {outcome.submissions} submissions, {outcome.known} known files, {outcome.compared} "
-                  f"pairs of files compared in {outcome.seconds:.1f} s: {outcome.line} (in {batch_dir})", highlight=False)
-    for note in outcome.notes:
-        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
-
-
-@main.command("similarity")
-@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--known", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
-              help="A folder of known solutions (cloned repositories, last year's class), at any depth; repeatable.")
-@click.option("--threshold", type=float, default=None,
-              help=f"Smallest score listed: the share of a file's own code found in the other  [default: {DEFAULT_THRESHOLD:g}]")
-def similarity_cmd(batch_dir: Path, known: tuple[Path, ...], threshold: float | None) -> None:
-    """Compare the submissions of the batch in BATCH_DIR with each other and with known solutions,
-    file by file, the starter code left out: similarity.csv and similarity/index.html. Similar is
-    not copied: the pages are for a person to read."""
-    from grader.similarity.build import run_similarity
-
-    request = _similarity_request(known, threshold)
-    try:
-        outcome = run_similarity(batch_dir, known=request.known, threshold=request.threshold)
-    except gradebook.BatchError as exc:     # SimilarityError is one
-        raise click.ClickException(str(exc)) from None
-    _similarity_lines(outcome, batch_dir, _console())
+main.add_command(similarity_cmd)
+main.add_command(grades_cmd)
+main.add_command(review_cmd)

@@ -6,6 +6,7 @@ validates every entry and reports problems with the line they are on and how to 
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 import yaml
 
 from grader.paths import RUBRIC_PATH
+from grader.rubric_schema import unknown_keys
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 #: Gradescope never shows a ``hidden`` test to students but adds its points to the total they see
@@ -40,7 +42,10 @@ class RubricError(ValueError):
 
     def __init__(self, path: Path, problems: list[str]):
         self.problems = problems
-        super().__init__(f"{path}: {len(problems)} problem(s):\n" + "\n".join(f"  {p}" for p in problems))
+        if len(problems) == 1:       # one problem, one line
+            super().__init__(f"{path}, {problems[0]}" if problems[0].startswith("line ") else f"{path}: {problems[0]}")
+        else:
+            super().__init__(f"{path}: {len(problems)} problems:\n" + "\n".join(f"  {p}" for p in problems))
 
 
 @dataclass(frozen=True)
@@ -228,10 +233,9 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         raise RubricError(path, [f"not valid YAML: {exc}"]) from None
     if not isinstance(data, dict):
         raise RubricError(path, ["the top level must be a mapping with keys 'defaults', 'parts', 'checks'"])
-    problems: list[str] = []
-    unknown_top = set(data) - {"defaults", "parts", "checks"}
-    if unknown_top:
-        problems.append(f"unknown top-level key(s) {sorted(unknown_top)}; allowed: defaults, parts, checks")
+    problems = unknown_keys(data, node)      # the schema first: a misspelt key is never ignored
+    if problems:
+        raise RubricError(path, problems)
 
     defaults = data.get("defaults") or {}
     d_timeout = defaults.get("timeout", DEFAULT_TIMEOUT)
@@ -250,10 +254,6 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         if not _number(entry["points"]) or entry["points"] < 0:
             problems.append(f"{where}: part {entry['id']!r} has points {entry['points']!r}; use a number >= 0")
             continue
-        extra = set(entry) - PART_KEYS
-        if extra:
-            problems.append(f"{where}: part {entry['id']!r} has unknown key(s) {sorted(extra)}; "
-                            f"allowed: {', '.join(sorted(PART_KEYS))}")
         fields: dict[str, Any] = {}
         if entry["kind"] == "written":
             fields = _written_part(entry, where, (d_timeout, d_visibility, d_partial), problems)
@@ -268,7 +268,6 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
     for dup in sorted({p for p in part_ids if part_ids.count(p) > 1}):
         problems.append(f"part id {dup!r} appears more than once; part ids must be unique")
 
-    allowed = {"id", "part", "name", "number", "points", "visibility", "timeout", "partial"}
     checks: list[CheckSpec] = []
     for line, entry in zip(_lines(node, "checks"), data.get("checks") or []):
         where = f"line {line}"
@@ -280,10 +279,8 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         if missing:
             problems.append(f"{where}: check {cid!r} is missing {', '.join(missing)}")
             continue
-        extra = set(entry) - allowed
-        if extra:
-            problems.append(f"{where}: check {cid!r} has unknown key(s) {sorted(extra)}; "
-                            f"allowed: {', '.join(sorted(allowed))}")
+        if not _NUMBER.match(str(entry["number"])):
+            problems.append(f"{where}: check {cid!r} has number {entry['number']!r}; use dotted digits like \"1.2\"")
         if entry["part"] not in part_ids:
             problems.append(f"{where}: check {cid!r} names part {entry['part']!r}, which is not "
                             f"under 'parts:'; use one of {part_ids}")
@@ -330,11 +327,18 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
                             f"to {total:g}; change the checks' points or the part's")
 
     if registered is not None:
+        unlined = sorted(registered - set(ids))
         for c in checks:
             if c.id not in registered:
+                close = difflib.get_close_matches(c.id, unlined, n=1, cutoff=0.75)
+                if close:      # a typo: one problem, not two
+                    unlined.remove(close[0])
+                    problems.append(f"line {c.line}: check {c.id!r} is not registered in grader/checks; did you mean "
+                                    f"{close[0]!r} (registered, with no rubric line)? Fix the id")
+                    continue
                 problems.append(f"line {c.line}: check {c.id!r} is not registered in grader/checks; "
                                 "fix the id or write the check (see grader/checks/__init__.py)")
-        for cid in sorted(registered - set(ids)):
+        for cid in unlined:
             problems.append(f"check {cid!r} is registered in grader/checks but has no rubric line; "
                             "add it under 'checks:' with its points")
 

@@ -49,8 +49,24 @@ class PreparedSubmission:
 
 
 def _wanted(name: str) -> bool:
-    """Whether the grader reads a file of this name (so it is worth extracting)."""
-    return name in STUDENT_FILES or name in WRITTEN_FILES or name.endswith(WRITTEN_SUFFIXES)
+    """Whether the grader reads a file of this name (so it is worth extracting); a notebook of a
+    student file is extracted only to be named in the feedback (:func:`_notebook_problem`)."""
+    return (name in STUDENT_FILES or name in WRITTEN_FILES or name.endswith(WRITTEN_SUFFIXES)
+            or name in NOTEBOOKS)
+
+
+NOTEBOOKS = {name[:-3] + ".ipynb": name for name in STUDENT_FILES}
+"""word2vec.ipynb -> word2vec.py: notebooks that students upload instead of the file."""
+
+
+def _notebook_problem(root: Path, name: str) -> str | None:
+    """"found word2vec.ipynb: upload word2vec.py" when the upload has the notebook, not the file."""
+    notebook = name[:-3] + ".ipynb"
+    found = [p for p in (root.iterdir() if root.is_dir() else ()) if p.name.lower() == notebook.lower()]
+    if not found:
+        return None
+    return (f"found {found[0].name}: upload {name} (the grader runs .py files, not notebooks; in Jupyter, "
+            "File > Save and Export Notebook As > Executable Script)")
 
 
 def _member_name(info: zipfile.ZipInfo) -> str:
@@ -152,7 +168,7 @@ def unpack_zip(archive: Path, dest: Path) -> tuple[list[str], dict[str, str]]:
 
 def _find_root(folder: Path) -> tuple[Path, list[str]]:
     """The folder holding the student's files: ``folder`` or its single nested top folder."""
-    wanted = set(STUDENT_FILES) | set(WRITTEN_FILES)
+    wanted = set(STUDENT_FILES) | set(WRITTEN_FILES) | set(NOTEBOOKS)
     entries = [p for p in folder.iterdir() if p.name not in IGNORED_NAMES]
     if any(p.name in wanted for p in entries):
         return folder, []
@@ -191,7 +207,7 @@ def _written_files(root: Path) -> list[Path]:
                     continue
                 if p.is_dir():
                     nested.append(p)
-                elif p.is_file() and _wanted(p.name) and p.name not in STUDENT_FILES:
+                elif p.is_file() and _wanted(p.name) and p.name not in STUDENT_FILES and p.name not in NOTEBOOKS:
                     found.append(p)
         folders = nested
     return found
@@ -258,6 +274,9 @@ def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
             present.append(name)
         else:
             missing.append(name)
+            if notebook := _notebook_problem(root, name):
+                refused[name] = notebook
+                notes.append(notebook)
     for support in SUPPORT_DIRS:
         if (root / support).exists():
             notes.append(f"your {support}/ folder was ignored: the grader provides its own copy")

@@ -24,7 +24,8 @@ from conftest import REPO
 from grader.groups import cluster
 from grader.groups.build import build_groups
 from grader.groups.cluster import FORMULA, NO_ANSWER, PROSE, REVIEW
-from grader.groups.marks import MarksError, points_table
+from grader.groups.marks import SNAPSHOT, MarksError, import_table, points_table, read_snapshot
+from grader.groups.store import MarkStore
 from grader.rubric import load_rubric
 from grader.written.process import InProcess
 
@@ -150,35 +151,38 @@ def test_marked_groups_become_points_keyed_like_grades(graded, tmp_path: Path):
     build_groups(out, fingerprint=_in_process())
     table = out / "groups" / "groups.csv"
     rows = _read(table)
+    assert {r["question"] for r in rows} == {p.id for p in load_rubric().written if p.manual_points > 0}
     for r in rows:
-        if r["question"] == "1b_i":
-            r["points"] = "2" if r["kind"] == FORMULA and r["verdict"] == "2/2" else "0"
         if r["question"] == "1a" and r["kind"] != NO_ANSWER:
             r["points"] = "1"
+        if r["question"] == "1b_ii":
+            r["points"] = "0"
     marked = tmp_path / "marked.csv"
     with open(marked, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    result = points_table(marked, out / "answer_groups.csv", out / "grades.csv")
+    groups = read_snapshot(out / "groups" / SNAPSHOT)
+    store = MarkStore.open(out)
+    import_table(marked, store, groups)
+    result = points_table(groups, store, out / "grades.csv")
     assert result.header[:4] == ["submission", "names", "sids", "emails"]
-    assert result.header[4:] == ["1a", "1b_i", "total"]
+    assert result.header[4:] == ["1a", "1b_ii", "total"]
     by_key = {row[0]: row for row in result.rows}
     assert list(by_key) == [r["submission"] for r in _read(out / "grades.csv")]
     for key, row in by_key.items():
-        assert row[5] == ("2" if kinds[key]["1b_i"] == "right" else "0"), key
         assert row[4] == ("" if kinds[key]["1a"] == "empty" else "1")
-    # Regrouping keeps the marks of unchanged groups.
-    shutil.copy(marked, table)
+        assert row[5] == "0"
+    # Regrouping keeps the marks, and groups.csv shows them.
     build_groups(out, fingerprint=_in_process())
-    assert [r["points"] for r in _read(table)] == [r["points"] for r in rows]
+    assert [(r["fingerprint"], r["points"]) for r in _read(table)] == [(r["fingerprint"], r["points"]) for r in rows]
     rows[0]["points"] = "7"
     with open(marked, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
     with pytest.raises(MarksError, match="line 2: group .* is worth 0 to 2 points; got 7"):
-        points_table(marked, out / "answer_groups.csv", out / "grades.csv")
+        import_table(marked, store, groups)
 
 
 def test_review_queue_lists_every_flagged_item(graded):
@@ -299,8 +303,8 @@ def test_points_refuse_a_groups_csv_without_its_columns(graded, tmp_path: Path):
     build_groups(out, fingerprint=_in_process())
     bad = tmp_path / "bad.csv"
     bad.write_text("group,score\n1a:01,2\n", encoding="utf-8")
-    with pytest.raises(MarksError, match="has no column question, item, points"):
-        points_table(bad, out / "answer_groups.csv", out / "grades.csv")
+    with pytest.raises(MarksError, match="has no column points"):
+        import_table(bad, MarkStore.open(out), read_snapshot(out / "groups" / SNAPSHOT))
 
 
 def test_without_scikit_learn_the_groups_are_built_and_one_line_says_how_to_get_prose(graded, monkeypatch):

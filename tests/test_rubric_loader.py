@@ -53,7 +53,7 @@ def test_good_rubric_parses_into_typed_specs(tmp_path):
     (('number: "1.2"', 'number: "1.1"'), "check number '1.1' is used twice"),
     (("{id: b,", "{id: a,"), "check id 'a' appears more than once"),
     (("points: 1}", "points: 5}"), "part 'p' is worth 3 points but its checks add up to 7"),
-    (("name: B, ", "name: B, colour: red, "), "line 7: check 'b' has unknown key(s) ['colour']"),
+    (("name: B, ", "name: B, colour: red, "), "line 7: check 'b' has unknown key 'colour'"),
 ])
 def test_bad_values_are_reported_with_line_and_fix(tmp_path, edit, message):
     path = write(tmp_path, GOOD.replace(*edit))
@@ -153,7 +153,7 @@ def test_written_parts_split_auto_and_manual_points(tmp_path):
     (('number: "8.6"', 'number: "1.1"'), "check number '1.1' is used twice"),
     (('number: "8.6"', 'number: "8.2.1"'), "check number '8.2.1' is used twice"),
     (("checker: steps", "checker: stpes"), "line 4: written part '3b' names checker 'stpes', which is not registered"),
-    (('number: "8.6"}', 'number: "8.6", colour: red}'), "line 5: part '3g' has unknown key(s) ['colour']"),
+    (('number: "8.6"}', 'number: "8.6", colour: red}'), "line 5: part '3g' has unknown key 'colour'"),
     (("kind: code, points: 1}", "kind: code, points: 1, auto: 1}"), "line 3: code part 'p' has ['auto']"),
     (('number: "8.6"}', 'number: "8.6", visibility: secret}'), "line 5: written part '3g' has visibility 'secret'"),
 ])
@@ -174,3 +174,47 @@ def test_repository_rubric_matches_written_checkers():
     rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
     assert sum(p.points for p in rubric.written) == 49
     assert sum(p.auto for p in rubric.written) == 31
+
+
+# -- the schema ------------------------------------------------------------------------------------
+
+
+def test_a_misspelt_key_is_refused_in_one_line_with_its_line_and_the_fix(tmp_path):
+    path = write(tmp_path, GOOD.replace("defaults: {timeout: 30}", "defaults:\n  timeot: 30"))
+    with pytest.raises(RubricError) as info:
+        load_rubric(path, registered={"a", "b"})
+    message = str(info.value)
+    assert "\n" not in message
+    assert message == (f"{path}, line 2: defaults has unknown key 'timeot'; did you mean 'timeout'? allowed: "
+                       "partial, timeout, visibility (rename or remove it)")
+    path = write(tmp_path, GOOD + "chekcs: []\n")
+    with pytest.raises(RubricError, match="line 8: the top level has unknown key 'chekcs'; did you mean 'checks'"):
+        load_rubric(path, registered={"a", "b"})
+    path = write(tmp_path, GOOD.replace("defaults: {timeout: 30}", "defaults: {timeout: 0}"))
+    with pytest.raises(RubricError, match=r"line 1: defaults: timeout is 0; use seconds in \(0, 1800\]"):
+        load_rubric(path, registered={"a", "b"})
+
+
+def test_the_rubric_and_the_schema_agree(tmp_path):
+    """rubric.yaml is valid under the schema (checked by jsonschema itself), and every rubric the
+    schema refuses, the loader refuses too."""
+    import yaml
+    from jsonschema import Draft202012Validator
+
+    from grader.rubric_schema import RUBRIC_SCHEMA
+
+    Draft202012Validator.check_schema(RUBRIC_SCHEMA)
+    validator = Draft202012Validator(RUBRIC_SCHEMA)
+    assert list(validator.iter_errors(yaml.safe_load(RUBRIC_PATH.read_text(encoding="utf-8")))) == []
+    edits = [("defaults: {timeout: 30}", "defaults: {timeot: 30}"), ("points: 1}", "points: -1}"),
+             ("visibility: after_due_date", "visibility: later"), ("timeout: 5}", "timeout: 0}"),
+             ("partial: false", "partial: no_thanks"), ("name: A, ", "nmae: A, "), ("kind: code", "kind: cde"),
+             ('number: "1.2"', 'number: "1.2b"'), ("{id: w, kind: written", "{id: w, knd: x, kind: written"),
+             ("defaults: {timeout: 30}", "defaults: {partial: 1}"), ("checks:", "extra: 1\nchecks:")]
+    for old, new in edits:
+        text = GOOD.replace(old, new)
+        assert text != GOOD, old
+        assert list(validator.iter_errors(yaml.safe_load(text))), (old, new)
+        with pytest.raises(RubricError):
+            load_rubric(write(tmp_path, text), registered={"a", "b"})
+            pytest.fail(f"the loader accepted {new!r}")

@@ -163,3 +163,26 @@ def test_not_a_zip(tmp_path):
     work.mkdir()
     with pytest.raises(SubmissionError, match="not a readable zip"):
         prepare(bad, work)
+
+
+def test_a_notebook_instead_of_its_py_file_is_named_in_one_line(tmp_path):
+    upload = tmp_path / "upload"
+    upload.mkdir()
+    (upload / "word2vec.ipynb").write_text('{"cells": []}')
+    (upload / "sgd.py").write_text((REFERENCE / "sgd.py").read_text())
+    work = tmp_path / "work"
+    work.mkdir()
+    prepared = prepare(upload, work)
+    said = [n for n in prepared.notes if "ipynb" in n]
+    assert len(said) == 1 and said[0].startswith("found word2vec.ipynb: upload word2vec.py")
+    assert "\n" not in said[0]
+    assert prepared.refused["word2vec.py"] == said[0] and "word2vec.py" in prepared.missing
+    assert not any(p.suffix == ".ipynb" for p in prepared.written)
+    # In a zip too.
+    archive = tmp_path / "upload.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("hw2/word2vec.ipynb", '{"cells": []}')
+        zf.writestr("hw2/answers.md", "# answers")
+    work2 = tmp_path / "work2"
+    work2.mkdir()
+    assert any(n.startswith("found word2vec.ipynb: upload word2vec.py") for n in prepare(archive, work2).notes)

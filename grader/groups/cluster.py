@@ -14,6 +14,7 @@ No answer, answers flagged for review and answers that cannot be read form group
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ class Group:
     members: list[Answer] = field(default_factory=list)
     representative: Answer | None = None
     id: str = ""
+    key: str = ""                  # what the group is, whatever its number: see :func:`group_key`
 
     @property
     def size(self) -> int:
@@ -102,6 +104,13 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(near))
 
 
+def value_key(signature: tuple, values: np.ndarray) -> str:
+    """A formula group's key: its shapes and its values at the fixed points to 6 significant digits
+    (the same for every equivalent spelling, in every run: the points are fixed)."""
+    shown = ",".join(f"{x:.6g}" for x in values.tolist())
+    return "values:" + hashlib.sha256(f"{signature!r}|{shown}".encode()).hexdigest()[:16]
+
+
 def formula_groups(answers: Sequence[Answer], fingerprint: Fingerprinter) -> list[Group]:
     """Answers grouped by their values at the fixed points; unreadable ones by their text."""
     replies: dict[str, dict[str, Any] | None] = {}
@@ -120,7 +129,8 @@ def formula_groups(answers: Sequence[Answer], fingerprint: Fingerprinter) -> lis
                 g.members.append(a)
                 break
         else:
-            groups.append((signature, values, Group(a.question, a.item, FORMULA, "", [a])))
+            groups.append((signature, values, Group(a.question, a.item, FORMULA, "", [a],
+                                                    key=value_key(signature, values))))
     formulas = [g for _, _, g in groups]
     for g in formulas:   # labelled with the reading of its commonest spelling
         reply = replies[_representative(g).text] or {}
@@ -219,6 +229,9 @@ def group_item(answers: Sequence[Answer], fingerprint: Fingerprinter) -> list[Gr
     else:
         groups += prose_groups(rest)
     groups.sort(key=lambda g: (-g.size, g.kind, g.label))
+    for g in groups:
+        if not g.key and g.kind in (TABLE, READING, NO_ANSWER):   # the label is what they share
+            g.key = f"{g.kind}:{g.label}"
     for n, g in enumerate(groups, 1):
         g.id = f"{g.slot}:{n:02d}"
         g.representative = _representative(g)

@@ -71,12 +71,15 @@ def _group_html(g: Group) -> str:
 def question_page(question: str, title: str, slots: Mapping[str, list[Group]]) -> str:
     parts = ['<nav><a href="index.html">all questions</a><a href="review.html">review queue</a></nav>',
              f"<h1>{escape(title)}</h1>",
-             "<p>Groups are sorted by size. Mark each group once in <code>groups.csv</code> (column "
-             "<code>points</code>, for every member); <code>grader points</code> turns the marks into "
-             "points per submission.</p>"]
+             "<p>Groups are sorted by size. Mark each group of a TA-graded item once, in <code>grader review</code> "
+             "or in <code>groups.csv</code> (column <code>points</code>, for every member); <code>grader points</code> "
+             "turns the marks into points per submission. Auto-graded items are shown with their verdict: their "
+             "points are in grades.csv already.</p>"]
     for slot, groups in slots.items():
         answered = sum(g.size for g in groups)
-        parts.append(f"<h2>{escape(slot)}: {len(groups)} groups, {answered} submissions</h2>")
+        auto = any(g.verdict for g in groups)
+        kind = "auto-graded, not marked here" if auto else "TA-graded"
+        parts.append(f"<h2>{escape(slot)} ({kind}): {len(groups)} groups, {answered} submissions</h2>")
         if any(g.kind == PROSE for g in groups):
             parts.append('<p class="note">Prose groups are <b>suggestions</b> made by text similarity: '
                          "answers in one group use the same or similar words, which does not make them "

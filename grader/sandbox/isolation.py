@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from grader.paths import REPO_ROOT, RUBRIC_PATH
+from grader.paths import INSTALL_ROOT, REPO_ROOT, RUBRIC_PATH
 
 SANDBOX_USER = "a2sandbox"
 """The unprivileged account student code runs as when the grader runs as root."""
@@ -149,10 +149,11 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def protected_folders() -> list[str]:
-    """The grader's own folders: the repository (reference/, rubric.yaml, grader/, tests/,
-    student_template/, .git), Gradescope's /autograder (source, submission, results), and
+    """The grader's own folders: the course repository (reference/, rubric.yaml, grader/, tests/,
+    student_template/, .git) and the checkout the grader runs from when it is another,
+    Gradescope's /autograder (source, submission, results), and
     any listed in $A2GRADER_HIDE."""
-    folders = [REPO_ROOT, GRADESCOPE_ROOT]
+    folders = [REPO_ROOT, INSTALL_ROOT, GRADESCOPE_ROOT]
     folders += [Path(p) for p in os.environ.get(EXTRA_HIDDEN_VARIABLE, "").split(os.pathsep) if p]
     return _existing_folders(folders)
 

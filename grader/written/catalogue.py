@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from grader.catalogue import BugShape
+from grader.written.keys import parser_error_keys
 
 CREDIT_STEPS = 4
 """Partial credit is a multiple of 1/CREDIT_STEPS of an item (so it is exact in trials)."""
@@ -43,6 +44,13 @@ def mistake(id: str, applies_to: str, matches: Callable[[Any], bool], message: s
             credit: float = 0.0) -> KnownMistake:
     """A catalogue line, written item first for reading."""
     return KnownMistake(id, matches, message, credit, applies_to=applies_to)
+
+
+def _reads_as(wrong: tuple[str, str]) -> Callable[[Any], bool]:
+    """The predicate "the incorrect dependency read is ``wrong``" (for 3(f) sentences)."""
+    def matches(evidence: Any) -> bool:
+        return getattr(evidence, "wrong", None) == wrong
+    return matches
 
 
 def shape(latex: str) -> Callable[[Any], bool]:
@@ -119,12 +127,9 @@ CATALOGUE: tuple[KnownMistake, ...] = (
                  lambda ev: bool(getattr(ev, "wrong_head", False)),
                  "A dependency in the table has the right dependent but the wrong head (LEFT-ARC attaches the "
                  "second item of the stack to the top one; RIGHT-ARC the top one to the second)."),
-    # 3(f)(iii): the key before its correction
-    mistake("parse-errors-iii-old-key", "3f:iii",
-                 lambda ev: getattr(ev, "wrong", None) == ("declined", "reasons"),
-                 "In sentence iii it is the phrase \"for the government decision\" that hangs on the wrong head: "
-                 "the parser attached decision to declined (declined → decision); it belongs to reasons "
-                 "(reasons → decision)."),
+    # 3(f): the wrong keys of earlier versions, declared with the key in grader/written/keys.yaml
+    *(mistake(old.id, f"3f:{key.roman}", _reads_as(old.wrong), old.message)
+      for key in parser_error_keys() for old in key.old_keys),
 )
 
 

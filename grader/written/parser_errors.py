@@ -16,29 +16,15 @@ import re
 from dataclasses import dataclass
 
 from grader.written.catalogue import known
+from grader.written.keys import ERROR_TYPES, parser_error_keys
 from grader.written.registry import Verdict, WrittenContext, missing, written_check
 from grader.written.sections import Section
 from grader.written.tables import Dependency, clean, dependencies_in, table_rows
 
-VP, MOD, PP, COORD = ("Verb Phrase Attachment Error", "Modifier Attachment Error",
-                      "Prepositional Phrase Attachment Error", "Coordination Attachment Error")
+VP, MOD, PP, COORD = ERROR_TYPES
 
-
-@dataclass(frozen=True)
-class Key:
-    roman: str
-    clue: str                  # words that identify the sentence
-    kind: str
-    wrong: tuple[str, str]
-    right: tuple[str, str]
-
-
-KEYS = (
-    Key("i", r"university|acquisition|citing", VP, ("acquisition", "citing"), ("blocked", "citing")),
-    Key("ii", r"brian|mozilla|crucial", MOD, ("elements", "most"), ("crucial", "most")),
-    Key("iii", r"investment canada|declined|reasons", PP, ("declined", "decision"), ("reasons", "decision")),
-    Key("iv", r"people benefit|quebec|plants", COORD, ("affects", "one"), ("plants", "one")),
-)
+KEYS = parser_error_keys()
+"""The four sentences' keys: data, in grader/written/keys.yaml (the one place they are written)."""
 
 _KIND_PATTERNS = (
     (VP, re.compile(r"verb[\s\-_]*phrase|\bvp\b|verbal[\s\-]+phrase", re.I)),

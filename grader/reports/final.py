@@ -1,0 +1,52 @@
+"""The grade book as files: ``final_grades.csv`` (one row per submission, keyed like grades.csv,
+ready for an LMS import) and ``feedback/<submission>.md`` (what a student reads: the autograder's
+score, each TA-graded item's points and the TA's comment)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.final_grades import FinalRow, GradeBook
+from grader.groups.marks import _csv_text, write_text_atomic
+
+FINAL_FILE = "final_grades.csv"
+FEEDBACK_DIR = "feedback"
+
+
+def header(book: GradeBook) -> list[str]:
+    return ["submission", "names", "sids", "emails", "status", "autograder", "autograder_max",
+            *(slot for slot, _, _ in book.ta_items), "ta_total", "ta_max", "total", "max_total", "unmarked"]
+
+
+def row(book: GradeBook, r: FinalRow) -> list[str]:
+    return [r.submission, r.names, r.sids, r.emails, r.status, f"{r.auto:g}", f"{book.auto_max:g}",
+            *(f"{r.ta[s]:g}" if s in r.ta else "" for s, _, _ in book.ta_items),
+            f"{r.ta_total:g}", f"{book.ta_max:g}", f"{r.total:g}", f"{book.max_total:g}", " ".join(r.unmarked)]
+
+
+def feedback(book: GradeBook, r: FinalRow) -> str:
+    lines = [f"# Feedback for {r.names or r.submission}", "",
+             f"Autograder: {r.auto:g} / {book.auto_max:g} (each check's feedback is in Gradescope)."]
+    for o in r.overrides:
+        lines.append(f"- {o.slot}: changed by a TA from {o.auto:g} to {o.points:g} points"
+                     + (f": {o.reason}" if o.reason else ""))
+    lines += ["", f"Graded by the course staff: {r.ta_total:g} / {book.ta_max:g}", ""]
+    for slot, name, points in book.ta_items:
+        got = f"{r.ta[slot]:g}" if slot in r.ta else "not marked yet"
+        lines.append(f"- {name}: {got} / {points:g}")
+        if r.comments.get(slot):
+            lines.append(f"  - {r.comments[slot]}")
+    lines += ["", f"Total: {r.total:g} / {book.max_total:g}", ""]
+    return "\n".join(lines)
+
+
+def write(book: GradeBook, out: Path) -> list[Path]:
+    """final_grades.csv and one feedback file per submission in ``out``."""
+    path = out / FINAL_FILE
+    write_text_atomic(path, _csv_text(header(book), [row(book, r) for r in book.rows]))
+    files = [path]
+    for r in book.rows:
+        target = out / FEEDBACK_DIR / f"{r.submission}.md"
+        write_text_atomic(target, feedback(book, r))
+        files.append(target)
+    return files

@@ -74,12 +74,13 @@ def test_an_invalid_rubric_gives_one_line_and_still_a_results_json(tmp_path: Pat
     copy = _course_copy(tmp_path)
     text = (copy / "rubric.yaml").read_text(encoding="utf-8")
     (copy / "rubric.yaml").write_text(text.replace("{id: w2v_sigmoid,", "{id: w2v_sigmoidd,", 1), encoding="utf-8")
-    assert "w2v_sigmoidd" in (copy / "rubric.yaml").read_text(encoding="utf-8")
+    lines = (copy / "rubric.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if "w2v_sigmoidd" in text)
     results = tmp_path / "results.json"
     run = _grader("grade", str(REPO / "examples" / "buggy_submission"), "--results", str(results), cwd=copy)
     assert run.returncode == 1 and "Traceback" not in run.stderr
     errors = [line for line in run.stderr.splitlines() if line.strip()]
-    assert len(errors) == 1 and errors[0].startswith(f"Error: {copy / 'rubric.yaml'}, line 61: check 'w2v_sigmoidd' "
+    assert len(errors) == 1 and errors[0].startswith(f"Error: {copy / 'rubric.yaml'}, line {line}: check 'w2v_sigmoidd' "
                                                      "is not registered in grader/checks; did you mean 'w2v_sigmoid'"), run.stderr
     doc = json.loads(results.read_text(encoding="utf-8"))
     validate(doc, RESULTS_SCHEMA)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from grader.written.braces import group, scan, top_level_split
+
 MAX_CANDIDATES = 40
 """Formulas considered per section (the rest of a long derivation is not read)."""
 MARKER_REACH = 700
@@ -94,18 +96,16 @@ def _line_before(text: str, pos: int) -> str:
     return previous[-1] if previous else ""
 
 
+_BOXED = re.compile(r"(?:\\(?:boxed|fbox)|\x08oxed|(?<![A-Za-z\\])oxed)\s*(?=\{)")
+
+
 def boxed_contents(text: str) -> list[tuple[int, str]]:
+    """(offset, content) of every ``\\boxed{...}`` (also ``oxed{`` that lost its ``\\b`` in a paste)."""
     out = []
-    for m in re.finditer(r"(?:\\(?:boxed|fbox)|\x08oxed|(?<![A-Za-z\\])oxed)\s*\{", text):
-        depth = 0
-        for i in range(m.end() - 1, len(text)):
-            if text[i] == "{" and text[i - 1] != "\\":
-                depth += 1
-            elif text[i] == "}" and text[i - 1] != "\\":
-                depth -= 1
-                if depth == 0:
-                    out.append((m.start(), text[m.end():i]))
-                    break
+    for m in _BOXED.finditer(text):
+        got = group(text, m.end())
+        if got is not None:
+            out.append((m.start(), got[0]))
     return out
 
 
@@ -214,63 +214,17 @@ def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
 
 _CHAIN_ENVS = re.compile(r"\\(?:begin|end)\s*\{(?:aligned|align\*?|split|gathered|gather\*?|eqnarray\*?|"
                          r"array)\}(?:\s*\{[^{}]*\})?")
-_ATOMIC_ENVS = ("cases", "dcases", "rcases", "bmatrix", "pmatrix", "matrix", "vmatrix", "Bmatrix")
 _PROSE_CUT = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag)\b|\\,\s*\\text|\\;\\text")
 
 
-def _scan(text: str):
-    """Yield (index, char, at_top_level) over ``text``, treating braces, brackets, escaped braces
-    and atomic environments (cases, matrices) as nesting."""
-    depth = 0
-    env_depth = 0
-    i = 0
-    while i < len(text):
-        if text.startswith("\\begin{", i):
-            name = text[i + 7:text.find("}", i)]
-            if name in _ATOMIC_ENVS:
-                env_depth += 1
-        elif text.startswith("\\end{", i):
-            name = text[i + 5:text.find("}", i)]
-            if name in _ATOMIC_ENVS:
-                env_depth -= 1
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}":
-            depth += 1 if text[i + 1] == "{" else -1
-            i += 2
-            continue
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "[]()":
-            i += 2
-            continue
-        if ch in "{([":
-            depth += 1
-        elif ch in "})]":
-            depth -= 1
-        yield i, ch, depth == 0 and env_depth == 0 and ch not in "})]"
-        i += 1
-
-
 def _top_level_splits(text: str, seps: tuple[str, ...]) -> list[str]:
-    """Split at separators outside braces, brackets and atomic environments."""
-    parts: list[str] = []
-    last = 0
-    skip_to = -1
-    for i, _ch, top in _scan(text):
-        if i < skip_to or not top:
-            continue
-        for sep in seps:
-            if text.startswith(sep, i) and not (sep == "=" and i and text[i - 1] in "<>!:\\"):
-                parts.append(text[last:i])
-                last = i + len(sep)
-                skip_to = last
-                break
-    parts.append(text[last:])
-    return parts
+    return top_level_split(text, seps)
 
 
 def cut_prose(expr: str) -> str:
     """Drop trailing prose from a formula: ``\\quad \\text{where } ...``, ``, \\text{for } ...``."""
     text = expr
-    for i, ch, top in _scan(text):
+    for i, ch, top in scan(text):
         if top and ch == "\\" and _PROSE_CUT.match(text, i):
             m = re.match(r"\\(?:text|mbox|textrm|textit)\s*\{\s*([^{}]*)\}", text[i:])
             if m and re.fullmatch(r"[A-Za-z]|T|drop", m.group(1).strip()):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from grader.written.braces import closing
+
 
 class FormulaError(ValueError):
     """A formula that cannot be read; the message says what and why, for the student."""
@@ -60,48 +62,6 @@ def _unicode(text: str) -> str:
     return text
 
 
-def matching_brace(text: str, start: int) -> int:
-    """Index of the bracket closing the one at ``start`` (``{``, ``(``, ``[``), or -1."""
-    opening = text[start]
-    closing = {"{": "}", "(": ")", "[": "]"}[opening]
-    depth = 0
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}[]()":
-            # An escaped brace: \{ and \} are a pair of their own.
-            i += 2
-            continue
-        if ch == opening:
-            depth += 1
-        elif ch == closing:
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
-
-
-def matching_escaped(text: str, start: int) -> int:
-    """Index of the ``\\}`` closing the ``\\{`` at ``start`` (counting nested ``\\{``), or -1."""
-    depth = 0
-    i = start
-    while i < len(text) - 1:
-        pair = text[i:i + 2]
-        if pair == "\\{":
-            depth += 1
-            i += 2
-            continue
-        if pair == "\\}":
-            depth -= 1
-            if depth == 0:
-                return i
-            i += 2
-            continue
-        i += 1
-    return -1
-
-
 def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
     """Replace ``\\cmd{arg}`` by ``arg`` (``keep`` "{}" keeps the braces) for each command."""
     pattern = re.compile(r"\\(" + "|".join(commands) + r")(?![A-Za-z])\s*")
@@ -113,7 +73,7 @@ def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
         out.append(text[pos:m.start()])
         j = m.end()
         if j < len(text) and text[j] == "{":
-            end = matching_brace(text, j)
+            end = closing(text, j)
             if end < 0:
                 raise FormulaError(f"an unclosed brace after \\{m.group(1)}")
             inner = text[j + 1:end]
@@ -169,17 +129,6 @@ def _strip_braced_singletons(text: str) -> str:
             return m.group(0)            # \frac{1}, \hat{y}, \sqrt{n}: a command's argument
         return m.group(1)
     return re.sub(r"\{\s*([A-Za-z0-9])\s*\}", keep, text)
-
-
-def nesting_depth(text: str) -> int:
-    depth = best = 0
-    for ch in text:
-        if ch in "{([":
-            depth += 1
-            best = max(best, depth)
-        elif ch in "})]":
-            depth -= 1
-    return best
 
 
 def normalise(latex: str) -> str:

@@ -11,24 +11,13 @@ from __future__ import annotations
 import re
 
 from grader.written.braces import closing
+from grader.written.notation import to_latex
 
 
 class FormulaError(ValueError):
     """A formula that cannot be read; the message says what and why, for the student."""
 
 
-
-_UNICODE = {
-    "\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00b7": r" \cdot ", "\u22c5": r" \cdot ",
-    "\u00d7": r" \times ", "\u2299": r" \odot ", "\u2218": r" \circ ", "\u1d40": "^{T}",
-    "\u22a4": r"\top ", "\u03b3": r"\gamma ", "\u2202": r"\partial ", "\u03b4": r"\delta ",
-    "\u03c3": r"\sigma ", "\u2260": r" \neq ", "\u2264": r" \leq ", "\u2265": r" \geq ",
-    "\U0001d7d9": r"\mathbb{1}", "\u2211": r"\sum ", "\u00b2": "^{2}", "\u207b\u00b9": "^{-1}",
-    "\u2081": "_1", "\u1d62": "_i", "\u2c7c": "_j", "\u2092": "_o", "\u2113": "l", "\u2032": "'",
-    "\u0177": r"\hat{y}", "\u2026": r"\dots ", "\u22ef": r"\dots ", "\u2192": r" \rightarrow ",
-    "\u2190": r" \leftarrow ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
-}
-_COMBINING_HAT = re.compile(r"([A-Za-z])\u0302")
 
 _SPACING = re.compile(r"(?<!\\)\\(?:[,;:! ]|quad\b|qquad\b|displaystyle\b|textstyle\b|limits\b|nolimits\b"
                       r"|middle\b)")
@@ -51,15 +40,9 @@ _STEP_FUNCS = re.compile(r"\\?(?:operatorname|mathrm|text)?\s*\{?\s*(?:H|Heavisi
 _ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
 """``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
 _PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([a-z])([a-z])(?![A-Za-z{])")
+_COMMA_PAIR = re.compile(r"_\{\s*([a-z])\s*,\s*([a-z])\s*\}")
 _TRAILING = re.compile(r"[\s.,;:]+$")
 _TEXT_OPERATORS = {"softmax": "softmax", "ReLU": "ReLU", "relu": "ReLU", "sgn": "sgn"}
-
-
-def _unicode(text: str) -> str:
-    text = _COMBINING_HAT.sub(r"\\hat{\1}", text)
-    for char, latex in _UNICODE.items():
-        text = text.replace(char, latex)
-    return text
 
 
 def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
@@ -118,22 +101,32 @@ def _p_drop(text: str) -> str:
     return "".join(out)
 
 
+_OPERATORS = frozenset({"cdot", "times", "odot", "circ", "otimes", "pm", "mp", "in", "neq", "leq", "geq", "approx",
+                        "equiv", "quad", "qquad", "sum", "prod", "partial", "nabla", "log", "exp", "ln"})
+"""Commands that take no argument: ``\\cdot {W}`` (left by unwrapping ``\\cdot \\mathbf{W}``) is ``\\cdot W``."""
+
+
 def _strip_braced_singletons(text: str) -> str:
     """``{U}`` left behind by unwrapping -> ``U`` where it is not a command's argument."""
     def keep(m: re.Match[str]) -> str:
         before = text[:m.start()].rstrip()
-        if before and before[-1] in "_^}":
-            return m.group(0)
+        if before and (before[-1] in "_^" or before[-1] == "}" and not before.endswith("\\}")):
+            return m.group(0)     # x^{T}, \frac{a}{b}: an argument ({W} after an indicator's \} is not)
         word = re.search(r"\\?[A-Za-z]+$", before)
-        if word and word.group(0).startswith("\\"):
+        if word and word.group(0).startswith("\\") and word.group(0)[1:] not in _OPERATORS:
             return m.group(0)            # \frac{1}, \hat{y}, \sqrt{n}: a command's argument
         return m.group(1)
-    return re.sub(r"\{\s*([A-Za-z0-9])\s*\}", keep, text)
+    for _ in range(3):       # {x}{W}: the second is a singleton too once the first is stripped
+        new = re.sub(r"\{\s*([A-Za-z0-9])\s*\}", keep, text)
+        if new == text:
+            break
+        text = new
+    return text
 
 
 def normalise(latex: str) -> str:
     """Rewrite one formula into the grammar latex2sympy2_extended reads (no placeholders yet)."""
-    text = _unicode(latex)
+    text = to_latex(latex)
     text = _ROW_SPACING.sub(r"\\\\ ", text)
     text = text.replace("$", " ")
     text = re.sub(r"\\(?:boxed|fbox|colorbox\{[^{}]*\}|color\{[^{}]*\})\s*(?=\{)", "", text)
@@ -150,6 +143,7 @@ def normalise(latex: str) -> str:
     text = _hats(text)
     text = _p_drop(text)
     text = _PLAIN_PAIR.sub(r"_{\1\2}", text)     # W_ji typed without braces is W_{ji}
+    text = _COMMA_PAIR.sub(r"_{\1\2}", text)     # W_{j,i} is W_{ji}
     text = re.sub(r"\\(?:ell)(?![A-Za-z])", "l", text)
     text = re.sub(r"\\(?:cdotp|bullet|ast)(?![A-Za-z])", r"\\cdot", text)
     text = re.sub(r"\\(?:ldots|cdots|dotsc|dotsb|dots)(?![A-Za-z])", r"\\dots", text)

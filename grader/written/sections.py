@@ -71,10 +71,12 @@ _LEAD = re.compile(r"^[\s#>*_$`]*(?:\\\(|\\\[)?\s*")
 _WORD = re.compile(r"(?:question|problem|exercise|part|task|q)\s*\.?\s*(?=[0-9(a-gA-G])", re.I)
 _PART = re.compile(r"([1-3])(?![0-9])(?:\s*[.:)]\s*|\s+|(?=[(a-g])|$)")
 _LETTER_PAREN = re.compile(r"[.\-\s]*\(\s*([a-gA-G])\s*\)")
-_LETTER_BARE = re.compile(r"[.\-\s]*([a-g])(?=[).:\-(]|\s*$|" + _ROMAN + r"\b|[-.]" + _ROMAN + r"\b)")
+_LETTER_BARE = re.compile(r"[.\-\s]*([a-g])(?=[):\-(]|\.(?![A-Za-z])|\s*$|" + _ROMAN + r"\b|[-.]" + _ROMAN + r"\b"
+                          r"|\s" + _ROMAN + r"\))")
 _LETTER_AFTER_PART = re.compile(r"[.\-\s]*([a-g])(?![A-Za-z])")
 _ROMAN_PAREN = re.compile(r"[.\-\s]*\(\s*(" + _ROMAN + r")\s*\)")
-_ROMAN_BARE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=[).:]|\s*$)")
+_ROMAN_BARE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=[):]|\.(?![A-Za-z])|\s*$)")
+"""A bare numeral: ``ii)``, ``iii.``, ``iv`` alone; never ``i.e.``."""
 _ROMAN_SPACE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=\s+\S)")
 _POINTS = re.compile(r"\(\s*\d+(?:\.\d+)?\s*(?:points?|pts?|marks?)\s*\)", re.I)
 

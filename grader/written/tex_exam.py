@@ -193,8 +193,14 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
     """Every part and sub-part of an exam-class document, with its answer, and notes."""
     notes: list[str] = []
     out: list[ExamPart] = []
-    for unit in _units(text, start_part):
+    units = _units(text, start_part)
+    shared, in_blocks = _shared_blocks(text, units)
+    for unit in units:
         raw = text[unit.start:unit.end]
+        key = (unit.question, unit.part)
+        if unit.sub is None and key in shared and not unit.has_subparts and unit is not units[0] and \
+                any(u.sub is not None and (u.question, u.part) == key for u in units):
+            continue          # the block after \end{subparts} that answers all of them: given out below
         letter = LETTERS[(unit.part - 1) % 26]
         pieces: list[tuple[str | None, str, int]] = []
         if unit.sub is not None:
@@ -211,6 +217,11 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
             label = f"{unit.question}({letter})" + (f"({roman})" if roman else "")
             qid = _question_id(unit.question, letter, roman, questions)
             answer = "\n\n".join(blocks) if blocks else piece
+            if unit.sub is not None and key in shared:
+                items = shared[key]
+                answer, blocks = (items[unit.sub - 1] if unit.sub <= len(items) else ""), [""]
+            elif unit.sub is not None and not blocks and key in in_blocks:
+                answer, blocks = "", [""]     # answered in blocks elsewhere: its prompt is never an answer
             body, problem = expand_safely(answer, macros)
             prompt_text, _ = expand_safely(prompt, macros)
             part = ExamPart(qid, label, body_to_markdown(body).strip() if body.strip() else "",
@@ -220,6 +231,32 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
                                   "it was read as written.")
             out.append(part)
     return out, notes
+
+
+def _shared_blocks(text: str, units: list[Unit]) -> tuple[dict[tuple[int, int], list[str]], set[tuple[int, int]]]:
+    """Parts whose sub-parts are answered by ONE block holding a list (one item per sub-part,
+    after the last sub-part or after ``\\end{subparts}``): the items, by part; and the parts
+    whose sub-parts are answered in blocks at all (a sub-part without one is then unanswered)."""
+    shared: dict[tuple[int, int], list[str]] = {}
+    in_blocks: set[tuple[int, int]] = set()
+    subs: dict[tuple[int, int], list[Unit]] = {}
+    for u in units:
+        if u.sub is not None:
+            subs.setdefault((u.question, u.part), []).append(u)
+    for key, group in subs.items():
+        last = group[-1]
+        after = [u for u in units if u.sub is None and (u.question, u.part) == key and u.start >= last.end]
+        own = [answer_blocks(text[u.start:u.end])[0] for u in group]
+        if any(own) or any(answer_blocks(text[u.start:u.end])[0] for u in after):
+            in_blocks.add(key)
+        if any(own[:-1]):
+            continue
+        for u in [last, *after]:
+            for block in answer_blocks(text[u.start:u.end])[0]:
+                items = enumerate_items(block)
+                if len(items) >= 2:
+                    shared[key] = [item for _, item in items]
+    return shared, in_blocks
 
 
 def _question_id(question: int, letter: str, roman: str | None, questions: set[str]) -> str | None:

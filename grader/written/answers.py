@@ -284,11 +284,10 @@ def last_rhs(latex: str) -> str:
     text = _CHAIN_ENVS.sub(" ", latex)
     lines = [ln for ln in top_level_split(text, ("\\\\",)) if ln.strip()]
     for line in reversed(lines):
-        parts = top_level_split(line, ("&=", "=", "\\approx", "\\equiv", "\\triangleq"))
+        parts = top_level_split(cut_remark(line), ("&=", "=", "\\approx", "\\equiv", "\\triangleq"))
         cases = [w for w in ("=".join(parts[k:]).strip() for k in range(1, len(parts))) if word_cases(w) != w]
         if cases:
             return cases[0]
-        parts = top_level_split(cut_remark(line), ("&=", "=", "\\approx", "\\equiv", "\\triangleq"))
         rhs = parts[-1].strip()
         if rhs and rhs not in ("\\dots", "\\cdots", "..."):
             return rhs

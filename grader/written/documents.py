@@ -24,6 +24,7 @@ import re
 from pathlib import PurePosixPath
 
 from grader.written.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
+from grader.written.evidence import attach
 from grader.written.latex_doc import tex_to_markdown
 from grader.written.sections import (
     _DERIVATIVE_FAMILY,
@@ -149,6 +150,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
+    attach(merged, questions)
     return Located(merged, notes)
 
 

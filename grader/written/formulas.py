@@ -278,9 +278,9 @@ def grad_center(section: Section, ctx: WrittenContext) -> Verdict:
 @written_check("grad_outside_matrix")
 def grad_outside_matrix(section: Section, ctx: WrittenContext) -> Verdict:
     """1(e): ∂J/∂U, as a matrix, or as the row [∂J/∂u_1 … ∂J/∂u_|V|] of its columns."""
-    found = candidates(section.body)
+    found = _target_filter(candidates(section.body), "1e")
     explicit = [c for c in found if c.kind in EXPLICIT]
-    for cand in (explicit or found):
+    for cand in (explicit or found)[:1]:      # the final answer only: a breakdown in a derivation is a step
         layout = column_breakdown(cand.rhs)
         if layout == "columns":
             read = "∂J/∂U = [∂J/∂u_1, ∂J/∂u_2, …, ∂J/∂u_|V|]"

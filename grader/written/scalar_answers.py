@@ -120,7 +120,7 @@ def _first_in(pool: list[Candidate], names: set[str]) -> tuple[Candidate, Formul
 
 
 _N_TEXT = re.compile(r"(?<![A-Za-z0-9_\\^{])(?P<expr>(?:\d+\s*(?:\*|·|×|x(?=\s*n)|\\cdot|\\times)?\s*)?n"
-                     r"(?:\s*(?:[+\-*·×]|\\cdot|\\times)\s*(?:\d+\s*(?:\*|·|×|\\cdot|\\times)?\s*)?n?)*)(?![A-Za-z0-9_])")
+                     r"(?:\s*(?:[+\-−–*·×]|\\cdot|\\times)\s*(?:\d+\s*(?:\*|·|×|\\cdot|\\times)?\s*)?n?)*)(?![A-Za-z0-9_])")
 _NEAR_AFTER = re.compile(r"^\s*\$?\s*(?:steps?|transitions?|moves?|actions?|operations?|total|in total)\b", re.I)
 _NEAR_BEFORE = re.compile(r"(?:total|takes?|requires?|needs?|exactly|so|thus|therefore|hence|=)\W*$", re.I)
 _NOT_AN_ANSWER = re.compile(r"^\s*\$?\s*(?:-\s*)?(?:words?|tokens?|word\b|shift|arc|left|right|reduce|push|pop)",

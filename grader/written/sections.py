@@ -51,6 +51,7 @@ class Section:
     where: str = ""
     notes: list[str] = field(default_factory=list)
     block: bool = False          # read from a LaTeX answer block (only the answer, no prompt)
+    evidence: list[list[str]] = field(default_factory=list)   # [text, where] of equations naming its target
 
     @property
     def empty(self) -> bool:
@@ -78,6 +79,7 @@ _ROMAN_PAREN = re.compile(r"[.\-\s]*\(\s*(" + _ROMAN + r")\s*\)")
 _ROMAN_BARE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=[):]|\.(?![A-Za-z])|\s*$)")
 """A bare numeral: ``ii)``, ``iii.``, ``iv`` alone; never ``i.e.``."""
 _ROMAN_SPACE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=\s+\S)")
+_PART_LINE = re.compile(r"^\s*(?:part|question|problem|q)\s*[1-3]\b.{0,80}$", re.I)
 _POINTS = re.compile(r"\(\s*\d+(?:\.\d+)?\s*(?:points?|pts?|marks?)\s*\)", re.I)
 
 
@@ -186,6 +188,8 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
         elif tok.type == "paragraph_open" and tok.map and not quote_depth and not list_depth:
             first = lines[tok.map[0]]
             label = parse_label(first, heading=False)
+            if label is None and tok.map[1] - tok.map[0] == 1 and _PART_LINE.match(first):
+                label = parse_label(first, heading=True)     # "Part 2: Machine Learning" on a line of its own
             if label is None and re.match(r"^\s*\*\*[^*]+\*\*\s*$", first):
                 label = parse_label(first.strip(" *"), heading=True)
             if label is not None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from grader.written.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, candidates, lhs
-from grader.written.registry import UNREADABLE, Verdict, WrittenContext
+from grader.written.registry import MISSING, UNREADABLE, Verdict, WrittenContext
 from grader.written.sections import Section, pretty
 from grader.written.targets import STEP, lhs_target
 
@@ -86,6 +86,11 @@ def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: S
         return replace(verdict, review=f"no section was found for {pretty(section.question)}, but the writeup "
                                        f"has equations naming its target: {texts}",
                        raw=texts, where=items[-1][1])
+    foreign = [(t, w) for t, w, *origin in section.evidence if origin and origin[0] != section.question]
+    if verdict.status == MISSING and foreign:
+        moved = _from_elsewhere(checker, section, ctx, foreign)
+        if moved is not None:
+            return moved
     if verdict.status == UNREADABLE:
         return verdict          # flagged by the grader as unreadable already
     better: list[tuple[str, str]] = []
@@ -132,3 +137,21 @@ def _elsewhere_disagrees(checker: Callable[[Section, WrittenContext], Verdict], 
                            feedback=[*verdict.feedback, f"Another answer for {pretty(section.question)} ({where}) "
                                      "disagrees with it; a TA will decide which one is your answer."])
     return verdict
+
+
+def _from_elsewhere(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,
+                    foreign: list[tuple[str, str]]) -> Verdict | None:
+    """The item's section has no formula, and other sections end with equations whose left-hand
+    side names its target (an answer written under a neighbour's "Final Answer"): read those, as
+    a TA would. Only a right reading is kept; anything else stays a flag for the TA."""
+    text = "\n\n".join(t for t, _ in foreign)
+    where = foreign[-1][1]
+    try:
+        other = checker(Section(section.question, text, where=where), ctx)
+    except Exception:  # the rival cannot be judged: leave the verdict to the flag
+        return None
+    if other.passed < other.total:
+        return None
+    other.feedback.append(f"Note: the section of {pretty(section.question)} ({section.where}) has no formula; this "
+                          f"answer was read at {where}, whose left-hand side names {pretty(section.question)}.")
+    return replace(other, where=where, raw=other.raw or text)

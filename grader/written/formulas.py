@@ -300,6 +300,7 @@ _PARTIAL_U = (r"\\frac\s*\{\s*\\partial\s*(?:\\(?:mathbf|boldsymbol|bm|mathcal)\
               r"[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\s*\{\s*\\partial\s*"
               r"(?:\\mathbf\s*|\\boldsymbol\s*|\\bm\s*|\\vec\s*)?\{?\s*u\s*\}?\s*_\s*"
               r"(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|\w)\s*\}")
+_PLAIN_PARTIAL_U = r"(?:∂|d)\s*J\s*/\s*(?:∂|d)\s*u_?(?:\{[^{}]*\}|\|V\||\w+)"
 _DOTS = r"\\(?:dots|ldots|cdots|vdots|ddots)|\.\.\.|…"
 
 
@@ -307,9 +308,10 @@ def column_breakdown(rhs: str) -> str | None:
     """"columns" for ``[∂J/∂u_1 … ∂J/∂u_|V|]``, "rows" for the same stacked with ``\\\\``, else None."""
     text = re.sub(r"\\(?:left|right|big|Big)\s*", "", rhs)
     text = re.sub(r"\\begin\s*\{[pbvBV]?matrix\}|\\end\s*\{[pbvBV]?matrix\}", "", text)
-    if not re.search(_PARTIAL_U, text):
+    partial = f"(?:{_PARTIAL_U}|{_PLAIN_PARTIAL_U})"
+    if not re.search(partial, text):
         return None
-    rest = re.sub(_PARTIAL_U, " ", text)
+    rest = re.sub(partial, " ", text)
     rest = re.sub(_DOTS, " ", rest)
     rest = re.sub(r"\\(?:quad|qquad|,|;|:|!)|[\[\](),;&|\s]", " ", rest)
     stacked = "\\\\" in rest

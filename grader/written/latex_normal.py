@@ -39,7 +39,8 @@ _RELU_PRIME = re.compile(r"\\?(?:operatorname|mathrm|text|textrm|textsf|mathsf)?
 _STEP_FUNCS = re.compile(r"\\?(?:operatorname|mathrm|text)?\s*\{?\s*(?:H|Heaviside|step|u)\s*\}?(?=\s*\()")
 _ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
 """``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
-_PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([a-z])([a-z])(?![A-Za-z{])")
+_PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([ijk])([ijk])(?![A-Za-z{])")
+"""``W_ji`` typed without braces: a pair of index letters is one subscript (``v_cy`` stays v_c·y, as in TeX)."""
 _COMMA_PAIR = re.compile(r"_\{\s*([a-z])\s*,\s*([a-z])\s*\}")
 _TRAILING = re.compile(r"[\s.,;:]+$")
 _TEXT_OPERATORS = {"softmax": "softmax", "ReLU": "ReLU", "relu": "ReLU", "sgn": "sgn"}

@@ -21,6 +21,7 @@ time limit on top.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -307,7 +308,28 @@ def _convert(text: str, ph: _Placeholders) -> Any:
 
 
 def parse_formula(latex: str) -> Formula:
-    """Parse one answer (already cut to the expression itself) into a :class:`Formula`."""
+    """Parse one answer (already cut to the expression itself) into a :class:`Formula`.
+
+    Parses are kept (:data:`PARSE_CACHE` of them): the same text is read again when
+    rivals, evidence and the catalogue's shapes are compared, and ANTLR is the reader's cost."""
+    return _parse_cached(latex)
+
+
+PARSE_CACHE = 1024
+"""Formulas whose parse is kept in one reader process (failures are not kept: they are cheap)."""
+
+
+@functools.lru_cache(maxsize=PARSE_CACHE)
+def _parse_cached(latex: str) -> Formula:
+    return _parse(latex)
+
+
+def clear_parse_cache() -> None:
+    """Forget every kept parse (tests that watch the parser at work)."""
+    _parse_cached.cache_clear()
+
+
+def _parse(latex: str) -> Formula:
     if len(latex) > MAX_FORMULA_CHARS:
         raise FormulaError(f"the formula is {len(latex)} characters long; at most {MAX_FORMULA_CHARS} "
                            "are read (give the final answer on its own)")

@@ -38,7 +38,8 @@ _COMBINING_HAT = re.compile(r"([A-Za-z])\u0302")
 
 ASCII: tuple[tuple[str, str], ...] = (
     # (pattern, replacement): applied in order to a formula written without LaTeX
-    (r"(?<![A-Za-z\\])([A-Za-z])_?hat(?![A-Za-z])", r"\\hat{\1}"),               # y_hat, yhat
+    (r"([A-Za-z])_hat(?![A-Za-z])", r" \\hat{\1}"),                              # y_hat (also in Uy_hat)
+    (r"(?<![A-Za-z\\])([A-Za-z])hat(?![A-Za-z])", r"\\hat{\1}"),                  # yhat
     (r"(?<![A-Za-z\\])hat\s*\(\s*([A-Za-z])\s*\)", r"\\hat{\1}"),                  # hat(y)
     (r"(?<![A-Za-z\\])(gamma|delta|sigma|theta|alpha|beta|partial)(?![A-Za-z])", r"\\\1 "),
     (r"(?<![A-Za-z\\])(sum|exp|log)(?![A-Za-z])", r"\\\1 "),

@@ -50,6 +50,8 @@ def lhs_target(lhs: str) -> str | None:
     flat = _flat(text)
     if re.fullmatch(r"(?:\\gamma|γ|gamma)", flat):
         return "2b_i"
+    if re.fullmatch(r"(?:\\#)?(?:steps|n_?steps|numberofsteps|#steps|transitions)", flat, re.I):
+        return "3b"
     m = _FRAC.match(text) or _SLASH.match(text.replace("\\partial", "∂"))
     if not m:
         return None

@@ -37,7 +37,7 @@ from grader.written.instances import (
 )
 from grader.written.mathparse import Formula, FormulaError, parse_formula
 from grader.written.numeric import close, difference
-from grader.written.registry import UNREADABLE, Verdict, WrittenContext, missing, written_check
+from grader.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from grader.written.sections import Section
 from grader.written.targets import lhs_target
 
@@ -132,7 +132,7 @@ def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
     if not found:
         return missing(section, "no formula")
     return Verdict(0, 1, [f"An answer to {question.what} was found but could not be read: {first_problem}. "
-                          "Write the final result in LaTeX math on a line starting with 'Answer:'."],
+                          f"To be graded automatically, {answer_hint(section.where)}."],
                    status=UNREADABLE, raw=first_raw)
 
 

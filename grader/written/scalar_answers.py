@@ -19,7 +19,7 @@ from grader.written.evaluate import Env, EvalError, evaluate, is_scalar, show, s
 from grader.written.formulas import EXPLICIT, TRIALS, quote
 from grader.written.mathparse import Formula, FormulaError, parse_formula
 from grader.written.numeric import close
-from grader.written.registry import UNREADABLE, Verdict, WrittenContext, missing, written_check
+from grader.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from grader.written.sections import Section
 
 # 2(b)(i) and 3(b): an expression in one variable ------------------------------------------
@@ -152,7 +152,7 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
     got = _first_in(pool, {"n"})
     if got is None:
         return Verdict(0, 1, ["No expression in n found for 3(b): give the number of steps as an "
-                              "expression in n (e.g. on a line 'Answer: ...')."], status=UNREADABLE)
+                              f"expression in n ({answer_hint(section.where)})."], status=UNREADABLE)
     if isinstance(got, Verdict):
         got.feedback = ["No expression in n found for 3(b). " + " ".join(got.feedback)]
         return got

@@ -284,7 +284,7 @@ class _Render:
         return eq
 
     def _final_1d(self, place: str, remark: int) -> str:
-        c, r = self.c, self.r
+        c = self.c
         eq, neq = self._rhs("1d:eq"), self._rhs("1d:neq")
         form = c.spelling["1d"]
         if form == 3 and c.truth["1d"] == RIGHT:

@@ -150,6 +150,7 @@ class Choices:
     remark: dict[str, int] = field(default_factory=dict)          # -1 none
     steps: dict[str, int] = field(default_factory=dict)
     layout: str = "blocks"                                        # exam: blocks / one_block / items
+    compact: bool = False                                         # plain text: no blank lines
     block: str = "answer"                                         # exam: answer / env / ifans
 
 
@@ -174,6 +175,7 @@ def draw(seed: int) -> Choices:
                 layout=r.choice(("blocks", "blocks", "one_block", "items")), block=r.choice(("answer", "env", "ifans")))
     if fmt == "plain":
         c.notation = r.choice(("unicode", "ascii"))
+        c.compact = r.random() < 0.5
     places = ("answer", "boxed", "last", "chain", "final_heading", "neighbour") if not tex else ("answer", "boxed", "last", "chain")
     for item in ITEMS:
         subs = ("1d:eq", "1d:neq") if item == "1d" else (item,)
@@ -346,7 +348,8 @@ class _Render:
                 body += "\n\n#### Final Answer\n\n" + self.neighbour_tail[nxt] if not plain else \
                     "\n\nFinal answer of the next part: " + self.neighbour_tail[nxt]
             out.append(body)
-        return "\n\n".join(out) + "\n"
+        text = "\n\n".join(out) + "\n"
+        return text.replace("\n\n", "\n") if self.c.compact else text
 
 
 PROSE = {

@@ -145,7 +145,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
                     body = expand_safely(definitions(body)[1], macros)[0]
                 found = locate_markdown(tex_to_markdown(body), questions, source=name, start_part=start_part or 1)
         else:
-            found = locate_markdown(text, questions, source=name)
+            found = locate_markdown(text, questions, source=name, plain=name.lower().endswith(".txt"))
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)

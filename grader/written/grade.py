@@ -39,7 +39,7 @@ LOCATE_TIMEOUT = 30.0
 """Seconds allowed to find the sections of all written files."""
 MAX_MANUAL_CHARS = 6000
 """Characters of an answer shown to TAs (the rest is cut, and said so)."""
-NO_WRITEUP = "No written answers found (upload answers.md or .tex)."
+NO_WRITEUP = "No written answers found (upload answers.md, answers.txt or .tex)."
 MAX_RAW_CHARS = 1500
 """Characters of the text read kept for TA review (report.json, results.json)."""
 

@@ -197,6 +197,25 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
     return markers, excluded
 
 
+PLAIN_LABEL_CHARS = 60
+"""A plain-text line this short that starts with a label is a heading (``b i)``, ``Q3 (e)(ii)``)."""
+
+
+def _lines(lines: list[str]) -> tuple[list[_Marker], set[int]]:
+    """Label candidates of a plain-text file: every line, as a heading when it is short."""
+    markers: list[_Marker] = []
+    for k, line in enumerate(lines):
+        short = len(line.strip()) <= PLAIN_LABEL_CHARS and "=" not in line
+        label = parse_label(line, heading=short)
+        if label is not None and label.letter is None and label.roman is None and \
+                not (_PART_LINE.match(line) or re.match(r"\s*[1-3]\s*[.:)]\s", line)):
+            label = None          # "1 SHIFT + 1 ARC per word" is not part 1
+        if label is not None:
+            rest = line.strip()[len(label.text):].strip(" .:)-")
+            markers.append(_Marker(k, label, line.strip(), short and len(rest) < 40 and not re.search(r"\d\s*n|\$", rest)))
+    return markers, set()
+
+
 # ---------------------------------------------------------------------------------------------
 # What a section is about
 
@@ -249,14 +268,14 @@ _SIGNATURES: dict[str, tuple[re.Pattern[str], ...]] = {
 # Reading a whole writeup
 
 def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md",
-                    start_part: int | None = 1) -> Located:
-    """Sections of one Markdown text, keyed by question id."""
+                    start_part: int | None = 1, plain: bool = False) -> Located:
+    """Sections of one Markdown text (``plain``: a plain-text file, read by lines), keyed by question id."""
     notes: list[str] = []
     if len(text) > MAX_FILE_CHARS:
         notes.append(f"{source} is {len(text)} characters long; only the first {MAX_FILE_CHARS} were read")
         text = text[:MAX_FILE_CHARS]
     lines = text.split("\n")
-    markers, excluded = _blocks(text)
+    markers, excluded = _lines(lines) if plain else _blocks(text)
     part, letter, roman = start_part, None, None
     spans: list[list] = []          # [start line, end line, question or None, marker]
     for mk in markers:

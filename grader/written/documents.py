@@ -24,7 +24,7 @@ import re
 from pathlib import PurePosixPath
 
 from grader.written.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
-from grader.written.evidence import attach
+from grader.written.evidence import attach, outside_sections
 from grader.written.latex_doc import tex_to_markdown
 from grader.written.sections import (
     _DERIVATIVE_FAMILY,
@@ -150,7 +150,9 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
-    attach(merged, questions)
+    model = [(name, tex.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
+    attach(merged, questions, outside_sections(model, merged, questions,
+                                               lambda latex: expand_safely(latex, macros)[0]))
     return Located(merged, notes)
 
 

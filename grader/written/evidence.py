@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from grader.written.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, candidates, lhs
+from grader.written import blocks
+from grader.written.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, candidates, lhs, math_spans, plain_equations
+from grader.written.blocks import read_blocks
 from grader.written.registry import MISSING, UNREADABLE, Verdict, WrittenContext
 from grader.written.sections import Section, pretty
 from grader.written.targets import STEP, lhs_target
@@ -56,9 +58,42 @@ def collect(sections: dict[str, Section], questions: set[str]) -> dict[str, list
     return {q: items[-MAX_EVIDENCE:] for q, items in found.items()}
 
 
-def attach(sections: dict[str, Section], questions: set[str]) -> None:
+def _squash(text: str) -> str:
+    return "".join(text.replace("$$", "").split())
+
+
+def outside_sections(files: list[tuple[str, str, bool]], sections: dict[str, Section], questions: set[str],
+                     expand: Callable[[str], str]) -> dict[str, list[list[str]]]:
+    """Equations naming a target in the document model of every file (``(name, text, template)``)
+    that no section holds: text before the first label, a part of another numbering, a file
+    without labels. Their origin is unknown (""), so they count as written elsewhere."""
+    bodies = "\n".join(_squash(s.body) for s in sections.values())
+    known: set[str] = set()
+    found: dict[str, list[list[str]]] = {}
+    for name, text, template in files:
+        for block in read_blocks(name, text, template=template):
+            if block.kind in (blocks.DISPLAY, blocks.INLINE):
+                latex = expand(block.text) if name.lower().endswith(".tex") else block.text
+                equations = [(latex, f"$${latex}$$")]
+            elif block.kind == blocks.PARAGRAPH and ("=" in block.text):
+                equations = [(c.latex, c.latex) for c in plain_equations(block.text, math_spans(block.text))]
+            else:
+                continue
+            for latex, shown in equations:
+                target = lhs_target(lhs(latex))
+                if target in questions and _squash(latex) not in known and _squash(latex) not in bodies:
+                    known.add(_squash(latex))
+                    found.setdefault(target, []).append([shown, block.where, ""])
+    return found
+
+
+def attach(sections: dict[str, Section], questions: set[str],
+           elsewhere: dict[str, list[list[str]]] | None = None) -> None:
     """Give each section its evidence; an item with evidence but no section gets an empty one."""
-    for q, items in collect(sections, questions).items():
+    found = collect(sections, questions)
+    for q, items in (elsewhere or {}).items():
+        found[q] = (found.get(q, []) + items)[-MAX_EVIDENCE:]
+    for q, items in found.items():
         section = sections.get(q)
         if section is None:
             sections[q] = Section(q, "", where=items[-1][1], evidence=items,

@@ -27,6 +27,7 @@ from pylatexenc.latexwalker import (
 )
 from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
 
+_BEGIN = re.compile(r"\\begin\s*\{[^}]*\}(?:\s*\[[^\]]*\])?")
 BLOCK_MACROS = ("answer", "ans", "ifans", "solution")
 BLOCK_ENVS = ("answer", "solution", "ans")
 EXAM_MACROS = (MacroSpec("titledquestion", "{["), MacroSpec("question", "["), MacroSpec("part", "["),
@@ -77,8 +78,15 @@ def _arg_text(text: str, node: LatexMacroNode, k: int) -> str | None:
     return inner[1:-1] if isinstance(arg, LatexGroupNode) else inner
 
 
-def _end_tag(text: str, node: LatexEnvironmentNode) -> int:
+def end_tag(text: str, node: LatexEnvironmentNode) -> int:
+    """Where an environment's ``\\end{...}`` starts."""
     return text.rfind("\\end", node.pos, node.pos + node.len)
+
+
+def begin_tag_end(text: str, node: LatexEnvironmentNode) -> int:
+    """Where an environment's body starts: after ``\\begin{name}`` and its optional ``[...]``."""
+    begin = _BEGIN.match(text, node.pos)
+    return begin.end() if begin else node.pos
 
 
 def markers(text: str) -> list[Marker]:
@@ -100,15 +108,12 @@ def markers(text: str) -> list[Marker]:
             elif isinstance(node, LatexEnvironmentNode):
                 walk(node.nodelist)
                 if node.environmentname in ("parts", "subparts"):
-                    out.append(Marker(f"end_{node.environmentname}", _end_tag(text, node), node.pos + node.len))
+                    out.append(Marker(f"end_{node.environmentname}", end_tag(text, node), node.pos + node.len))
             elif isinstance(node, LatexGroupNode):
                 walk(node.nodelist)
 
     walk(nodes(text))
     return sorted(out, key=lambda m: m.start)
-
-
-_BEGIN = re.compile(r"\\begin\s*\{[^}]*\}(?:\s*\[[^\]]*\])?")
 
 
 def answer_blocks(text: str) -> list[tuple[int, int, str]]:
@@ -126,9 +131,8 @@ def answer_blocks(text: str) -> list[tuple[int, int, str]]:
                     out.append((node.pos, node.pos + node.len, content))
             elif isinstance(node, LatexEnvironmentNode):
                 if node.environmentname in BLOCK_ENVS:
-                    begin = _BEGIN.match(text, node.pos)
-                    start = begin.end() if begin else node.pos
-                    out.append((node.pos, node.pos + node.len, text[start:max(start, _end_tag(text, node))]))
+                    start = begin_tag_end(text, node)
+                    out.append((node.pos, node.pos + node.len, text[start:max(start, end_tag(text, node))]))
                 else:
                     walk(node.nodelist)
             elif isinstance(node, LatexGroupNode):

@@ -39,6 +39,7 @@ from grader.written.sections import (
 from grader.written.targets import split_foreign_tail
 from grader.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.written.tex_macros import Macro, definitions, expand_safely
+from grader.written.tex_walk import MAX_WALK_CHARS
 
 MAX_EXPANDED_CHARS = 200_000
 """A non-template .tex file longer than this is read without macro expansion."""
@@ -138,6 +139,9 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             hint = _NAME_HINT.search(base)
             start_part = int(hint.group(1)) if hint else order.get(name)
             body = tex[name]
+            if len(body) > MAX_WALK_CHARS:
+                notes.append(f"{name} is {len(body)} characters long; the structure of only its first "
+                             f"{MAX_WALK_CHARS} was read")
             if is_exam(body):
                 found = _exam_sections(name, body, questions, macros, start_part)
             else:

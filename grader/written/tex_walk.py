@@ -27,6 +27,10 @@ from pylatexenc.latexwalker import (
 )
 from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
 
+MAX_WALK_CHARS = 60_000
+"""Characters of one LaTeX file whose structure is read (a course writeup is a few tens of
+thousands; the parser takes about a second per 10 000 characters of dense markup on a busy
+machine, and the whole writeup must be read within the reader's time limit)."""
 _BEGIN = re.compile(r"\\begin\s*\{[^}]*\}(?:\s*\[[^\]]*\])?")
 BLOCK_MACROS = ("answer", "ans", "ifans", "solution")
 BLOCK_ENVS = ("answer", "solution", "ans")
@@ -50,6 +54,7 @@ def _context() -> Any:
 def nodes(text: str) -> tuple:
     """The top-level nodes of ``text`` (none when the parser gives up); a document's structure and
     its answer blocks are read from one parse."""
+    text = text[:MAX_WALK_CHARS]
     try:
         walker = LatexWalker(text, latex_context=_context(), tolerant_parsing=True)
         found, _, _ = walker.get_latex_nodes(pos=0)

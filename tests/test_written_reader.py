@@ -124,3 +124,9 @@ def test_a_full_answer_contradicted_elsewhere_is_held_for_review():
     first = checker(section, _ctx("1b_i"))
     verdict = reconsider(checker, section, _ctx("1b_i"), first)
     assert first.passed == 1 and verdict.passed == 0 and verdict.review.startswith("two different answers")
+
+
+def test_an_unread_answer_read_past_is_flagged():
+    body = ("$$z = xW + b_1$$\n\n$$\\frac{\\partial h_i}{\\partial x_j} = \\mathbb{1}\\{z_i > 0\\} W_{ji} \\oplus 1$$")
+    verdict = all_written_checkers()["relu_jacobian"](Section("3e_i", body, where="answers.md, line 2"), _ctx("3e_i"))
+    assert verdict.passed == 0 and "could not be read whole" in verdict.review

@@ -53,6 +53,7 @@ class Read:
     candidate: Candidate
     formula: Formula
     text: str
+    skipped: str = ""      # a formula naming the question that could not be read, read past
 
 
 
@@ -128,7 +129,8 @@ def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
             first_problem = first_problem or f"read {quote(cand.rhs)}, but {problem}"
             first_raw = first_raw or cand.latex
             continue
-        return Read(cand, formula, show(formula.tree, formula))
+        named = first_raw and lhs_target(lhs(first_raw)) == section.question
+        return Read(cand, formula, show(formula.tree, formula), first_problem if named else "")
     if not found:
         return missing(section, "no formula")
     return Verdict(0, 1, [f"An answer to {question.what} was found but could not be read: {first_problem}. "
@@ -256,6 +258,9 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
                             "a TA will decide which one is your answer.")
         out.raw = f"{got.candidate.latex}  |  {other.candidate.latex}"
         return out
+    if not ok and got.skipped:
+        out.review = (f"the answer that names {question.what} could not be read whole ({got.skipped}); "
+                      f"{got.text} was read in its place")
     if not ok:
         mistake = known_mistake(item or section.question, got.formula, question)
         if mistake is not None:

@@ -78,8 +78,8 @@ def lhs_target(lhs: str) -> str | None:
     if target is None:
         return None
     num = re.sub(r"^(?:\\partial|∂|d)", "", num)
-    if rest or (num and not re.fullmatch(r"(?:J|L|\\?mathcal\{?[JL]\}?|J_?\w*|CE|CE\(y,haty\)|CE\(\w+,\w+\)|"
-                                          r"h_?i|h|loss|ℒ|\\mathcal[JL])", num)):
+    if rest or (num and not re.fullmatch(r"(?:(?:J|L|\\?mathcal\{?[JL]\}?|ℒ|loss)(?:_?[\w\-]*)?|CE)(?:\([^()]*\))?"
+                                          r"|h_?i|h", num)):
         return STEP      # the derivative of something else than the loss (or of an expression)
     if target == "3e_i" and not num.startswith("h"):
         return STEP

@@ -100,5 +100,6 @@ def missing_root() -> str:
 
 # Files a student edits; everything else in the template is support code the grader provides.
 STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py")
-WRITTEN_FILES = ("answers.md",)
+WRITTEN_FILES = ("answers.md", "answers.txt")
+"""The written part: Markdown (the template's), or plain text with Unicode or ASCII math; .tex files too."""
 SUPPORT_DIRS = ("utils", "data")

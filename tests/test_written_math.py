@@ -10,7 +10,7 @@ import sympy
 from latex2sympy2_extended import latex2sympy2
 
 from grader.written.evaluate import Env, EvalError, ShapeMismatch, evaluate, show
-from grader.written.mathparse import MAX_FORMULA_CHARS, FormulaError, parse_formula
+from grader.written.mathparse import MAX_FORMULA_CHARS, FormulaError, clear_parse_cache, parse_formula
 
 RNG = np.random.default_rng(7)
 D, V = 4, 9
@@ -103,6 +103,7 @@ def test_student_text_is_never_evaluated(monkeypatch):
     monkeypatch.setattr(sympy, "sympify", forbidden)
     monkeypatch.setattr(sympy.parsing.sympy_parser, "parse_expr", forbidden)
     monkeypatch.setattr(latex2sympy2, "parse_expr", forbidden)
+    clear_parse_cache()           # parse for real, not from an earlier test's kept parse
     for latex in (r"U(\hat y - y)", r"__import__('os').system('true')", r"\frac{1}{1-p}",
                   r"\mathbb{1}\{z_i > 0\} W_{ji}", r"\text{eval}(1)", "lambda: 0"):
         try:

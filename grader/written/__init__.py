@@ -3,6 +3,11 @@
 Runs in the trusted grader; the writeup is data, parsed (never executed) in a child process
 with a time limit per request. One module per step:
 
+    blocks.py         the document model: one tokenizer per format -> blocks with file and line
+    braces.py         the one group scanner (braces, brackets, escaped pairs, atomic environments)
+    tex_walk.py       LaTeX structure through pylatexenc's LatexWalker (the exam template's macro specs)
+    notation.py       Unicode and ASCII formulas -> LaTeX by declared tables; conditions in words
+    evidence.py       answer choice on evidence: equations naming a target anywhere; review flags
     documents.py      all written files together: macros, \\input among uploaded files, merging
     sections.py       find each question's section (any heading style; content beats a wrong label)
     tex_exam.py       the course's exam-class template: parts by position, answer blocks

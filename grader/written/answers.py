@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from grader.written.braces import group, opening, scan, top_level_split
+from grader.written.notation import word_cases
+
 MAX_CANDIDATES = 40
 """Formulas considered per section (the rest of a long derivation is not read)."""
 MARKER_REACH = 700
@@ -94,18 +97,16 @@ def _line_before(text: str, pos: int) -> str:
     return previous[-1] if previous else ""
 
 
+_BOXED = re.compile(r"(?:\\(?:boxed|fbox)|\x08oxed|(?<![A-Za-z\\])oxed)\s*(?=\{)")
+
+
 def boxed_contents(text: str) -> list[tuple[int, str]]:
+    """(offset, content) of every ``\\boxed{...}`` (also ``oxed{`` that lost its ``\\b`` in a paste)."""
     out = []
-    for m in re.finditer(r"(?:\\(?:boxed|fbox)|\x08oxed|(?<![A-Za-z\\])oxed)\s*\{", text):
-        depth = 0
-        for i in range(m.end() - 1, len(text)):
-            if text[i] == "{" and text[i - 1] != "\\":
-                depth += 1
-            elif text[i] == "}" and text[i - 1] != "\\":
-                depth -= 1
-                if depth == 0:
-                    out.append((m.start(), text[m.end():i]))
-                    break
+    for m in _BOXED.finditer(text):
+        got = group(text, m.end())
+        if got is not None:
+            out.append((m.start(), got[0]))
     return out
 
 
@@ -184,12 +185,8 @@ def _words_after(text: str, end: int) -> str:
 
 
 _PLAIN_EQUATION = re.compile(
-    r"(?m)^[^\n∂=$]{0,60}?(?<![A-Za-z])(?P<lhs>(?:∂|d)\s*[^\s/=]{1,16}\s*/\s*(?:∂|d)\s*[^\s=]{1,16}"
+    r"(?m)^[^\n∂$]{0,60}?(?<![A-Za-z])(?P<lhs>(?:∂|d)\s*[^\s/=]{1,16}\s*/\s*(?:∂|d)\s*[^\s=]{1,16}"
     r"|γ|gamma)\s*=\s*(?P<rhs>[^\n]+?)\s*$")
-_PLAIN_PROSE = re.compile(r"\s+(?=(?:where|since|because|when|if|for|with|which|so|as)\b)|[.;]\s|[.;]$|,\s+(?=[a-z]{3,}\s)",
-                          re.I)
-
-
 def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
     """Equations typed as plain text (Unicode, no $): their left side names what they answer."""
     masked = text
@@ -197,10 +194,10 @@ def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
         masked = masked[:s.start] + " " * (s.end - s.start) + masked[s.end:]
     out = []
     for m in _PLAIN_EQUATION.finditer(masked):
-        rhs = m.group("rhs")
-        cut = _PLAIN_PROSE.search(rhs)
-        condition = rhs[cut.start():] if cut else ""
-        rhs = (rhs[:cut.start()] if cut else rhs).strip(" ,")
+        raw = m.group("rhs")
+        rhs = cut_remark(raw).strip(" ,")
+        rest = raw[len(rhs):] if raw.startswith(rhs) else ""
+        condition = rest if _CONDITION_WORDS.match(rest) else ""
         if not rhs or not re.search(r"[A-Za-z0-9ŷ]", rhs):
             continue
         latex = f"{m.group('lhs')} = {rhs}"
@@ -214,86 +211,91 @@ def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
 
 _CHAIN_ENVS = re.compile(r"\\(?:begin|end)\s*\{(?:aligned|align\*?|split|gathered|gather\*?|eqnarray\*?|"
                          r"array)\}(?:\s*\{[^{}]*\})?")
-_ATOMIC_ENVS = ("cases", "dcases", "rcases", "bmatrix", "pmatrix", "matrix", "vmatrix", "Bmatrix")
-_PROSE_CUT = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag)\b|\\,\s*\\text|\\;\\text")
+_CONDITION_WORDS = re.compile(r"\s+(?=(?:when|if|for)\b)", re.I)
+_LATEX_REMARK = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag|intertext)(?![A-Za-z])|\\[,;]\s*\\text|,")
+_NOTATION_TEXT = re.compile(r"\s*(?:[A-Za-z]|T|drop|CE|softmax|ReLU|relu|sign|diag|otherwise)\s*")
+_TEXT_REMARK = re.compile(
+    r",\s*(?:i\.\s?e\.?|e\.\s?g\.?|where|which|so|since|because|as|this|that|with|note|here|by|using)(?![A-Za-z])"
+    r"|,\s+(?!else|otherwise)(?=[a-z]{3,}\s)"
+    r"|\s+(?:where|since|because|which|so\s+that|i\.\s?e\.|e\.\s?g\.)\s|[.;](?:\s|$)", re.I)
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:exp|log|max|min|sum|drop|softmax|relu|sign|diag)\b)[a-z]{3,}\b", re.I)
 
 
-def _scan(text: str):
-    """Yield (index, char, at_top_level) over ``text``, treating braces, brackets, escaped braces
-    and atomic environments (cases, matrices) as nesting."""
-    depth = 0
-    env_depth = 0
-    i = 0
-    while i < len(text):
-        if text.startswith("\\begin{", i):
-            name = text[i + 7:text.find("}", i)]
-            if name in _ATOMIC_ENVS:
-                env_depth += 1
-        elif text.startswith("\\end{", i):
-            name = text[i + 5:text.find("}", i)]
-            if name in _ATOMIC_ENVS:
-                env_depth -= 1
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}":
-            depth += 1 if text[i + 1] == "{" else -1
-            i += 2
+def _remark_paren(text: str) -> int:
+    """Where a trailing ``( ... )`` that holds prose starts (``(so ...)``, ``(ŷ_c − 1 for the true
+    class, ŷ_i otherwise)``), or -1."""
+    body = text.rstrip()
+    if not body.endswith(")"):
+        return -1
+    start = opening(body, len(body) - 1)
+    if start <= 0 or not body[:start].strip() or not _PROSE_WORD.search(re.sub(r"\\[A-Za-z]+", " ", body[start:])):
+        return -1
+    return start
+
+
+def cut_remark(formula: str) -> str:
+    """The formula without the remark after it: the ONE rule, applied before any split on ``=``.
+
+    A remark starts, at the top level (outside brackets and ``cases``), at ``\\quad``/``\\qquad``,
+    ``\\text{...}`` holding prose (not notation such as ``\\text{T}``), a comma (``, \\quad z = xW +
+    b_1``, ``, i.e. ...``), a sentence's end, or a trailing ``( ... )`` holding words. Plain-text
+    formulas end at the same places: ``, i.e.``, ``, where``, `` (so ...)``. Conditions (``if``,
+    ``when``, ``otherwise``) are not remarks: they belong to the answer's cases."""
+    text = formula
+    latex = "\\" in text
+    for i, ch, top in scan(text):
+        if not top or not text[:i].strip() or text[i - 1] == "\\":
             continue
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "[]()":
-            i += 2
-            continue
-        if ch in "{([":
-            depth += 1
-        elif ch in "})]":
-            depth -= 1
-        yield i, ch, depth == 0 and env_depth == 0 and ch not in "})]"
-        i += 1
-
-
-def _top_level_splits(text: str, seps: tuple[str, ...]) -> list[str]:
-    """Split at separators outside braces, brackets and atomic environments."""
-    parts: list[str] = []
-    last = 0
-    skip_to = -1
-    for i, _ch, top in _scan(text):
-        if i < skip_to or not top:
-            continue
-        for sep in seps:
-            if text.startswith(sep, i) and not (sep == "=" and i and text[i - 1] in "<>!:\\"):
-                parts.append(text[last:i])
-                last = i + len(sep)
-                skip_to = last
-                break
-    parts.append(text[last:])
-    return parts
-
-
-def cut_prose(expr: str) -> str:
-    """Drop trailing prose from a formula: ``\\quad \\text{where } ...``, ``, \\text{for } ...``."""
-    text = expr
-    for i, ch, top in _scan(text):
-        if top and ch == "\\" and _PROSE_CUT.match(text, i):
-            m = re.match(r"\\(?:text|mbox|textrm|textit)\s*\{\s*([^{}]*)\}", text[i:])
-            if m and re.fullmatch(r"[A-Za-z]|T|drop", m.group(1).strip()):
-                continue      # \text{T}, \text{drop}: notation, not prose
-            if text[:i].strip():
-                return text[:i].rstrip(" ,;.")
+        if ch == "," and (latex or _TEXT_REMARK.match(text, i)) and _comma_is_remark(text, i):
+            text = text[:i]
+            break
+        if ch == "\\" and _LATEX_REMARK.match(text, i):
+            m = re.match(r"\\(?:text|mbox|textrm|textit)\s*\{([^{}]*)\}", text[i:])
+            if m and _NOTATION_TEXT.fullmatch(m.group(1)):
+                continue
+            text = text[:i]
+            break
+        if ch in ".;" and not latex and _TEXT_REMARK.match(text, i):
+            text = text[:i]
+            break
+        if ch == " " and not latex and _TEXT_REMARK.match(text, i):
+            text = text[:i]
+            break
+    paren = _remark_paren(text)
+    if paren > 0:
+        text = text[:paren]
+    if not latex and word_cases(text) == text:
+        cond = _CONDITION_WORDS.search(text)
+        if cond and text[:cond.start()].strip():
+            text = text[:cond.start()]
     return text.strip().rstrip(" ,;.")
+
+
+def _comma_is_remark(text: str, i: int) -> bool:
+    """A top-level comma ends the answer unless what follows is another case (``..., else 0``) or
+    the formula goes on as a list (``[a, b]`` is inside brackets and never here)."""
+    rest = text[i + 1:].lstrip()
+    return not re.match(r"(?:\\text\s*\{\s*)?(?:else|otherwise|if|when|for\s+[a-z]\s*(?:=|\\neq|≠))", rest, re.I) \
+        and not re.match(r"[-\d(]", rest)
 
 
 def last_rhs(latex: str) -> str:
     """The final right-hand side of a derivation chain (the whole formula if it has no ``=``)."""
     text = _CHAIN_ENVS.sub(" ", latex)
-    lines = [ln for ln in _top_level_splits(text, ("\\\\",)) if ln.strip()]
+    lines = [ln for ln in top_level_split(text, ("\\\\",)) if ln.strip()]
     for line in reversed(lines):
-        parts = [p for p in _top_level_splits(line, ("&=", "=", "\\approx", "\\equiv", "\\triangleq"))]
-        rhs = cut_prose(parts[-1])
-        if rhs.strip() and rhs.strip() not in ("\\dots", "\\cdots", "..."):
-            return rhs.strip()
-    return cut_prose(text).strip()
+        parts = top_level_split(cut_remark(line), ("&=", "=", "\\approx", "\\equiv", "\\triangleq"))
+        cases = [w for w in ("=".join(parts[k:]).strip() for k in range(1, len(parts))) if word_cases(w) != w]
+        if cases:
+            return cases[0]
+        rhs = parts[-1].strip()
+        if rhs and rhs not in ("\\dots", "\\cdots", "..."):
+            return rhs
+    return cut_remark(text).strip()
 
 
 def lhs(latex: str) -> str:
     """The first left-hand side of a formula (empty if it has no ``=``)."""
     text = _CHAIN_ENVS.sub(" ", latex)
-    parts = _top_level_splits(text, ("&=", "="))
+    parts = top_level_split(text, ("&=", "="))
     return parts[0].strip() if len(parts) > 1 else ""

@@ -24,6 +24,7 @@ import re
 from pathlib import PurePosixPath
 
 from grader.written.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
+from grader.written.evidence import attach, outside_sections
 from grader.written.latex_doc import tex_to_markdown
 from grader.written.sections import (
     _DERIVATIVE_FAMILY,
@@ -38,6 +39,7 @@ from grader.written.sections import (
 from grader.written.targets import split_foreign_tail
 from grader.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.written.tex_macros import Macro, definitions, expand_safely
+from grader.written.tex_walk import MAX_WALK_CHARS
 
 MAX_EXPANDED_CHARS = 200_000
 """A non-template .tex file longer than this is read without macro expansion."""
@@ -137,6 +139,9 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             hint = _NAME_HINT.search(base)
             start_part = int(hint.group(1)) if hint else order.get(name)
             body = tex[name]
+            if len(body) > MAX_WALK_CHARS:
+                notes.append(f"{name} is {len(body)} characters long; the structure of only its first "
+                             f"{MAX_WALK_CHARS} was read")
             if is_exam(body):
                 found = _exam_sections(name, body, questions, macros, start_part)
             else:
@@ -144,11 +149,14 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
                     body = expand_safely(definitions(body)[1], macros)[0]
                 found = locate_markdown(tex_to_markdown(body), questions, source=name, start_part=start_part or 1)
         else:
-            found = locate_markdown(text, questions, source=name)
+            found = locate_markdown(text, questions, source=name, plain=name.lower().endswith(".txt"))
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
+    model = [(name, tex.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
+    attach(merged, questions, outside_sections(model, merged, questions,
+                                               lambda latex: expand_safely(latex, macros)[0]))
     return Located(merged, notes)
 
 

@@ -37,7 +37,7 @@ from grader.written.instances import (
 )
 from grader.written.mathparse import Formula, FormulaError, parse_formula
 from grader.written.numeric import close, difference
-from grader.written.registry import UNREADABLE, Verdict, WrittenContext, missing, written_check
+from grader.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from grader.written.sections import Section
 from grader.written.targets import lhs_target
 
@@ -53,6 +53,7 @@ class Read:
     candidate: Candidate
     formula: Formula
     text: str
+    skipped: str = ""      # a formula naming the question that could not be read, read past
 
 
 
@@ -128,11 +129,12 @@ def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
             first_problem = first_problem or f"read {quote(cand.rhs)}, but {problem}"
             first_raw = first_raw or cand.latex
             continue
-        return Read(cand, formula, show(formula.tree, formula))
+        named = first_raw and lhs_target(lhs(first_raw)) == section.question
+        return Read(cand, formula, show(formula.tree, formula), first_problem if named else "")
     if not found:
         return missing(section, "no formula")
     return Verdict(0, 1, [f"An answer to {question.what} was found but could not be read: {first_problem}. "
-                          "Write the final result in LaTeX math on a line starting with 'Answer:'."],
+                          f"To be graded automatically, {answer_hint(section.where)}."],
                    status=UNREADABLE, raw=first_raw)
 
 
@@ -256,6 +258,9 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
                             "a TA will decide which one is your answer.")
         out.raw = f"{got.candidate.latex}  |  {other.candidate.latex}"
         return out
+    if not ok and got.skipped:
+        out.review = (f"the answer that names {question.what} could not be read whole ({got.skipped}); "
+                      f"{got.text} was read in its place")
     if not ok:
         mistake = known_mistake(item or section.question, got.formula, question)
         if mistake is not None:
@@ -278,9 +283,9 @@ def grad_center(section: Section, ctx: WrittenContext) -> Verdict:
 @written_check("grad_outside_matrix")
 def grad_outside_matrix(section: Section, ctx: WrittenContext) -> Verdict:
     """1(e): ∂J/∂U, as a matrix, or as the row [∂J/∂u_1 … ∂J/∂u_|V|] of its columns."""
-    found = candidates(section.body)
+    found = _target_filter(candidates(section.body), "1e")
     explicit = [c for c in found if c.kind in EXPLICIT]
-    for cand in (explicit or found):
+    for cand in (explicit or found)[:1]:      # the final answer only: a breakdown in a derivation is a step
         layout = column_breakdown(cand.rhs)
         if layout == "columns":
             read = "∂J/∂U = [∂J/∂u_1, ∂J/∂u_2, …, ∂J/∂u_|V|]"
@@ -300,6 +305,7 @@ _PARTIAL_U = (r"\\frac\s*\{\s*\\partial\s*(?:\\(?:mathbf|boldsymbol|bm|mathcal)\
               r"[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\s*\{\s*\\partial\s*"
               r"(?:\\mathbf\s*|\\boldsymbol\s*|\\bm\s*|\\vec\s*)?\{?\s*u\s*\}?\s*_\s*"
               r"(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|\w)\s*\}")
+_PLAIN_PARTIAL_U = r"(?:∂|d)\s*J\s*/\s*(?:∂|d)\s*u_?(?:\{[^{}]*\}|\|V\||\w+)"
 _DOTS = r"\\(?:dots|ldots|cdots|vdots|ddots)|\.\.\.|…"
 
 
@@ -307,9 +313,10 @@ def column_breakdown(rhs: str) -> str | None:
     """"columns" for ``[∂J/∂u_1 … ∂J/∂u_|V|]``, "rows" for the same stacked with ``\\\\``, else None."""
     text = re.sub(r"\\(?:left|right|big|Big)\s*", "", rhs)
     text = re.sub(r"\\begin\s*\{[pbvBV]?matrix\}|\\end\s*\{[pbvBV]?matrix\}", "", text)
-    if not re.search(_PARTIAL_U, text):
+    partial = f"(?:{_PARTIAL_U}|{_PLAIN_PARTIAL_U})"
+    if not re.search(partial, text):
         return None
-    rest = re.sub(_PARTIAL_U, " ", text)
+    rest = re.sub(partial, " ", text)
     rest = re.sub(_DOTS, " ", rest)
     rest = re.sub(r"\\(?:quad|qquad|,|;|:|!)|[\[\](),;&|\s]", " ", rest)
     stacked = "\\\\" in rest

@@ -39,7 +39,7 @@ LOCATE_TIMEOUT = 30.0
 """Seconds allowed to find the sections of all written files."""
 MAX_MANUAL_CHARS = 6000
 """Characters of an answer shown to TAs (the rest is cut, and said so)."""
-NO_WRITEUP = "No written answers found (upload answers.md or .tex)."
+NO_WRITEUP = "No written answers found (upload answers.md, answers.txt or .tex)."
 MAX_RAW_CHARS = 1500
 """Characters of the text read kept for TA review (report.json, results.json)."""
 
@@ -70,6 +70,15 @@ def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[st
     if len(ordered) > MAX_FILES:
         notes.append(f"{len(ordered)} written files were uploaded; only {MAX_FILES} were read")
     return files, notes
+
+
+def _no_section(question: str, names: list[str]) -> str:
+    """"No answer found" in the terms of the files uploaded (LaTeX template or Markdown headings)."""
+    label = pretty(question)
+    if names and all(n.lower().endswith(".tex") for n in names):
+        return (f"No answer found for {label}: no part of your .tex files answers {label} (the course template's "
+                f"\\part/\\subpart for it, with its answer in \\answer{{...}}, was not found).")
+    return f"No answer found for {label}: no section of your writeup is headed {label} (e.g. '### {label}')."
 
 
 def _problem(reply: ProbeResult) -> str:
@@ -179,9 +188,7 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                 if locate_problem:
                     outcome = Outcome(0, 1, (locate_problem,), status=FAILED)
                 elif section is None:
-                    outcome = Outcome(0, 1, (f"No answer found for {pretty(part.id)}: no section of your writeup "
-                                             f"is headed {pretty(part.id)} (e.g. '### {pretty(part.id)}').",),
-                                      status=FAILED)
+                    outcome = Outcome(0, 1, (_no_section(part.id, [name for name, _ in files]),), status=FAILED)
                 else:
                     check_reply = runner.call("check", {"checker": spec.checker, "question": part.id,
                                                         "section": section, "seed": seed}, timeout=spec.timeout)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from grader.written.braces import group
+
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
 _SECTION = re.compile(r"\\(section|subsection|subsubsection|paragraph|subparagraph)\*?\s*\{")
 _LEVEL = {"section": "#", "subsection": "##", "subsubsection": "###", "paragraph": "####",
@@ -28,19 +30,8 @@ ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 
 
 def _braced(text: str, start: int) -> tuple[str, int]:
-    """The content of the ``{...}`` opening at ``start`` and the index after it."""
-    depth = 0
-    for i in range(start, len(text)):
-        ch = text[i]
-        if ch == "\\":
-            continue
-        if ch == "{" and (i == 0 or text[i - 1] != "\\"):
-            depth += 1
-        elif ch == "}" and text[i - 1] != "\\":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1:i], i + 1
-    return text[start + 1:], len(text)
+    """The content of the ``{...}`` opening at ``start`` and the index after it (to the end if unclosed)."""
+    return group(text, start) or (text[start + 1:], len(text))
 
 
 def _body(text: str) -> str:

@@ -10,23 +10,14 @@ from __future__ import annotations
 
 import re
 
+from grader.written.braces import closing
+from grader.written.notation import to_latex
+
 
 class FormulaError(ValueError):
     """A formula that cannot be read; the message says what and why, for the student."""
 
 
-
-_UNICODE = {
-    "\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00b7": r" \cdot ", "\u22c5": r" \cdot ",
-    "\u00d7": r" \times ", "\u2299": r" \odot ", "\u2218": r" \circ ", "\u1d40": "^{T}",
-    "\u22a4": r"\top ", "\u03b3": r"\gamma ", "\u2202": r"\partial ", "\u03b4": r"\delta ",
-    "\u03c3": r"\sigma ", "\u2260": r" \neq ", "\u2264": r" \leq ", "\u2265": r" \geq ",
-    "\U0001d7d9": r"\mathbb{1}", "\u2211": r"\sum ", "\u00b2": "^{2}", "\u207b\u00b9": "^{-1}",
-    "\u2081": "_1", "\u1d62": "_i", "\u2c7c": "_j", "\u2092": "_o", "\u2113": "l", "\u2032": "'",
-    "\u0177": r"\hat{y}", "\u2026": r"\dots ", "\u22ef": r"\dots ", "\u2192": r" \rightarrow ",
-    "\u2190": r" \leftarrow ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
-}
-_COMBINING_HAT = re.compile(r"([A-Za-z])\u0302")
 
 _SPACING = re.compile(r"(?<!\\)\\(?:[,;:! ]|quad\b|qquad\b|displaystyle\b|textstyle\b|limits\b|nolimits\b"
                       r"|middle\b)")
@@ -48,58 +39,11 @@ _RELU_PRIME = re.compile(r"\\?(?:operatorname|mathrm|text|textrm|textsf|mathsf)?
 _STEP_FUNCS = re.compile(r"\\?(?:operatorname|mathrm|text)?\s*\{?\s*(?:H|Heaviside|step|u)\s*\}?(?=\s*\()")
 _ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
 """``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
-_PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([a-z])([a-z])(?![A-Za-z{])")
+_PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([ijk])([ijk])(?![A-Za-z{])")
+"""``W_ji`` typed without braces: a pair of index letters is one subscript (``v_cy`` stays v_c·y, as in TeX)."""
+_COMMA_PAIR = re.compile(r"_\{\s*([a-z])\s*,\s*([a-z])\s*\}")
 _TRAILING = re.compile(r"[\s.,;:]+$")
 _TEXT_OPERATORS = {"softmax": "softmax", "ReLU": "ReLU", "relu": "ReLU", "sgn": "sgn"}
-
-
-def _unicode(text: str) -> str:
-    text = _COMBINING_HAT.sub(r"\\hat{\1}", text)
-    for char, latex in _UNICODE.items():
-        text = text.replace(char, latex)
-    return text
-
-
-def matching_brace(text: str, start: int) -> int:
-    """Index of the bracket closing the one at ``start`` (``{``, ``(``, ``[``), or -1."""
-    opening = text[start]
-    closing = {"{": "}", "(": ")", "[": "]"}[opening]
-    depth = 0
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in "{}[]()":
-            # An escaped brace: \{ and \} are a pair of their own.
-            i += 2
-            continue
-        if ch == opening:
-            depth += 1
-        elif ch == closing:
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
-
-
-def matching_escaped(text: str, start: int) -> int:
-    """Index of the ``\\}`` closing the ``\\{`` at ``start`` (counting nested ``\\{``), or -1."""
-    depth = 0
-    i = start
-    while i < len(text) - 1:
-        pair = text[i:i + 2]
-        if pair == "\\{":
-            depth += 1
-            i += 2
-            continue
-        if pair == "\\}":
-            depth -= 1
-            if depth == 0:
-                return i
-            i += 2
-            continue
-        i += 1
-    return -1
 
 
 def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
@@ -113,7 +57,7 @@ def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
         out.append(text[pos:m.start()])
         j = m.end()
         if j < len(text) and text[j] == "{":
-            end = matching_brace(text, j)
+            end = closing(text, j)
             if end < 0:
                 raise FormulaError(f"an unclosed brace after \\{m.group(1)}")
             inner = text[j + 1:end]
@@ -158,33 +102,32 @@ def _p_drop(text: str) -> str:
     return "".join(out)
 
 
+_OPERATORS = frozenset({"cdot", "times", "odot", "circ", "otimes", "pm", "mp", "in", "neq", "leq", "geq", "approx",
+                        "equiv", "quad", "qquad", "sum", "prod", "partial", "nabla", "log", "exp", "ln"})
+"""Commands that take no argument: ``\\cdot {W}`` (left by unwrapping ``\\cdot \\mathbf{W}``) is ``\\cdot W``."""
+
+
 def _strip_braced_singletons(text: str) -> str:
     """``{U}`` left behind by unwrapping -> ``U`` where it is not a command's argument."""
     def keep(m: re.Match[str]) -> str:
         before = text[:m.start()].rstrip()
-        if before and before[-1] in "_^}":
-            return m.group(0)
+        if before and (before[-1] in "_^" or before[-1] == "}" and not before.endswith("\\}")):
+            return m.group(0)     # x^{T}, \frac{a}{b}: an argument ({W} after an indicator's \} is not)
         word = re.search(r"\\?[A-Za-z]+$", before)
-        if word and word.group(0).startswith("\\"):
+        if word and word.group(0).startswith("\\") and word.group(0)[1:] not in _OPERATORS:
             return m.group(0)            # \frac{1}, \hat{y}, \sqrt{n}: a command's argument
         return m.group(1)
-    return re.sub(r"\{\s*([A-Za-z0-9])\s*\}", keep, text)
-
-
-def nesting_depth(text: str) -> int:
-    depth = best = 0
-    for ch in text:
-        if ch in "{([":
-            depth += 1
-            best = max(best, depth)
-        elif ch in "})]":
-            depth -= 1
-    return best
+    for _ in range(3):       # {x}{W}: the second is a singleton too once the first is stripped
+        new = re.sub(r"\{\s*([A-Za-z0-9])\s*\}", keep, text)
+        if new == text:
+            break
+        text = new
+    return text
 
 
 def normalise(latex: str) -> str:
     """Rewrite one formula into the grammar latex2sympy2_extended reads (no placeholders yet)."""
-    text = _unicode(latex)
+    text = to_latex(latex)
     text = _ROW_SPACING.sub(r"\\\\ ", text)
     text = text.replace("$", " ")
     text = re.sub(r"\\(?:boxed|fbox|colorbox\{[^{}]*\}|color\{[^{}]*\})\s*(?=\{)", "", text)
@@ -201,6 +144,7 @@ def normalise(latex: str) -> str:
     text = _hats(text)
     text = _p_drop(text)
     text = _PLAIN_PAIR.sub(r"_{\1\2}", text)     # W_ji typed without braces is W_{ji}
+    text = _COMMA_PAIR.sub(r"_{\1\2}", text)     # W_{j,i} is W_{ji}
     text = re.sub(r"\\(?:ell)(?![A-Za-z])", "l", text)
     text = re.sub(r"\\(?:cdotp|bullet|ast)(?![A-Za-z])", r"\\cdot", text)
     text = re.sub(r"\\(?:ldots|cdots|dotsc|dotsb|dots)(?![A-Za-z])", r"\\dots", text)

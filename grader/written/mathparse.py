@@ -21,6 +21,7 @@ time limit on top.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +29,8 @@ from typing import Any
 import sympy
 from latex2sympy2_extended.latex2sympy2 import ConversionConfig, _Latex2Sympy
 
-from grader.written.latex_normal import FormulaError, matching_brace, matching_escaped, nesting_depth, normalise
+from grader.written.braces import closing, depth, opening, scan
+from grader.written.latex_normal import FormulaError, normalise
 
 MAX_FORMULA_CHARS = 2000
 """Longest formula (after normalisation) that is parsed; longer ones are reported, not read."""
@@ -176,15 +178,9 @@ def _split_row_without_ampersand(row: str) -> list[str]:
     m = re.search(r"\\(?:text|mbox|textrm|mathrm)\s*\{\s*(?:if|when|otherwise|else)", row)
     if m:
         return [row[:m.start()], row[m.start():]]
-    depth = 0
-    for i in range(len(row) - 1, -1, -1):
-        ch = row[i]
-        if ch in ")]}":
-            depth += 1
-        elif ch in "([{":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return [row[:i], row[i + 1:]]
+    commas = [i for i, ch, top in scan(row) if top and ch == ","]
+    if commas:
+        return [row[:commas[-1]], row[commas[-1] + 1:]]
     return [row]
 
 
@@ -198,7 +194,7 @@ def _indicators(text: str, ph: _Placeholders) -> str:
         j = m.end()
         if j >= len(text) or text[j] not in "({[":
             raise FormulaError("ReLU' must be followed by its argument in brackets, e.g. ReLU'(z_i)")
-        end = matching_brace(text, j)
+        end = closing(text, j)
         if end < 0:
             raise FormulaError("an unclosed bracket after ReLU'")
         inner = text[j + 1:end]
@@ -211,16 +207,16 @@ def _indicators(text: str, ph: _Placeholders) -> str:
             break
         j = m.end()
         if text.startswith("\\{", j):
-            end = matching_escaped(text, j)
+            end = closing(text, j)
             inner = text[j + 2:end] if end >= 0 else ""
             stop = end + 2
         elif text[j] == "_":
             k = text.index("{", j)
-            end = matching_brace(text, k)
+            end = closing(text, k)
             inner = text[k + 1:end] if end >= 0 else ""
             stop = end + 1
         else:
-            end = matching_brace(text, j)
+            end = closing(text, j)
             inner = text[j + 1:end] if end >= 0 else ""
             stop = end + 1
         if end < 0:
@@ -236,7 +232,7 @@ def _indicators(text: str, ph: _Placeholders) -> str:
     i = 0
     while i < len(text):
         if text[i] == "[" and (i == 0 or text[i - 1] != "\\"):
-            end = matching_brace(text, i)
+            end = closing(text, i)
             if end > 0 and _RELATION.search(text[i + 1:end]) and not text[end + 1:end + 2] == "_":
                 cond = _parse_condition(text[i + 1:end], ph)
                 key = ph.add(Indicator(cond, text[i:end + 1]))
@@ -253,21 +249,10 @@ def _indexed_groups(text: str, ph: _Placeholders) -> str:
         m = re.search(r"[\)\]]\s*_\s*(\{[^{}]*\}|[A-Za-z0-9])", text)
         if not m:
             return text
-        close = m.start()
-        opening = "(" if text[close] == ")" else "["
-        depth = 0
-        start = -1
-        for k in range(close, -1, -1):
-            if text[k] == text[close]:
-                depth += 1
-            elif text[k] == opening:
-                depth -= 1
-                if depth == 0:
-                    start = k
-                    break
+        start = opening(text, m.start())
         if start < 0:
             raise FormulaError("a closing bracket before a subscript has no opening bracket")
-        inner = text[start + 1:close]
+        inner = text[start + 1:m.start()]
         index = m.group(1).strip("{} ").replace(",", "").replace(" ", "")
         tree = _convert(_substitute(inner, ph), ph)
         key = ph.add(IndexOf(tree, index, text[start:m.end()]))
@@ -323,14 +308,35 @@ def _convert(text: str, ph: _Placeholders) -> Any:
 
 
 def parse_formula(latex: str) -> Formula:
-    """Parse one answer (already cut to the expression itself) into a :class:`Formula`."""
+    """Parse one answer (already cut to the expression itself) into a :class:`Formula`.
+
+    Parses are kept (:data:`PARSE_CACHE` of them): the same text is read again when
+    rivals, evidence and the catalogue's shapes are compared, and ANTLR is the reader's cost."""
+    return _parse_cached(latex)
+
+
+PARSE_CACHE = 1024
+"""Formulas whose parse is kept in one reader process (failures are not kept: they are cheap)."""
+
+
+@functools.lru_cache(maxsize=PARSE_CACHE)
+def _parse_cached(latex: str) -> Formula:
+    return _parse(latex)
+
+
+def clear_parse_cache() -> None:
+    """Forget every kept parse (tests that watch the parser at work)."""
+    _parse_cached.cache_clear()
+
+
+def _parse(latex: str) -> Formula:
     if len(latex) > MAX_FORMULA_CHARS:
         raise FormulaError(f"the formula is {len(latex)} characters long; at most {MAX_FORMULA_CHARS} "
                            "are read (give the final answer on its own)")
     text = normalise(latex)
     if not text:
         raise FormulaError("an empty formula")
-    if nesting_depth(text) > MAX_NESTING:
+    if depth(text) > MAX_NESTING:
         raise FormulaError(f"the formula nests brackets more than {MAX_NESTING} deep")
     ph = _Placeholders()
     body = _substitute(text, ph)

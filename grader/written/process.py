@@ -40,6 +40,7 @@ def handle(probe: str, args: Mapping[str, Any]) -> dict[str, Any]:
     """Answer one request (runs in the child, or in process for :class:`InProcess`)."""
     from grader.checks.api import check_rng
     from grader.written.checkers import all_written_checkers
+    from grader.written.evidence import reconsider
     from grader.written.registry import WrittenContext
     from grader.written.sections import Section, locate
 
@@ -51,7 +52,7 @@ def handle(probe: str, args: Mapping[str, Any]) -> dict[str, Any]:
         section = Section(**args["section"])
         ctx = WrittenContext(args["question"], check_rng(int(args["seed"]), args["question"]), int(args["seed"]))
         with np.errstate(all="ignore"):
-            verdict = checker(section, ctx)
+            verdict = reconsider(checker, section, ctx, checker(section, ctx))
         return {"verdict": verdict.to_dict()}
     if probe == "fingerprint":
         from grader.groups.fingerprint import fingerprint

@@ -81,5 +81,19 @@ def missing(section: Section, what: str = "") -> Verdict:
         detail = f"its section{place} is empty"
     else:
         detail = f"its section{place} has {what or 'no final answer'}"
-    return Verdict(0, 1, [f"No answer found for {title}: {detail}. Put the final result on a line starting "
-                          "with 'Answer:' (math in $...$) under the question's heading."], status=MISSING)
+    return Verdict(0, 1, [f"No answer found for {title}: {detail}. {_upper_first(answer_hint(section.where))}."],
+                   status=MISSING)
+
+
+def answer_hint(where: str) -> str:
+    """Where to write a final answer, in the terms of the file the answer came from (``where``:
+    "q1.tex, line 12"): a .tex answer block is told about ``\\answer{}``, Markdown about "Answer:"."""
+    name = where.split(",")[0].strip().lower()
+    if name.endswith(".tex"):
+        return ("put the final result, on its own, in the part's answer block (\\answer{...} or "
+                "\\begin{answer}...\\end{answer}) of your .tex file")
+    return "put the final result on a line starting with 'Answer:' (math in $...$) under the question's heading"
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -19,7 +19,7 @@ from grader.written.evaluate import Env, EvalError, evaluate, is_scalar, show, s
 from grader.written.formulas import EXPLICIT, TRIALS, quote
 from grader.written.mathparse import Formula, FormulaError, parse_formula
 from grader.written.numeric import close
-from grader.written.registry import UNREADABLE, Verdict, WrittenContext, missing, written_check
+from grader.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from grader.written.sections import Section
 
 # 2(b)(i) and 3(b): an expression in one variable ------------------------------------------
@@ -120,7 +120,7 @@ def _first_in(pool: list[Candidate], names: set[str]) -> tuple[Candidate, Formul
 
 
 _N_TEXT = re.compile(r"(?<![A-Za-z0-9_\\^{])(?P<expr>(?:\d+\s*(?:\*|·|×|x(?=\s*n)|\\cdot|\\times)?\s*)?n"
-                     r"(?:\s*(?:[+\-*·×]|\\cdot|\\times)\s*(?:\d+\s*(?:\*|·|×|\\cdot|\\times)?\s*)?n?)*)(?![A-Za-z0-9_])")
+                     r"(?:\s*(?:[+\-−–*·×]|\\cdot|\\times)\s*(?:\d+\s*(?:\*|·|×|\\cdot|\\times)?\s*)?n?)*)(?![A-Za-z0-9_])")
 _NEAR_AFTER = re.compile(r"^\s*\$?\s*(?:steps?|transitions?|moves?|actions?|operations?|total|in total)\b", re.I)
 _NEAR_BEFORE = re.compile(r"(?:total|takes?|requires?|needs?|exactly|so|thus|therefore|hence|=)\W*$", re.I)
 _NOT_AN_ANSWER = re.compile(r"^\s*\$?\s*(?:-\s*)?(?:words?|tokens?|word\b|shift|arc|left|right|reduce|push|pop)",
@@ -152,7 +152,7 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
     got = _first_in(pool, {"n"})
     if got is None:
         return Verdict(0, 1, ["No expression in n found for 3(b): give the number of steps as an "
-                              "expression in n (e.g. on a line 'Answer: ...')."], status=UNREADABLE)
+                              f"expression in n ({answer_hint(section.where)})."], status=UNREADABLE)
     if isinstance(got, Verdict):
         got.feedback = ["No expression in n found for 3(b). " + " ".join(got.feedback)]
         return got

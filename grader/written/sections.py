@@ -51,6 +51,7 @@ class Section:
     where: str = ""
     notes: list[str] = field(default_factory=list)
     block: bool = False          # read from a LaTeX answer block (only the answer, no prompt)
+    evidence: list[list[str]] = field(default_factory=list)   # [text, where] of equations naming its target
 
     @property
     def empty(self) -> bool:
@@ -71,11 +72,14 @@ _LEAD = re.compile(r"^[\s#>*_$`]*(?:\\\(|\\\[)?\s*")
 _WORD = re.compile(r"(?:question|problem|exercise|part|task|q)\s*\.?\s*(?=[0-9(a-gA-G])", re.I)
 _PART = re.compile(r"([1-3])(?![0-9])(?:\s*[.:)]\s*|\s+|(?=[(a-g])|$)")
 _LETTER_PAREN = re.compile(r"[.\-\s]*\(\s*([a-gA-G])\s*\)")
-_LETTER_BARE = re.compile(r"[.\-\s]*([a-g])(?=[).:\-(]|\s*$|" + _ROMAN + r"\b|[-.]" + _ROMAN + r"\b)")
+_LETTER_BARE = re.compile(r"[.\-\s]*([a-g])(?=[):\-(]|\.(?![A-Za-z])|\s*$|" + _ROMAN + r"\b|[-.]" + _ROMAN + r"\b"
+                          r"|\s" + _ROMAN + r"\))")
 _LETTER_AFTER_PART = re.compile(r"[.\-\s]*([a-g])(?![A-Za-z])")
 _ROMAN_PAREN = re.compile(r"[.\-\s]*\(\s*(" + _ROMAN + r")\s*\)")
-_ROMAN_BARE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=[).:]|\s*$)")
+_ROMAN_BARE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=[):]|\.(?![A-Za-z])|\s*$)")
+"""A bare numeral: ``ii)``, ``iii.``, ``iv`` alone; never ``i.e.``."""
 _ROMAN_SPACE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=\s+\S)")
+_PART_LINE = re.compile(r"^\s*(?:part|question|problem|q)\s*[1-3]\b.{0,80}$", re.I)
 _POINTS = re.compile(r"\(\s*\d+(?:\.\d+)?\s*(?:points?|pts?|marks?)\s*\)", re.I)
 
 
@@ -184,11 +188,32 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
         elif tok.type == "paragraph_open" and tok.map and not quote_depth and not list_depth:
             first = lines[tok.map[0]]
             label = parse_label(first, heading=False)
+            if label is None and tok.map[1] - tok.map[0] == 1 and _PART_LINE.match(first):
+                label = parse_label(first, heading=True)     # "Part 2: Machine Learning" on a line of its own
             if label is None and re.match(r"^\s*\*\*[^*]+\*\*\s*$", first):
                 label = parse_label(first.strip(" *"), heading=True)
             if label is not None:
                 markers.append(_Marker(tok.map[0], label, first.strip(), False))
     return markers, excluded
+
+
+PLAIN_LABEL_CHARS = 60
+"""A plain-text line this short that starts with a label is a heading (``b i)``, ``Q3 (e)(ii)``)."""
+
+
+def _lines(lines: list[str]) -> tuple[list[_Marker], set[int]]:
+    """Label candidates of a plain-text file: every line, as a heading when it is short."""
+    markers: list[_Marker] = []
+    for k, line in enumerate(lines):
+        short = len(line.strip()) <= PLAIN_LABEL_CHARS and "=" not in line
+        label = parse_label(line, heading=short)
+        if label is not None and label.letter is None and label.roman is None and \
+                not (_PART_LINE.match(line) or re.match(r"\s*[1-3]\s*[.:)]\s", line)):
+            label = None          # "1 SHIFT + 1 ARC per word" is not part 1
+        if label is not None:
+            rest = line.strip()[len(label.text):].strip(" .:)-")
+            markers.append(_Marker(k, label, line.strip(), short and len(rest) < 40 and not re.search(r"\d\s*n|\$", rest)))
+    return markers, set()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -243,14 +268,14 @@ _SIGNATURES: dict[str, tuple[re.Pattern[str], ...]] = {
 # Reading a whole writeup
 
 def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md",
-                    start_part: int | None = 1) -> Located:
-    """Sections of one Markdown text, keyed by question id."""
+                    start_part: int | None = 1, plain: bool = False) -> Located:
+    """Sections of one Markdown text (``plain``: a plain-text file, read by lines), keyed by question id."""
     notes: list[str] = []
     if len(text) > MAX_FILE_CHARS:
         notes.append(f"{source} is {len(text)} characters long; only the first {MAX_FILE_CHARS} were read")
         text = text[:MAX_FILE_CHARS]
     lines = text.split("\n")
-    markers, excluded = _blocks(text)
+    markers, excluded = _lines(lines) if plain else _blocks(text)
     part, letter, roman = start_part, None, None
     spans: list[list] = []          # [start line, end line, question or None, marker]
     for mk in markers:

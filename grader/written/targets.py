@@ -13,11 +13,28 @@ from __future__ import annotations
 
 import re
 
+from grader.written.braces import group
+
 STEP = "step"
 """lhs_target of a derivative of an intermediate quantity (``∂/∂u_w exp(u_oᵀ v_c)``)."""
 
 _STYLE = re.compile(r"\\(?:mathbf|boldsymbol|bm|vec|mathrm|text|operatorname|mathit|left|right|,|;|!|displaystyle)\s*")
-_FRAC = re.compile(r"^\\[dt]?frac\s*\{(?P<num>(?:[^{}]|\{[^{}]*\})*)\}\s*\{(?P<den>(?:[^{}]|\{[^{}]*\})*)\}(?P<rest>.*)$", re.S)
+_FRAC_HEAD = re.compile(r"^\\[dt]?frac\s*(?=\{)")
+
+
+def _fraction(text: str) -> dict[str, str] | None:
+    """``\\frac{num}{den}rest`` -> its parts, braces nested to any depth (the one scanner's groups)."""
+    head = _FRAC_HEAD.match(text)
+    num = group(text, head.end()) if head else None
+    if num is None:
+        return None
+    at = num[1]
+    while at < len(text) and text[at].isspace():
+        at += 1
+    den = group(text, at)
+    if den is None:
+        return None
+    return {"num": num[0], "den": den[0], "rest": text[den[1]:]}
 _SLASH = re.compile(r"^(?P<num>(?:\\partial|∂|d)\s*[^/=]{0,40}?)\s*/\s*(?P<den>(?:\\partial|∂|d)\s*[^\s=()]{1,30})(?P<rest>.*)$", re.S)
 
 
@@ -50,16 +67,19 @@ def lhs_target(lhs: str) -> str | None:
     flat = _flat(text)
     if re.fullmatch(r"(?:\\gamma|γ|gamma)", flat):
         return "2b_i"
-    m = _FRAC.match(text) or _SLASH.match(text.replace("\\partial", "∂"))
+    if re.fullmatch(r"(?:\\#)?(?:steps|n_?steps|numberofsteps|#steps|transitions)", flat, re.I):
+        return "3b"
+    slash = _SLASH.match(text.replace("\\partial", "∂"))
+    m = _fraction(text) or (slash.groupdict() if slash else None)
     if not m:
         return None
-    num, den, rest = _flat(m.group("num")), m.group("den"), _flat(m.group("rest"))
+    num, den, rest = _flat(m["num"]), m["den"], _flat(m["rest"])
     target = _wrt(den)
     if target is None:
         return None
     num = re.sub(r"^(?:\\partial|∂|d)", "", num)
-    if rest or (num and not re.fullmatch(r"(?:J|L|\\?mathcal\{?[JL]\}?|J_?\w*|CE|CE\(y,haty\)|CE\(\w+,\w+\)|"
-                                          r"h_?i|h|loss|ℒ|\\mathcal[JL])", num)):
+    if rest or (num and not re.fullmatch(r"(?:(?:J|L|\\?mathcal\{?[JL]\}?|ℒ|loss)(?:_?[\w\-]*)?|CE)(?:\([^()]*\))?"
+                                          r"|h_?i|h", num)):
         return STEP      # the derivative of something else than the loss (or of an expression)
     if target == "3e_i" and not num.startswith("h"):
         return STEP

@@ -22,20 +22,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from grader.written import tex_walk
 from grader.written.latex_doc import ROMANS, body_to_markdown
-from grader.written.tex_macros import Macro, braced, expand_safely
+from grader.written.tex_macros import Macro, expand_safely
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 PROMPT_CHARS = 400
 """Characters of a part's prompt kept as its section's heading."""
 
 _EXAM = re.compile(r"\\titledquestion(?![A-Za-z])|\\begin\s*\{(?:sub)?parts\}")
-_MARK = re.compile(
-    r"(?P<tq>\\titledquestion\s*(?=\{))|(?P<q>\\question(?![A-Za-z])(?:\s*\[[^\]\n]*\])?)"
-    r"|\\begin\s*\{(?P<bsub>sub)?parts\}|(?P<end>\\end\s*\{(?P<esub>sub)?parts\})"
-    r"|(?P<part>\\(?P<psub>sub)?part(?![A-Za-z])(?:\s*\[[^\]\n]*\])?)")
-_BLOCK_ENV = re.compile(r"\\begin\s*\{(answer|solution|ans)\}(?:\s*\[[^\]]*\])?(.*?)\\end\s*\{\1\}", re.S)
-_BLOCK_MACRO = re.compile(r"\\(?:answer|ans|ifans|solution)\s*(?=\{)")
 _QUESTION_TITLES = ((1, re.compile(r"word2vec|word\s+vectors?", re.I)),
                     (2, re.compile(r"machine\s+learning|neural\s+networks?\b(?!.*pars)", re.I)),
                     (3, re.compile(r"dependency\s+pars|transition", re.I)))
@@ -78,23 +73,19 @@ def question_number(title: str) -> int | None:
     return None
 
 
-def answer_blocks(text: str) -> tuple[list[str], str]:
-    """The answer blocks of a part's text, and the text without them (the prompt)."""
-    blocks: list[tuple[int, int, str]] = []
-    for m in _BLOCK_ENV.finditer(text):
-        blocks.append((m.start(), m.end(), m.group(2)))
-    for m in _BLOCK_MACRO.finditer(text):
-        if any(s <= m.start() < e for s, e, _ in blocks):
-            continue
-        got = braced(text, m.end())
-        if got is not None:
-            blocks.append((m.start(), got[1], got[0]))
-    blocks.sort()
+def answer_blocks(text: str, found: list[tuple[int, int, str]] | None = None,
+                  offset: int = 0) -> tuple[list[str], str]:
+    """The answer blocks of a part's text (read by the LaTeX parser), and the text without them.
+    ``found``: the blocks of the whole document, already read, and where ``text`` starts in it."""
+    if found is None:
+        blocks = tex_walk.answer_blocks(text)
+    else:
+        blocks = [(s - offset, e - offset, c) for s, e, c in found if s >= offset and e <= offset + len(text)]
     prompt, pos = [], 0
-    for s, e, _ in blocks:
-        if s >= pos:
-            prompt.append(text[pos:s])
-            pos = e
+    for start, end, _ in blocks:
+        if start >= pos:
+            prompt.append(text[pos:start])
+            pos = end
     prompt.append(text[pos:])
     return [b for _, _, b in blocks], "".join(prompt)
 
@@ -113,37 +104,34 @@ def _units(text: str, start_part: int | None) -> list[Unit]:
             units.append(current)
             current = None
 
-    for m in _MARK.finditer(text):
-        if m.group("tq") or m.group("q"):
-            close(m.start())
-            number = None
-            if m.group("tq"):
-                got = braced(text, m.end())
-                number = question_number(got[0]) if got else None
+    for m in tex_walk.markers(text):
+        if m.kind == "question":
+            close(m.start)
+            number = question_number(m.title) if m.title else None
             if number is None:
                 number = (start_part or 1) if not seen_question else question + 1
             question, part, sub, seen_question = number, 0, None, True
-        elif m.group("end"):
-            close(m.start())
-            if m.group("esub"):
-                current = Unit(question or start_part or 1, part, None, m.end(), len(text)) if part else None
+        elif m.kind.startswith("end_"):
+            close(m.start)
+            if m.kind == "end_subparts":
+                current = Unit(question or start_part or 1, part, None, m.end, len(text)) if part else None
             else:
                 part, sub = 0, None
-        elif m.group("part"):
-            close(m.start())
+        else:
+            close(m.start)
             if not question:
                 question = start_part or 1
-            if m.group("psub"):
+            if m.kind == "subpart":
                 if not part:
                     continue
                 for u in units:
                     if u.question == question and u.part == part and u.sub is None:
                         u.has_subparts = True
                 sub = (sub or 0) + 1
-                current = Unit(question, part, sub, m.end(), len(text))
+                current = Unit(question, part, sub, m.end, len(text))
             else:
                 part, sub = part + 1, None
-                current = Unit(question, part, None, m.end(), len(text))
+                current = Unit(question, part, None, m.end, len(text))
     close(len(text))
     return units
 
@@ -193,8 +181,15 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
     """Every part and sub-part of an exam-class document, with its answer, and notes."""
     notes: list[str] = []
     out: list[ExamPart] = []
-    for unit in _units(text, start_part):
+    units = _units(text, start_part)
+    found = tex_walk.answer_blocks(text)
+    shared, in_blocks = _shared_blocks(text, units, found)
+    for unit in units:
         raw = text[unit.start:unit.end]
+        key = (unit.question, unit.part)
+        if unit.sub is None and key in shared and not unit.has_subparts and unit is not units[0] and \
+                any(u.sub is not None and (u.question, u.part) == key for u in units):
+            continue          # the block after \end{subparts} that answers all of them: given out below
         letter = LETTERS[(unit.part - 1) % 26]
         pieces: list[tuple[str | None, str, int]] = []
         if unit.sub is not None:
@@ -205,12 +200,17 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
         else:
             pieces.append((None, raw, unit.start))
         for roman, piece, offset in pieces:
-            blocks, prompt = answer_blocks(piece)
+            blocks, prompt = answer_blocks(piece, found, offset)
             if unit.has_subparts and roman is None and not blocks:
                 continue          # a part's own prompt above its sub-parts
             label = f"{unit.question}({letter})" + (f"({roman})" if roman else "")
             qid = _question_id(unit.question, letter, roman, questions)
             answer = "\n\n".join(blocks) if blocks else piece
+            if unit.sub is not None and key in shared:
+                items = shared[key]
+                answer, blocks = (items[unit.sub - 1] if unit.sub <= len(items) else ""), [""]
+            elif unit.sub is not None and not blocks and key in in_blocks:
+                answer, blocks = "", [""]     # answered in blocks elsewhere: its prompt is never an answer
             body, problem = expand_safely(answer, macros)
             prompt_text, _ = expand_safely(prompt, macros)
             part = ExamPart(qid, label, body_to_markdown(body).strip() if body.strip() else "",
@@ -220,6 +220,36 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
                                   "it was read as written.")
             out.append(part)
     return out, notes
+
+
+Blocks = list[tuple[int, int, str]]
+
+
+def _shared_blocks(text: str, units: list[Unit],
+                   found: Blocks) -> tuple[dict[tuple[int, int], list[str]], set[tuple[int, int]]]:
+    """Parts whose sub-parts are answered by ONE block holding a list (one item per sub-part,
+    after the last sub-part or after ``\\end{subparts}``): the items, by part; and the parts
+    whose sub-parts are answered in blocks at all (a sub-part without one is then unanswered)."""
+    shared: dict[tuple[int, int], list[str]] = {}
+    in_blocks: set[tuple[int, int]] = set()
+    subs: dict[tuple[int, int], list[Unit]] = {}
+    for u in units:
+        if u.sub is not None:
+            subs.setdefault((u.question, u.part), []).append(u)
+    for key, group in subs.items():
+        last = group[-1]
+        after = [u for u in units if u.sub is None and (u.question, u.part) == key and u.start >= last.end]
+        own = [answer_blocks(text[u.start:u.end], found, u.start)[0] for u in group]
+        if any(own) or any(answer_blocks(text[u.start:u.end], found, u.start)[0] for u in after):
+            in_blocks.add(key)
+        if any(own[:-1]):
+            continue
+        for u in [last, *after]:
+            for block in answer_blocks(text[u.start:u.end], found, u.start)[0]:
+                items = enumerate_items(block)
+                if len(items) >= 2:
+                    shared[key] = [item for _, item in items]
+    return shared, in_blocks
 
 
 def _question_id(question: int, letter: str, roman: str | None, questions: set[str]) -> str | None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from grader.written.braces import group as braced
+
 MAX_EXPANSIONS = 20_000
 """Macro uses replaced in one text before giving up."""
 MAX_GROWTH = 200_000
@@ -44,25 +46,6 @@ class Macro:
     nargs: int
     body: str
     default: str | None = None     # the optional first argument's default ([opt] in \newcommand)
-
-
-def braced(text: str, start: int) -> tuple[str, int] | None:
-    """The content of the ``{...}`` opening at ``start`` and the index after it (None if unclosed)."""
-    depth = 0
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1:i], i + 1
-        i += 1
-    return None
 
 
 _NEWCOMMAND = re.compile(r"\\(?:re|provide)?newcommand\*?\s*(?:\{\s*\\([A-Za-z]+)\s*\}|\\([A-Za-z]+))\s*"

@@ -1,0 +1,147 @@
+"""LaTeX structure through a real LaTeX parser: pylatexenc's ``LatexWalker``, in tolerant mode.
+
+The course's ``exam`` template is read from the parser's nodes, with macro specs for its commands
+(:data:`EXAM_MACROS`): ``\\titledquestion{title}[points]``, ``\\question[points]``,
+``\\part[points]``, ``\\subpart[points]``, the answer blocks ``\\answer{}``, ``\\ans{}``,
+``\\ifans{}``, ``\\solution{}`` and the environments ``parts``, ``subparts``, ``answer``,
+``solution``. Arguments, groups and nesting are the parser's, not a regular expression's, so an
+answer block spanning many lines with nested braces, or an environment inside ``mdframed``, is
+found as TeX would see it. A text the parser cannot read at all yields no structure (tolerant
+mode makes that rare); nothing is ever run through TeX.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pylatexenc.latexwalker import (
+    LatexEnvironmentNode,
+    LatexGroupNode,
+    LatexMacroNode,
+    LatexWalker,
+    LatexWalkerError,
+    get_default_latex_context_db,
+)
+from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
+
+MAX_WALK_CHARS = 60_000
+"""Characters of one LaTeX file whose structure is read (a course writeup is a few tens of
+thousands; the parser takes about a second per 10 000 characters of dense markup on a busy
+machine, and the whole writeup must be read within the reader's time limit)."""
+_BEGIN = re.compile(r"\\begin\s*\{[^}]*\}(?:\s*\[[^\]]*\])?")
+BLOCK_MACROS = ("answer", "ans", "ifans", "solution")
+BLOCK_ENVS = ("answer", "solution", "ans")
+EXAM_MACROS = (MacroSpec("titledquestion", "{["), MacroSpec("question", "["), MacroSpec("part", "["),
+               MacroSpec("subpart", "["), MacroSpec("subsubpart", "["),
+               *(MacroSpec(name, "{") for name in BLOCK_MACROS))
+EXAM_ENVS = (EnvironmentSpec("parts"), EnvironmentSpec("subparts"), EnvironmentSpec("questions"),
+             EnvironmentSpec("mdframed", "["), EnvironmentSpec("enumerate", "["),
+             *(EnvironmentSpec(name, "[") for name in BLOCK_ENVS))
+
+
+@functools.cache
+def _context() -> Any:
+    db = get_default_latex_context_db()
+    db.add_context_category("exam-template", prepend=True, macros=list(EXAM_MACROS),
+                            environments=list(EXAM_ENVS))
+    return db
+
+
+@functools.lru_cache(maxsize=8)
+def nodes(text: str) -> tuple:
+    """The top-level nodes of ``text`` (none when the parser gives up); a document's structure and
+    its answer blocks are read from one parse."""
+    text = text[:MAX_WALK_CHARS]
+    try:
+        walker = LatexWalker(text, latex_context=_context(), tolerant_parsing=True)
+        found, _, _ = walker.get_latex_nodes(pos=0)
+    except (LatexWalkerError, RecursionError, IndexError, ValueError):
+        return ()
+    return tuple(n for n in found if n is not None)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """One structural command of the template: what (``question``, ``part``, ``subpart``,
+    ``end_parts``, ``end_subparts``), where it starts and ends, and a question's title."""
+
+    kind: str
+    start: int
+    end: int
+    title: str = ""
+
+
+def _arg_text(text: str, node: LatexMacroNode, k: int) -> str | None:
+    args = node.nodeargd.argnlist if node.nodeargd is not None else []
+    arg = args[k] if k < len(args) else None
+    if arg is None:
+        return None
+    inner = text[arg.pos:arg.pos + arg.len]
+    return inner[1:-1] if isinstance(arg, LatexGroupNode) else inner
+
+
+def end_tag(text: str, node: LatexEnvironmentNode) -> int:
+    """Where an environment's ``\\end{...}`` starts."""
+    return text.rfind("\\end", node.pos, node.pos + node.len)
+
+
+def begin_tag_end(text: str, node: LatexEnvironmentNode) -> int:
+    """Where an environment's body starts: after ``\\begin{name}`` and its optional ``[...]``."""
+    begin = _BEGIN.match(text, node.pos)
+    return begin.end() if begin else node.pos
+
+
+def markers(text: str) -> list[Marker]:
+    """The template's structure in document order (answer blocks are not entered)."""
+    out: list[Marker] = []
+
+    def walk(items: list | tuple) -> None:
+        for node in items:
+            if node is None:
+                continue
+            if isinstance(node, LatexMacroNode):
+                name = node.macroname
+                if name == "titledquestion":
+                    out.append(Marker("question", node.pos, node.pos + node.len, _arg_text(text, node, 0) or ""))
+                elif name == "question":
+                    out.append(Marker("question", node.pos, node.pos + node.len))
+                elif name in ("part", "subpart"):
+                    out.append(Marker(name, node.pos, node.pos + node.len))
+            elif isinstance(node, LatexEnvironmentNode):
+                walk(node.nodelist)
+                if node.environmentname in ("parts", "subparts"):
+                    out.append(Marker(f"end_{node.environmentname}", end_tag(text, node), node.pos + node.len))
+            elif isinstance(node, LatexGroupNode):
+                walk(node.nodelist)
+
+    walk(nodes(text))
+    return sorted(out, key=lambda m: m.start)
+
+
+def answer_blocks(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, content) of every answer block of ``text``: the macros' braced argument, the
+    environments' body (also inside ``mdframed`` or any other environment or group)."""
+    out: list[tuple[int, int, str]] = []
+
+    def walk(items: list | tuple) -> None:
+        for node in items:
+            if node is None:
+                continue
+            if isinstance(node, LatexMacroNode) and node.macroname in BLOCK_MACROS:
+                content = _arg_text(text, node, 0)
+                if content is not None:
+                    out.append((node.pos, node.pos + node.len, content))
+            elif isinstance(node, LatexEnvironmentNode):
+                if node.environmentname in BLOCK_ENVS:
+                    start = begin_tag_end(text, node)
+                    out.append((node.pos, node.pos + node.len, text[start:max(start, end_tag(text, node))]))
+                else:
+                    walk(node.nodelist)
+            elif isinstance(node, LatexGroupNode):
+                walk(node.nodelist)
+
+    walk(nodes(text))
+    return sorted(out)

@@ -23,6 +23,13 @@ SECRET_VISIBILITIES = ("after_due_date", "after_published")
 PART_KINDS = ("code", "written")
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 1800.0
+GRADESCOPE_TIMEOUT_S = 600.0
+"""Gradescope's default autograder timeout (the assignment's Autograder Settings): 10 minutes."""
+BUDGET_MARGIN_S = 60.0
+"""Kept from the container's timeout for starting the grader, the sandbox's set-up and writing results."""
+DEFAULT_BUDGET_S = GRADESCOPE_TIMEOUT_S - BUDGET_MARGIN_S
+"""The time one grading may take when rubric.yaml states no ``budget``."""
+MAX_BUDGET_S = 6 * 3600.0
 
 
 def hidden_points_problem(where: str, what: str, visibility: Any, points: Any) -> str | None:
@@ -118,6 +125,8 @@ class Rubric:
     parts: tuple[Part, ...]
     checks: tuple[CheckSpec, ...]
     path: Path = field(default=RUBRIC_PATH)
+    budget: float = DEFAULT_BUDGET_S
+    """Seconds one whole grading may take (``budget:``); see :mod:`grader.budget`."""
     written_checks: tuple[CheckSpec, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -229,9 +238,15 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
     if not isinstance(data, dict):
         raise RubricError(path, ["the top level must be a mapping with keys 'defaults', 'parts', 'checks'"])
     problems: list[str] = []
-    unknown_top = set(data) - {"defaults", "parts", "checks"}
+    unknown_top = set(data) - {"budget", "defaults", "parts", "checks"}
     if unknown_top:
-        problems.append(f"unknown top-level key(s) {sorted(unknown_top)}; allowed: defaults, parts, checks")
+        problems.append(f"unknown top-level key(s) {sorted(unknown_top)}; allowed: budget, defaults, parts, checks")
+    budget = data.get("budget", DEFAULT_BUDGET_S)
+    if not _number(budget) or not 0 < budget <= MAX_BUDGET_S:
+        problems.append(f"budget is {budget!r}; use the seconds one grading may take, in (0, {MAX_BUDGET_S:g}] "
+                        f"(Gradescope's default timeout {GRADESCOPE_TIMEOUT_S:g} s less a margin: "
+                        f"{DEFAULT_BUDGET_S:g})")
+        budget = DEFAULT_BUDGET_S
 
     defaults = data.get("defaults") or {}
     d_timeout = defaults.get("timeout", DEFAULT_TIMEOUT)
@@ -350,4 +365,4 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
 
     if problems:
         raise RubricError(path, problems)
-    return Rubric(tuple(parts), tuple(checks), path)
+    return Rubric(tuple(parts), tuple(checks), path, float(budget))

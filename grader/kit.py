@@ -7,7 +7,7 @@ laptop without the reference: the kit's package is a subset of this package's ow
 ``grader check`` judge with the same code. What the checks ask of the reference is recorded
 here, at build time, for a few seeds (``grader/replay.py``), and answered from that table in the
 kit. Never shipped: ``reference/``, the grader's own correct PartialParse and minibatch_parse
-(``untrusted/arcstandard.py``), the written answers' checkers (they hold the answer key), and the
+(``arcstandard.py``), the written answers' checkers (they hold the answer key), and the
 code of checks students may not see (removed from their modules by ``strip_checks``).
 """
 
@@ -49,8 +49,8 @@ KIT_MODULES = (
 )
 #: Never in the kit, whatever KIT_MODULES says (a test checks both). The Linux sandbox stays out
 #: too: the kit runs student code with the portable runner on every system.
-NEVER_SHIPPED = ("untrusted/arcstandard.py", "written/", "cli.py", "package.py", "kit.py", "solution_math.py",
-                 "sandbox/worker_process.py", "sandbox/isolation.py", "sandbox/confine.py")
+NEVER_SHIPPED = ("arcstandard.py", "treebank.py", "untrusted/standin_model.py", "written/", "cli.py", "package.py",
+                 "kit.py", "solution_math.py", "sandbox/worker_process.py", "sandbox/isolation.py", "sandbox/confine.py")
 #: The kit's grader/sandbox/__init__.py (the repository's imports the Linux sandbox).
 KIT_SANDBOX_INIT = '''"""The student kit's process boundary: runner.py (the interface), frames.py, portable.py."""
 '''

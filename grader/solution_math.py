@@ -91,3 +91,14 @@ def scripted_output(table: dict[str, np.ndarray], center: np.ndarray, o: int,
     gc = table["gc"][o] + table["m"] @ center
     go = table["go"][o] + table["c"][o] * outside
     return loss, gc, go
+
+
+def dropout_scale(p: float) -> float:
+    """The scale of the units inverted dropout keeps (written question 2(b)(i))."""
+    return 1.0 / (1.0 - float(p))
+
+
+def is_gold_3a_sequence(transitions: list[str]) -> bool:
+    """Whether ``transitions`` is the gold sequence of the 3(a) sentence (written question 3(a)):
+    the example check never sends it to student code."""
+    return " ".join(transitions) == "S S LA S S LA RA S S S S LA LA LA RA RA"

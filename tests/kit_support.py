@@ -1,5 +1,5 @@
 """What the kit's tests look for: every line of the reference's solutions, and the grader's own
-correct PartialParse/minibatch_parse (untrusted/arcstandard.py)."""
+correct PartialParse/minibatch_parse (grader/arcstandard.py)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def _given_lines() -> set[str]:
 
 def arcstandard_lines() -> set[str]:
     """The code lines of the grader's correct arc-standard parser (not its docstrings or comments)."""
-    text = (Path(paths.REPO_ROOT) / "grader" / "untrusted" / "arcstandard.py").read_text(encoding="utf-8")
+    text = (Path(paths.REPO_ROOT) / "grader" / "arcstandard.py").read_text(encoding="utf-8")
     lines = _code_lines(text)
     return lines - _given_lines() - GIVEN_IN_PROSE
 

@@ -18,13 +18,13 @@ import torch
 import yaml
 from conftest import REFERENCE, TEMPLATE, assemble, variant
 
+from grader import arcstandard
 from grader.checks import model as model_checks
 from grader.checks import model_params
 from grader.checks import training as training_checks
 from grader.engine import grade
 from grader.results import GradeReport
 from grader.sandbox import InProcessRunner
-from grader.untrusted import arcstandard
 
 MODEL_CHECKS = ("model_structure", "model_init", "model_embedding_lookup", "model_forward",
                 "model_dropout", "model_gradients")

@@ -104,20 +104,38 @@ def check_rng(seed: int, check_id: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(check_id.encode())])
 
 
+#: Most characters of a student exception's message, and of its traceback lines, that reach feedback
+#: (capped here, whatever the worker sent: student code runs in that process and could forge replies).
+MAX_FEEDBACK_MESSAGE_CHARS = 1000
+MAX_FEEDBACK_TRACEBACK_CHARS = 2500
+
+
+def _capped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f" [... {len(text) - limit} more characters not shown]"
+
+
 def describe_failure(result: ProbeResult, what: str, timeout: float) -> tuple[str, list[str]]:
-    """Status and feedback lines for a probe that did not return a value."""
+    """Status and feedback lines for a probe that did not return a value; the student's message
+    and traceback are capped (MAX_FEEDBACK_MESSAGE_CHARS, MAX_FEEDBACK_TRACEBACK_CHARS)."""
     if result.status == "timeout":
         return TIMEOUT, [f"{what}: stopped after {timeout:g} s without returning "
                          "(an infinite loop, or far too slow?)"]
     if result.status in ("crashed", "protocol_error"):
-        detail = result.error.message if result.error else "the process exited"
+        detail = _capped(result.error.message, MAX_FEEDBACK_MESSAGE_CHARS) if result.error else "the process exited"
         return CRASHED, [f"{what}: the process running your code died ({detail}). Calls to "
                          "sys.exit()/exit(), os._exit(), running out of memory or a crash cause this."]
     err = result.error
-    lines = [f"{what} raised {err.type}: {err.message}" if err else f"{what} failed"]
+    lines = [f"{what} raised {_capped(err.type, 200)}: {_capped(err.message, MAX_FEEDBACK_MESSAGE_CHARS)}"
+             if err else f"{what} failed"]
     if err and err.traceback:
         lines.append("Traceback (your files only):")
-        lines.extend("  " + line for line in err.traceback)
+        budget = MAX_FEEDBACK_TRACEBACK_CHARS
+        for line in err.traceback:
+            if budget <= 0:
+                lines.append("  [... the rest of the traceback is not shown]")
+                break
+            lines.append("  " + _capped(line, budget))
+            budget -= len(line)
     return ERROR, lines
 
 

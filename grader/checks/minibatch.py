@@ -2,8 +2,10 @@
 
 The worker's model replays, for each sentence, a transition sequence chosen here: the
 course's unidirectional and interleaving dummy models (simulated with the reference), or
-random legal sequences. If the student's PartialParse is wrong, the worker substitutes a
-correct one, so a 3(c) bug does not cost 3(d) points as well.
+random legal sequences. If the student's PartialParse is wrong, the worker replays the
+configurations the reference goes through (recorded here and sent as data: no parser runs next
+to student code), so a 3(c) bug does not cost 3(d) points as well. The student kit sends none:
+there minibatch_parse runs on the student's own PartialParse.
 """
 
 from __future__ import annotations
@@ -38,8 +40,28 @@ def _batch_size(ctx: CheckContext, n: int, trial: int) -> int:
 
 def _run(ctx: CheckContext, sentences, scripts, batch_size, label) -> tuple[dict | None, str | None, str]:
     what = (f"minibatch_parse({len(sentences)} sentences, {label} model, batch_size={batch_size})")
-    got, err = ctx.try_call("mb_parse", what, sentences=sentences, scripts=scripts, batch_size=batch_size)
+    extra = {} if getattr(ctx.ref, "kit", False) else {"traces": _traces(ctx, sentences, scripts)}
+    got, err = ctx.try_call("mb_parse", what, sentences=sentences, scripts=scripts, batch_size=batch_size,
+                            **extra)
     return got, err, what
+
+
+def _traces(ctx: CheckContext, sentences, scripts) -> list[list[dict[str, Any]]]:
+    """The reference's configuration before and after each step of each script, as plain data."""
+    out = []
+    for s, script in zip(sentences, scripts):
+        pp = ctx.ref.parser_transitions.PartialParse(list(s))
+        trace = [_state(pp)]
+        for t in script:
+            pp.parse_step(t)
+            trace.append(_state(pp))
+        out.append(trace)
+    return out
+
+
+def _state(pp: Any) -> dict[str, Any]:
+    return {"stack": [str(x) for x in pp.stack], "buffer": [str(x) for x in pp.buffer],
+            "dependencies": [[str(h), str(d)] for h, d in pp.dependencies]}
 
 
 def _expected(ctx: CheckContext, sentences, scripts) -> list[list[list[str]]]:
@@ -90,7 +112,8 @@ def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:
             continue
         if not got["used_student_partial_parse"]:
             trials.note("your PartialParse gave wrong configurations, so minibatch_parse was run "
-                        "with a correct PartialParse (its own bugs are charged in 3(c) only)")
+                        "with stand-in parses that replay the right configurations (its own bugs are "
+                        "charged in 3(c) only)")
         # Compared here, not in the worker: the sentences as they were sent, and as they came back.
         got["sentences_unchanged"] = got.get("sentences_after") == sentences
         if "raised" in got:

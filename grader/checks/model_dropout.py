@@ -1,5 +1,5 @@
 """The dropout check of parser_model.py (3(e)(iii)): in train mode, hidden units are dropped at
-rate p and the kept ones scaled by gamma; in eval mode, nothing is dropped."""
+rate p and the kept ones scaled so that each unit's expected value is unchanged; in eval mode, nothing is dropped."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
     out_w = np.zeros((s.hidden, N_CLASSES), np.float32)
     out_w[j] = u
     values["hidden_to_logits_weight"] = out_w
-    gamma = 1.0 / (1.0 - p)
+    gamma = float(ctx.ref.grader_math.dropout_scale(p))
 
     inst = Instance(ctx, s, dropout_prob=p, values=values)
     what = f"{inst.what}, forward(w) with w of shape {w.shape}"
@@ -137,8 +137,8 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
                 den = ((kept - without) ** 2).sum(axis=1)
                 scale = float(np.median(num[other] / den[other]))
             problems.append(f"{int(unscaled.sum() + other.sum())} of {survivors} surviving units are scaled by "
-                            f"{scale:.3g} instead of 1/(1-p) = {gamma:.3g} (γ of 2(b)(i)), which keeps the "
-                            "expected value of each unit unchanged")
+                            f"{scale:.3g}, which does not keep the expected value of each unit unchanged (the "
+                            "scale of written question 2(b)(i); nn.Dropout applies it itself)")
     trials.record(not problems, f"{what}: " + "; ".join(problems))
 
 

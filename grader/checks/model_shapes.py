@@ -156,18 +156,19 @@ def _one_scale(c: DropoutCase, factor: float) -> bool:
 
 DROPOUT: tuple[BugShape[DropoutCase], ...] = (
     BugShape("dropout_before_hidden_layer", _spread,
-             "in train mode the hidden unit is neither zeroed nor multiplied by 1/(1-p): it changes by a "
+             "in train mode the hidden unit is neither zeroed nor scaled as dropout scales it: it changes by a "
              "different amount in every example, as it does when dropout is applied to the input x (the "
              "embeddings) instead of the hidden layer. Apply self.dropout to h = ReLU(x W + b1), before "
              "the output layer"),
     BugShape("dropout_scaled_by_keep_probability",
              lambda c: abs(c.dropped_fraction - c.p) < 0.1 and _one_scale(c, 1 - c.p) and c.p > 0,
-             "the surviving hidden units are multiplied by 1 - p; they must be divided by it (γ = 1/(1-p) of "
-             "2(b)(i)), so that each unit keeps its expected value (nn.Dropout does this itself)"),
+             "the surviving hidden units are multiplied by the keep probability, which shrinks their expected "
+             "value; they must be scaled so that each unit keeps its expected value (written question "
+             "2(b)(i); nn.Dropout does this itself)"),
     BugShape("dropout_scaled_by_p",
              lambda c: abs(c.dropped_fraction - c.p) < 0.1 and (_one_scale(c, 1 / c.p) or _one_scale(c, c.p)),
-             "the surviving hidden units are scaled with p (the drop probability) where 1 - p belongs: "
-             "γ = 1/(1-p) of 2(b)(i) (nn.Dropout does this itself)"),
+             "the surviving hidden units are scaled with p (the drop probability), where the keep "
+             "probability belongs (written question 2(b)(i); nn.Dropout does this itself)"),
 )
 
 

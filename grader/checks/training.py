@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.api import CheckAborted, CheckContext, Trials, check
+from grader.checks.api import CheckAborted, CheckContext, Trials, check, check_label
 from grader.checks.compare import as_float_array
 from grader.checks.model_params import call, record_error, try_call
 from grader.checks.model_shapes import training_error_hint
@@ -46,6 +46,8 @@ UAS_EPOCHS = 2
 UAS_BATCH_SIZE = 128
 UAS_LR = 0.0005
 UAS_FLOOR = 78.0
+#: Sentences in the hidden dev set train_uas is scored on (the reduced bundled dev set has 500).
+DEV_SENTENCES = 500
 #: The dev UAS is the grader's own parse of the trained model; logits are clipped to this size so
 #: that the parser's mask of illegal transitions (+10000) always decides.
 LOGIT_CLIP = 1000.0
@@ -124,11 +126,12 @@ def train_loop(ctx: CheckContext) -> Outcome:
                             n_dev=n_dev, batch_size=batch_size, lr=lr)
         if err:
             hint = training_error_hint(err)
-            record_error(trials, err + (f"\nLikely cause: {hint}" if hint else ""), aspects=4)
+            record_error(trials, _model_first(err) + (f"\nLikely cause: {hint}" if hint else ""), aspects=4)
             continue
         if got["stand_in"]:
             trials.note("your ParserModel could not be used for training "
-                        f"({got['stand_in']}), so run.py was judged with a stand-in model")
+                        f"({got['stand_in']}), so run.py was judged with a stand-in model (a linear "
+                        "classifier over the feature ids)")
         events, n_mb = got["events"], got["n_minibatches"]
 
         problems = _loop_problems(events, n_mb)
@@ -157,9 +160,20 @@ def train_loop(ctx: CheckContext) -> Outcome:
                               f"{got['uas'][-1]:.4f} that parser.parse(dev_data) computed")
         else:
             trials.record(False, f"{what}: no dev UAS to return (parser.parse was never called)")
-    if not getattr(ctx.ref, "kit", False):  # the kit parses with the student's own minibatch_parse
-        trials.note("dev parsing used the grader's own minibatch_parse, so a 3(d) bug costs nothing here")
+    trials.note("while run.py trains, parser.parse(dev_data) is the grader's stand-in: the share of the "
+                "dev set's gold transitions the model picks (no parsing, so a 3(c) or 3(d) bug costs "
+                "nothing here)")
     return trials.outcome()
+
+
+def _model_first(err: str) -> str:
+    """The student kit has no stand-in model: when the student's ParserModel cannot run, say
+    which checks to fix first."""
+    if "ModelUnusable" not in err:
+        return err
+    return (f"{err}\nThe student kit judges run.py with your own ParserModel, which could not be built "
+            f"or run on a batch: fix {check_label('model_structure')} and {check_label('model_forward')} "
+            "first (the full grader judges run.py on submission with a stand-in model)")
 
 
 def _mean_ce(logits: np.ndarray, targets: np.ndarray) -> tuple[float, float]:
@@ -249,7 +263,7 @@ def train_setup(ctx: CheckContext) -> Outcome:
                             batch_size=batch_size, n_epochs=n_epochs, lr=lr, fake_uas=fake_uas,
                             logits=logits, targets=targets)
         if err:
-            record_error(trials, err, aspects=4)
+            record_error(trials, _model_first(err), aspects=4)
             continue
         if got["mode"] == "main":
             trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "
@@ -257,7 +271,7 @@ def train_setup(ctx: CheckContext) -> Outcome:
             what = "python run.py -d, with a stand-in train_for_epoch"
         if got.get("stand_in"):
             trials.note(f"your ParserModel could not be used ({got['stand_in']}), so train was run with a "
-                        "stand-in model")
+                        "stand-in model (a linear classifier over the feature ids)")
         args, calls = got["train_args"], got["calls"]
         epochs = int(args.get("n_epochs") or 0)
         run_lr = float(args.get("lr") or 0.0)
@@ -314,47 +328,66 @@ class _WorkerModel:
         return torch.from_numpy(logits.astype(np.float32))
 
 
-_DEV_SETS: dict[int, tuple[Any, list[Any]]] = {}
+_PARSERS: dict[int, Any] = {}
 
 
-def _grader_dev_set(ref: Any) -> tuple[Any, list[Any]]:
-    """The reference Parser and the reduced dev set, read from the grader's own copy of the
-    bundled data (never from the folder student code ran in); loaded once per process."""
+def _grader_parser(ref: Any) -> Any:
+    """The reference Parser of the bundled treebank (its vocabulary and feature ids: those the
+    student's model was trained with), read from the grader's own copy; loaded once per process."""
     key = id(ref.parser_utils)
-    if key not in _DEV_SETS:
+    if key not in _PARSERS:
         data = TEMPLATE_DIR / "data"
         state = np.random.get_state()  # unknown words get random vectors: leave no trace
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                parser, _emb, _train, dev, _test = ref.parser_utils.load_and_preprocess_data(
+                parser, *_rest = ref.parser_utils.load_and_preprocess_data(
                     reduced=True, data_path=str(data), embedding_file=str(data / "en-cw.txt"))
         finally:
             np.random.set_state(state)
-        _DEV_SETS[key] = (parser, dev)
-    return _DEV_SETS[key]
+        _PARSERS[key] = parser
+    return _PARSERS[key]
 
 
-def grader_dev_uas(ctx: CheckContext) -> tuple[float, int]:
-    """Dev UAS (percent) of the model train_uas left in the worker, parsed by the grader, and how
-    many configurations got non-finite logits."""
-    parser, dev = _grader_dev_set(ctx.ref)
+def hidden_dev_set(parser: Any, seed: int) -> list[Any]:
+    """DEV_SENTENCES sentences drawn at grading time from the bundled treebank's grammar with
+    ``seed``, vectorized by ``parser``: made and kept in the trusted process, so no submission can
+    read them (the bundled data/dev.conll is the students' own)."""
+    from grader import treebank  # noqa: PLC0415 - trusted only: the kit never reaches this
+
+    rows = treebank.sentences(seed, DEV_SENTENCES)
+    return parser.vectorize([{"word": [form.lower() for form, _pos, _head, _rel in sent],
+                              "pos": [pos for _form, pos, _head, _rel in sent],
+                              "head": [head for _form, _pos, head, _rel in sent],
+                              "label": [rel for _form, _pos, _head, rel in sent]} for sent in rows])
+
+
+def grader_dev_uas(ctx: CheckContext, seed: int) -> tuple[float, int]:
+    """Dev UAS (percent) of the model train_uas left in the worker on the hidden dev set of
+    ``seed``, parsed by the grader, and how many configurations got non-finite logits."""
+    parser = _grader_parser(ctx.ref)
     evaluator = copy.copy(parser)
     evaluator.model = model = _WorkerModel(ctx)
-    uas, _dependencies = evaluator.parse(dev)
+    uas, _dependencies = evaluator.parse(hidden_dev_set(parser, seed))
     return 100 * float(uas), model.nonfinite_rows
 
 
 @check("train_uas", files=FILES, names=("parser_model.ParserModel", "run.train"))
 def train_uas(ctx: CheckContext) -> Outcome:
-    """The student's model, train and train_for_epoch on the reduced bundled treebank must reach
-    UAS_FLOOR, as measured by the grader's own parse of the trained model; that UAS is the
-    leaderboard entry."""
+    """The student's model, train and train_for_epoch trained on the reduced bundled treebank must
+    reach UAS_FLOOR on a hidden dev set (hidden_dev_set), as measured by the grader's own parse of
+    the trained model; that UAS is the leaderboard entry. The student kit has neither the hidden
+    set nor a parser of its own: there the student's own parse of the bundled dev set counts."""
+    kit = bool(getattr(ctx.ref, "kit", False))
+    scored_on = ("the bundled dev set, parsed by your own minibatch_parse" if kit else
+                 f"{DEV_SENTENCES} sentences the grader draws from the treebank's grammar at grading time")
     what = (f"train(parser, train_data, dev_data, output_path, batch_size={UAS_BATCH_SIZE}, "
             f"n_epochs={UAS_EPOCHS}, lr={UAS_LR}) with ParserModel(embeddings, n_features=36, "
-            "hidden_size=200, n_classes=3, dropout_prob=0.5) on the reduced bundled treebank")
+            f"hidden_size=200, n_classes=3, dropout_prob=0.5) on the reduced bundled treebank, "
+            f"scored on {scored_on}")
     try:
         got = call(ctx, "train_uas", what, seed=int(ctx.rng.integers(2**31)), n_epochs=UAS_EPOCHS,
-                   batch_size=UAS_BATCH_SIZE, lr=UAS_LR)
+                   batch_size=UAS_BATCH_SIZE, lr=UAS_LR, own_parse=kit)
+        dev_seed = int(ctx.rng.integers(2**31))
     except CheckAborted as aborted:
         hint = training_error_hint("\n".join(aborted.feedback), dependent="train_loop")
         if hint:
@@ -369,10 +402,12 @@ def train_uas(ctx: CheckContext) -> Outcome:
         trials.record(False, f"{what}: afterwards parser.model was not a torch.nn.Module, so there was no "
                              "trained model to evaluate")
         return trials.outcome()
-    if getattr(ctx.ref, "kit", False):  # the student kit: no reference parser; the student's own parse
+    if kit:  # the student kit: no reference parser; the student's own parse
         reported_uas = got.get("final_uas")
         if not isinstance(reported_uas, float) or not np.isfinite(reported_uas):
-            trials.record(False, f"{what}: parser.parse gave no dev UAS for the trained model")
+            trials.record(False, f"{what}: parser.parse gave no dev UAS for the trained model: the student "
+                                 f"kit parses with your own minibatch_parse, so fix {check_label('mb_results')} "
+                                 "first")
             return trials.outcome()
         uas, nonfinite = 100 * reported_uas, 0
     else:
@@ -380,8 +415,9 @@ def train_uas(ctx: CheckContext) -> Outcome:
             # The training worker keeps its peak memory until it ends and the dev parse below imports
             # torch here: a fresh worker loading the saved model keeps the sum lower (bench/gradescope.py).
             renew()
-        uas, nonfinite = grader_dev_uas(ctx)
+        uas, nonfinite = grader_dev_uas(ctx, dev_seed)
     evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"] if isinstance(u, float)) or "none"
+    evaluations += " (the share of the bundled dev set's gold transitions the model picked)"
     if nonfinite:
         trials.note(f"the trained model gave NaN or infinite logits for {nonfinite} dev configurations")
     reported = got.get("final_uas")
@@ -393,8 +429,8 @@ def train_uas(ctx: CheckContext) -> Outcome:
                  "over the last 10" if len(losses) >= 10 else "")
     trials.record(uas >= UAS_FLOOR,
                   f"{what}: the trained model's dev UAS is {uas:.2f}%, below the floor of {UAS_FLOOR:.0f}% "
-                  f"(dev UAS of each epoch's evaluation: {evaluations}{loss_text}). Check the other model "
+                  f"(score of each epoch's evaluation: {evaluations}{loss_text}). Check the other model "
                   "and training checks first: they say what is wrong")
     summary = (f"Dev UAS of the trained model {uas:.2f}% (floor {UAS_FLOOR:.0f}%; each epoch's "
-               f"evaluation: {evaluations}).")
+               f"evaluation during training: {evaluations}).")
     return trials.outcome(summary, leaderboard=(("dev UAS", round(uas, 2)),))

@@ -234,10 +234,10 @@ NAIVE_LOSS: tuple[BugShape[LossCase], ...] = (
 NAIVE_GRADS: tuple[BugShape[LossCase], ...] = (
     _field_shape("naive_gc_missing_y", "grad_center",
                  lambda c: c.outside.T @ _naive_delta(c, with_y=False),
-                 "it uses ŷ where ŷ − y belongs: the true outside word's −1 (the one-hot y) is missing"),
+                 "it leaves out the one-hot y of the true outside word: its −1 is missing"),
     _field_shape("naive_go_missing_y", "grad_outside",
                  lambda c: np.outer(_naive_delta(c, with_y=False), c.center),
-                 "it uses ŷ where ŷ − y belongs: row outsideWordIdx lacks the −v_c of the one-hot y"),
+                 "it leaves out the one-hot y of the true outside word: row outsideWordIdx lacks its share"),
 )
 
 #: Per function: the catalogue of shapes that name a wrong output.

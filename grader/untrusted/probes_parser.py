@@ -12,16 +12,6 @@ import sys
 import traceback
 from typing import Any
 
-# The grader's own correct PartialParse isolates 3(d) from 3(c) bugs. The student kit does not
-# ship it (it is solution code): there minibatch_parse always runs on the student's own class.
-try:
-    if __package__:
-        from .arcstandard import ArcStandardParse
-    else:  # run from the worker's private copy, where the modules are top-level
-        from arcstandard import ArcStandardParse  # type: ignore[no-redef]
-except ImportError:
-    ArcStandardParse = None  # type: ignore[assignment,misc]
-
 
 def finished(pp: Any) -> bool:
     """The terminal configuration: an empty buffer and only ROOT on the stack."""
@@ -153,47 +143,89 @@ class _ScriptedModel:
 
 
 def _guard_finished(cls):
-    """Make parse_step ignore the None the model returns for an already finished parse."""
+    """The student's class, whose step ignores the None the model returns for an already
+    finished parse (and otherwise only delegates to the student's own step)."""
     original = cls.parse_step
-
-    def parse_step(self, transition):
-        if transition is None:
-            return None
-        return original(self, transition)
-
-    return type(cls.__name__, (cls,), {"parse_step": parse_step})
+    return type(cls.__name__, (cls,), {"parse_step": lambda self, t: None if t is None else original(self, t)})
 
 
-def _student_partial_parse_ok(cls, sentences, scripts) -> bool:
-    """Whether the student's PartialParse follows every script exactly, without touching its input
-    (in the student kit, without the grader's class to compare with: always used)."""
-    if ArcStandardParse is None:
+def _follows(pp: Any, state: dict[str, Any]) -> bool:
+    return (list(pp.stack) == state["stack"] and list(pp.buffer) == state["buffer"]
+            and [[h, d] for h, d in pp.dependencies] == state["dependencies"])
+
+
+def _student_partial_parse_ok(cls, sentences, scripts, traces) -> bool:
+    """Whether the student's PartialParse goes through the configurations the trusted grader
+    recorded for every script, without touching its input (without recorded ones, as in the
+    student kit: always used)."""
+    if traces is None:
         return True
     try:
-        for s, script in zip(sentences, scripts):
+        for s, script, trace in zip(sentences, scripts, traces):
             given = list(s)
-            a, b = cls(given), ArcStandardParse(list(s))
-            for t in script:
-                a.parse_step(_t(t))
-                b.parse_step(t)
-                if list(a.stack) != b.stack or list(a.buffer) != b.buffer or \
-                        [tuple(x) for x in a.dependencies] != b.dependencies:
+            pp = cls(given)
+            for t, state in zip(script, trace[1:]):
+                pp.parse_step(_t(t))
+                if not _follows(pp, state):
                     return False
             if given != s:
                 return False
         return True
-    except Exception:  # noqa: BLE001 - any failure means "use the probe's class"
+    except Exception:  # noqa: BLE001 - any failure means "use the recorded configurations"
         return False
 
 
-def mb_parse(*, sentences: list[list[str]], scripts: list[list[str]], batch_size: int) -> dict[str, Any]:
-    """Run the student's minibatch_parse with a scripted model; report results and behaviour."""
+class _Recorded:
+    """A partial parse that is data, not a parser: for a student PartialParse that is wrong, each
+    step moves to the next configuration the trusted grader recorded for the sentence's script
+    (a transition off the script leaves the parse where it is and marks it), so minibatch_parse is
+    judged on its own. Built by ``_recorded_class``; ``parse_step`` is bound to ``_advance``."""
+
+    def __init__(self, sentence: list[str], trace: list[dict[str, Any]], script: list[str]):
+        self.sentence = sentence
+        self.trace, self.script, self.at = trace, script, 0
+        self.stack, self.buffer, self.dependencies = self._state(0)
+        self.parse_step = self._advance
+
+    def _state(self, k: int) -> tuple[list[Any], list[Any], list[Any]]:
+        state = self.trace[k]
+        return ([_t(w) for w in state["stack"]], [_t(w) for w in state["buffer"]],
+                [(_t(h), _t(d)) for h, d in state["dependencies"]])
+
+    def _advance(self, transition: Any) -> None:
+        if transition is None:
+            return
+        if self.at < len(self.script) and transition == self.script[self.at]:
+            self.at += 1
+            self.stack, self.buffer, self.dependencies = self._state(self.at)
+        else:
+            self.dependencies = [*self.dependencies, ("<off script>", _t(str(transition)))]
+
+
+def _recorded_class(sentences, scripts, traces):
+    """A PartialParse stand-in class: ``cls(sentence)`` replays that sentence's recorded trace."""
+    def make(sentence):
+        for s, script, trace in zip(sentences, scripts, traces):
+            if sentence is s or list(sentence) == s:
+                return _Recorded(sentence, trace, script)
+        raise _StopParsing()
+    return make
+
+
+def mb_parse(*, sentences: list[list[str]], scripts: list[list[str]], batch_size: int,
+             traces: list[list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """Run the student's minibatch_parse with a scripted model; report results and behaviour.
+    ``traces`` (the configurations before and after each step of each script, recorded by the
+    trusted grader) replace a wrong student PartialParse; without them the student's is used."""
     module = _module()
     sentences = [[sys.intern(w) for w in s] for s in sentences]
-    student_cls = getattr(module, "PartialParse", None)  # None: judged with the probe's class
-    used_student_class = student_cls is not None and _student_partial_parse_ok(student_cls, sentences, scripts)
-    base = student_cls if used_student_class else ArcStandardParse
-    module.PartialParse = _guard_finished(base)
+    student_cls = getattr(module, "PartialParse", None)
+    used_student_class = student_cls is not None and _student_partial_parse_ok(student_cls, sentences, scripts,
+                                                                                traces)
+    if used_student_class or traces is None:
+        module.PartialParse = _guard_finished(student_cls) if student_cls is not None else None
+    else:
+        module.PartialParse = _recorded_class(sentences, scripts, traces)
     model = _ScriptedModel(sentences, scripts)
     returned_normally = True
     raised = None

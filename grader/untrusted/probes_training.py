@@ -7,10 +7,13 @@ as plain data: the sequence of forward passes (and the model's mode in each), ba
 ``zero_grad`` and ``step`` calls, the optimizer and loss function ``train`` created, what it
 saved, and the dev UAS of each evaluation. The trusted grader judges all of it.
 
-Isolation: dev parsing uses the grader's own minibatch_parse (so a 3(d) bug costs nothing
-here); ``train_for_epoch`` and ``train`` get the student's ParserModel when it builds and runs,
-else a stand-in model written here; ``train`` is run with a stand-in ``train_for_epoch``.
-Only ``train_uas`` runs the student's model, ``train`` and ``train_for_epoch`` together.
+Isolation: while student code trains, ``Parser.parse`` is a stand-in that scores the model on the
+gold transitions of the dev set (no parsing, so neither a 3(c) nor a 3(d) bug costs anything
+here, and no parser runs in this process); ``train_for_epoch`` and ``train`` get the student's
+ParserModel when it builds and runs, else a linear stand-in (standin_model.py, not in the student
+kit); ``train`` is run with a stand-in ``train_for_epoch``. Only ``train_uas`` runs the student's
+model, ``train`` and ``train_for_epoch`` together; the dev UAS that counts is the trusted grader's
+own parse of a hidden dev set, for which this worker computes only the trained model's logits.
 
 A ``train`` that uses names only run.py's ``__main__`` block defines (a real pattern) is run
 the way the course runs it, ``python run.py -d``, by executing run.py as ``__main__``.
@@ -246,9 +249,11 @@ def train_setup(*, seed: int, n_train: int, n_dev: int, batch_size: int, n_epoch
 # -- training end to end ---------------------------------------------------------------------------
 
 
-def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float) -> dict[str, Any]:
-    """The student's ParserModel trained by their train() on the reduced treebank; the dev UAS
-    of every evaluation, and of the final model parsed here in eval mode."""
+def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float, own_parse: bool = False) -> dict[str, Any]:
+    """The student's ParserModel trained by their train() on the reduced treebank; the score of
+    every evaluation (the stand-in parse of ``instrumented_parsing``), and, when ``own_parse`` (the
+    student kit, which has no other parser), the dev UAS of the student's own parse of the final
+    model in eval mode. The full grader parses its hidden dev set itself (trained_logits)."""
     saved = _trained_model_path()
     torch = get_torch()
     run: Any = importlib.import_module("run")
@@ -256,29 +261,30 @@ def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float) -> dict[s
     rec = Recorder()
     result: dict[str, Any] = {"mode": "call"}
     started = time.monotonic()
-    with one_thread(), instrumented_parsing(rec), loss_spy(rec):
-        seed_all(seed)
-        model = build_model(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
-                            n_classes=N_CLASSES, dropout_prob=DROPOUT_PROB)
-        parser.model = model
-        try:
-            run.train(parser, train, dev, new_output_path(), batch_size=int(batch_size),
-                      n_epochs=int(n_epochs), lr=float(lr))
-        except NameError as exc:
-            result.update(mode="main", name_error=str(exc))
-            rec.uas.clear()
-            rec.losses.clear()
+    with one_thread():
+        with instrumented_parsing(rec), loss_spy(rec):
             seed_all(seed)
-            session: dict[str, Any] = {}
+            model = build_model(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
+                                n_classes=N_CLASSES, dropout_prob=DROPOUT_PROB)
+            parser.model = model
+            try:
+                run.train(parser, train, dev, new_output_path(), batch_size=int(batch_size),
+                          n_epochs=int(n_epochs), lr=float(lr))
+            except NameError as exc:
+                result.update(mode="main", name_error=str(exc))
+                rec.uas.clear()
+                rec.losses.clear()
+                seed_all(seed)
+                session: dict[str, Any] = {}
 
-            def keep_parser(original: Callable[..., Any]) -> Callable[..., Any]:
-                def train(*args: Any, **kwargs: Any) -> Any:
-                    session["parser"] = args[0] if args else kwargs.get("parser")
-                    return original(*args, **kwargs)
-                return train
+                def keep_parser(original: Callable[..., Any]) -> Callable[..., Any]:
+                    def train(*args: Any, **kwargs: Any) -> Any:
+                        session["parser"] = args[0] if args else kwargs.get("parser")
+                        return original(*args, **kwargs)
+                    return train
 
-            run_main(DEBUG_ARGV, {"train": keep_parser})
-            parser = session.get("parser", parser)
+                run_main(DEBUG_ARGV, {"train": keep_parser})
+                parser = session.get("parser", parser)
         n_evaluations = len(rec.uas)
         final = None
         _TRAINED.clear()
@@ -287,7 +293,8 @@ def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float) -> dict[s
         if isinstance(getattr(parser, "model", None), torch.nn.Module):
             _TRAINED["model"] = parser.model
             parser.model.eval()
-            final = parser.parse(dev)[0]
+            if own_parse:
+                final = parser.parse(dev)[0]
             _keep_trained(parser.model, saved)
     result.update(uas=rec.uas[:n_evaluations], final_uas=final, losses=rec.losses,
                   seconds=time.monotonic() - started, trained=bool(_TRAINED),

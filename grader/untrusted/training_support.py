@@ -1,7 +1,7 @@
 """What the training probes (probes_training.py) run with: the bundled treebank loaded once,
 seeding and one thread, and the instruments that record what student code does while it trains
-(forward and backward passes, ``zero_grad``, the optimizer, the loss, dev parsing), plus the
-stand-in model used when the student's ParserModel is not usable.
+(forward and backward passes, ``zero_grad``, the optimizer, the loss, dev parsing), and the
+stand-in for ``Parser.parse`` while the student's code trains (see ``instrumented_parsing``).
 
 Runs next to untrusted student code, in the worker.
 """
@@ -25,15 +25,16 @@ if __package__:
     from .probes_model import build_model
 else:  # run from the worker's private copy, where the modules are top-level
     from probes_model import build_model  # type: ignore[no-redef]
-# The grader's own minibatch_parse (isolates training from 3(d) bugs); the student kit does not
-# ship it, and there the student's own minibatch_parse is used.
+# The stand-in model train_loop and train_setup use when the student's ParserModel cannot be
+# built or run: a linear classifier over feature ids (not the assignment's model). The student kit
+# does not ship it; there those checks say to fix the model checks first.
 try:
     if __package__:
-        from .arcstandard import minibatch_parse
+        from .standin_model import linear_stand_in
     else:
-        from arcstandard import minibatch_parse  # type: ignore[no-redef]
+        from standin_model import linear_stand_in  # type: ignore[no-redef]
 except ImportError:
-    minibatch_parse = None  # type: ignore[assignment]
+    linear_stand_in = None  # type: ignore[assignment]
 
 N_FEATURES = 36
 N_CLASSES = 3
@@ -130,30 +131,48 @@ class Recorder:
         self.losses: list[float] = []
 
 
+def gold_transition_score(parser: Any, dataset: Any, eval_batch_size: int = 5000) -> tuple[float, list[Any]]:
+    """What ``Parser.parse`` returns while student code trains: the share of the gold transitions
+    of ``dataset`` the model picks (the most likely legal one) at each configuration of the gold
+    parse, which the support code's ``create_instances`` lists; no parsing, so neither 3(c) nor 3(d)
+    matters here. The dev UAS that counts is the grader's own parse of the trained model."""
+    torch = get_torch()
+    instances = parser.create_instances(dataset)
+    if not instances:
+        return 0.0, [[] for _ in dataset]
+    right = 0
+    size = max(1, int(eval_batch_size))
+    for start in range(0, len(instances), size):
+        chunk = instances[start:start + size]
+        features = torch.from_numpy(np.array([f for f, _legal, _gold in chunk], dtype=np.int64))
+        legal = np.array([legal for _f, legal, _gold in chunk], dtype=np.float32)
+        with torch.no_grad():
+            logits = parser.model(features)
+        picked = np.argmax(np.asarray(logits.detach().cpu().numpy(), dtype=np.float64) + 10000 * legal, axis=1)
+        right += int((picked == np.array([gold for _f, _legal, gold in chunk])).sum())
+    return right / len(instances), [[] for _ in dataset]
+
+
 @contextlib.contextmanager
 def instrumented_parsing(rec: Recorder) -> Iterator[None]:
-    """Parser.parse records each UAS and marks its forwards; minibatch_parse is the grader's."""
+    """Parser.parse is gold_transition_score (its forwards marked, its score recorded)."""
     parser_utils: Any = importlib.import_module("utils.parser_utils")
     original_parse = parser_utils.Parser.parse
-    original_minibatch_parse = parser_utils.minibatch_parse
 
     def parse(self: Any, dataset: Any, eval_batch_size: int = 5000) -> Any:
         rec.in_parse += 1
         try:
-            result = original_parse(self, dataset, eval_batch_size)
+            result = gold_transition_score(self, dataset, eval_batch_size)
         finally:
             rec.in_parse -= 1
         rec.uas.append(float(result[0]))
         return result
 
     parser_utils.Parser.parse = parse
-    if minibatch_parse is not None:
-        parser_utils.minibatch_parse = minibatch_parse
     try:
         yield
     finally:
         parser_utils.Parser.parse = original_parse
-        parser_utils.minibatch_parse = original_minibatch_parse
 
 
 def instrument_model(model: Any, rec: Recorder) -> None:
@@ -213,35 +232,14 @@ def loss_spy(rec: Recorder) -> Iterator[None]:
         loss_class.forward = original
 
 
-def stand_in_model(embeddings: np.ndarray) -> Any:
-    """A correct ParserModel written here, used when the student's cannot be built or run."""
-    torch = get_torch()
-    nn = torch.nn
-
-    class StandInModel(nn.Module):  # type: ignore[name-defined]  # torch is imported lazily
-        def __init__(self) -> None:
-            super().__init__()
-            d = embeddings.shape[1]
-            self.embeddings = nn.Parameter(torch.tensor(embeddings))
-            self.embed_to_hidden_weight = nn.Parameter(nn.init.xavier_uniform_(torch.empty(N_FEATURES * d, HIDDEN_SIZE)))
-            self.embed_to_hidden_bias = nn.Parameter(torch.rand(HIDDEN_SIZE))
-            self.dropout = nn.Dropout(DROPOUT_PROB)
-            self.hidden_to_logits_weight = nn.Parameter(nn.init.xavier_uniform_(torch.empty(HIDDEN_SIZE, N_CLASSES)))
-            self.hidden_to_logits_bias = nn.Parameter(torch.rand(N_CLASSES))
-
-        def embedding_lookup(self, w: Any) -> Any:
-            return self.embeddings[w].reshape(w.shape[0], -1)
-
-        def forward(self, w: Any) -> Any:
-            h = torch.relu(self.embedding_lookup(w) @ self.embed_to_hidden_weight + self.embed_to_hidden_bias)
-            return self.dropout(h) @ self.hidden_to_logits_weight + self.hidden_to_logits_bias
-
-    return StandInModel()
+class ModelUnusable(Exception):
+    """The student's ParserModel cannot be built or run, and there is no stand-in (student kit)."""
 
 
 def model_for_training(embeddings: np.ndarray) -> tuple[Any, str]:
     """The student's ParserModel if it builds and maps a batch to (batch, 3) logits, else the
-    stand-in; and '' or why the stand-in was used."""
+    linear stand-in; and '' or why the stand-in was used. Without a stand-in (the student kit)
+    raises ModelUnusable."""
     torch = get_torch()
     try:
         model = build_model(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
@@ -255,7 +253,10 @@ def model_for_training(embeddings: np.ndarray) -> tuple[Any, str]:
                              "that require grad")
         return model, ""
     except Exception as exc:  # noqa: BLE001 - any failure: judge run.py with the stand-in
-        return stand_in_model(embeddings), f"{type(exc).__name__}: {exc}"[:500]
+        reason = f"{type(exc).__name__}: {exc}"[:500]
+    if linear_stand_in is None:
+        raise ModelUnusable(reason)
+    return linear_stand_in(embeddings.shape[0], N_CLASSES), reason
 
 
 def run_main(argv: list[str], replace: dict[str, Callable[[Any], Any]]) -> None:

@@ -52,7 +52,7 @@ else:  # run from the private copy, where the modules are top-level
     import probes  # type: ignore[no-redef, import-not-found]
     import wire  # type: ignore[no-redef, import-not-found]
 
-MAX_MESSAGE_CHARS = 4000
+MAX_MESSAGE_CHARS = 1000
 """Longest exception message sent back (longer ones are cut with a note)."""
 
 MAX_TRACEBACK_FRAMES = 20

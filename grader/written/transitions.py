@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grader.untrusted.arcstandard import ArcStandardParse
+from grader.arcstandard import ArcStandardParse
 from grader.written.catalogue import known
 from grader.written.registry import Verdict, WrittenContext, missing, written_check
 from grader.written.sections import Section
@@ -62,8 +62,8 @@ _CODES = {SHIFT: "S", LEFT: "LA", RIGHT: "RA"}
 def apply(config: Config, transition: str) -> tuple[Config, tuple[str, str] | None] | None:
     """The configuration after ``transition`` and the arc it adds; None if it is not legal.
 
-    The step itself is the arc-standard machine the probes use (grader/untrusted/arcstandard.py,
-    a pure module both sides may import); only the legality checks are the table's own."""
+    The step itself is the grader's arc-standard machine (grader/arcstandard.py, trusted, never
+    next to student code); only the legality checks are the table's own."""
     if (not config.buffer if transition == SHIFT else
             len(config.stack) < 2 or (transition == LEFT and config.stack[-2] == "ROOT")):
         return None

@@ -1,6 +1,7 @@
-"""A correct arc-standard partial parse and minibatch parse, for the probes: so that one part of
-the assignment is judged on its own (a 3(c) PartialParse bug is not charged again in 3(d), and
-dev parsing during training depends on neither). Plain Python, no student code.
+"""A correct arc-standard partial parse and minibatch parse, for the trusted process only (the
+written 3(a) table's replay, the tests). Solution code: never copied next to student code (the
+worker gets recorded configurations instead, see untrusted/probes_parser.py) and never shipped in
+the student kit.
 """
 
 from __future__ import annotations

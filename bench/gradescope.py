@@ -141,6 +141,13 @@ def _sampler(root: int, stop: threading.Event, peak: Sample) -> None:
         stop.wait(SAMPLE_S)
 
 
+def _v2_has_cpu() -> bool:
+    """Whether /sys/fs/cgroup is a cgroup v2 hierarchy whose children may use the cpu controller."""
+    controllers, subtree = CGROUP_V2 / "cgroup.controllers", CGROUP_V2 / "cgroup.subtree_control"
+    return (controllers.is_file() and subtree.is_file() and "cpu" in controllers.read_text().split()
+            and "cpu" in subtree.read_text().split())
+
+
 class Quota:
     """A cgroup holding one grading to half a core; ``kind`` says which (or "pinned" without one)."""
 
@@ -150,8 +157,7 @@ class Quota:
         name = f"a2grader-bench-{os.getpid()}-{time.monotonic_ns()}"
         quota = int(CONTAINER_CPUS * CPU_PERIOD_US)
         try:
-            if "cpu" in (CGROUP_V2 / "cgroup.controllers").read_text().split() and \
-                    "cpu" in (CGROUP_V2 / "cgroup.subtree_control").read_text().split():
+            if _v2_has_cpu():
                 self.path = CGROUP_V2 / name
                 self.path.mkdir()
                 (self.path / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")

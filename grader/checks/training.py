@@ -337,8 +337,8 @@ def train_uas(ctx: CheckContext) -> Outcome:
         uas, nonfinite = 100 * reported_uas, 0
     else:
         if got.get("saved") and callable(renew := getattr(ctx.runner, "renew", None)):
-            # The training worker keeps its peak memory until it ends and the dev parse below imports
-            # torch here: a fresh worker loading the saved model keeps the sum lower (bench/gradescope.py).
+            # The training worker keeps its peak memory until it ends: a fresh worker loading the saved
+            # model for the dev parse below keeps the sum lower (bench/gradescope.py).
             renew()
         uas, nonfinite = grader_dev_uas(ctx, dev_seed, size.hidden)
     evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"] if isinstance(u, float)) or "none"

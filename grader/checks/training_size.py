@@ -113,14 +113,18 @@ def choose(costs: Mapping[str, Any] | None, seconds: float) -> TrainingSize:
 def size_for(ctx: CheckContext, seed: int, lr: float) -> tuple[TrainingSize, str]:
     """Measure the student's cost on the first minibatches and choose the size; with a note for
     the feedback when the training was sized down. A calibration that fails (the student's
-    train_for_epoch raises) gives the full size: the training itself then says what is wrong."""
+    train_for_epoch raises) gives the full size: the training itself then says what is wrong; one
+    that times out gives the smallest."""
     seconds = allowance(ctx.runner, ctx.timeout)
     result = ctx.runner.call("train_cost", {"seed": seed, "lr": lr, **CALIBRATION},
                              timeout=min(ctx.timeout, max(seconds, 1.0)))
     costs = result.value if result.ok and isinstance(result.value, dict) else None
-    size = choose(costs, seconds)
-    if size is FULL or costs is None:
+    size = SIZES[-1] if result.status == "timeout" else choose(costs, seconds)  # too slow to measure
+    if size is FULL:
         return size, ""
+    if costs is None:
+        return size, (f"your training's first minibatches took longer than {seconds:.0f} s, so 5.9 trained on "
+                      f"{size.describe()}, scored against the floor of that size ({size.floor:.0f}%)")
     return size, (f"your training costs {1000 * float(costs['train_per_example']):.1f} ms per example "
                   f"here (measured on its first minibatches), so 5.9 trained on {size.describe()} to "
                   f"stay within its time, scored against the floor of that size ({size.floor:.0f}%)")

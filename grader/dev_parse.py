@@ -94,9 +94,10 @@ class _WorkerModel:
 _PARSERS: dict[str, Any] = {}
 
 
-def _grader_parser() -> Any:
+def _grader_parser(_ref: Any = None) -> Any:
     """The reference Parser of the bundled treebank (its vocabulary and feature ids: those the
-    student's model was trained with), read from the grader's own copy; loaded once per process."""
+    student's model was trained with), read from the grader's own copy; loaded once per process
+    (always the reference's own files, whatever ``ctx.ref`` a caller has)."""
     if "parser" not in _PARSERS:
         data = TEMPLATE_DIR / "data"
         state = np.random.get_state()  # unknown words get random vectors: leave no trace

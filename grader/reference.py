@@ -62,6 +62,10 @@ class Reference(SimpleNamespace):
         self.grader_math = importlib.import_module("grader.solution_math")
 
     def __getattr__(self, name: str) -> Any:  # called only for names not loaded yet
+        if name == "dev_parse":  # 5.9's hidden dev set and trusted parse (grader/dev_parse.py, never in the kit)
+            module = importlib.import_module("grader.dev_parse")
+            setattr(self, name, module)
+            return module
         full = next((m for m in LAZY if m.split(".")[-1] == name), None)
         if full is None:
             raise AttributeError(f"the reference has no module {name!r}")

@@ -349,9 +349,7 @@ def train_uas(ctx: CheckContext) -> Outcome:
             # The training worker keeps its peak memory until it ends: a fresh worker loading the saved
             # model for the dev parse below keeps the sum lower (bench/gradescope.py).
             renew()
-        from grader.dev_parse import grader_dev_uas  # noqa: PLC0415 - trusted only, not in the kit
-
-        uas, nonfinite = grader_dev_uas(ctx, dev_seed, size.hidden)
+        uas, nonfinite = ctx.ref.dev_parse.grader_dev_uas(ctx, dev_seed, size.hidden)  # grader/dev_parse.py
     evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"] if isinstance(u, float)) or "none"
     evaluations += " (the share of the bundled dev set's gold transitions the model picked)"
     if nonfinite:

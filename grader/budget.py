@@ -28,9 +28,15 @@ MIN_CALL_S = 1.0
 """A call that would get less time than this is not started: the budget has run out."""
 
 
+MAX_STARTUP_S = 30.0
+"""At most this much of a process's age counts as its start-up (a long-lived process that grades,
+such as a test runner, is not charged its whole life)."""
+
+
 def process_age() -> float:
-    """Seconds since this process started (0.0 where /proc cannot say): the interpreter's start
-    and the grader's imports, spent before any budget was made, count against it too."""
+    """Seconds since this process started, at most :data:`MAX_STARTUP_S` (0.0 where /proc cannot
+    say): the interpreter's start and the grader's imports, spent before any budget was made,
+    count against it too."""
     if sys.platform == "win32":  # the student kit's platforms: no /proc (and no budget there)
         return 0.0
     try:
@@ -38,7 +44,7 @@ def process_age() -> float:
             started_ticks = int(stat.read().rsplit(b")", 1)[1].split()[19])
         with open("/proc/uptime", "rb") as uptime:
             now = float(uptime.read().split()[0])
-        return max(now - started_ticks / os.sysconf("SC_CLK_TCK"), 0.0)
+        return min(max(now - started_ticks / os.sysconf("SC_CLK_TCK"), 0.0), MAX_STARTUP_S)
     except (OSError, ValueError, IndexError):
         return 0.0
 

@@ -116,3 +116,7 @@ def test_package_advice_and_run_autograder_follow_the_budget():
     assert hard_limit(DEFAULT_BUDGET_S) < GRADESCOPE_TIMEOUT_S
     assert "at least 6 minute(s)" in timeout_advice(300)
     assert "default 10 minutes fits" in timeout_advice(DEFAULT_BUDGET_S)
+
+
+def test_a_process_is_charged_at_most_its_start_up():
+    assert 0.0 <= budget_mod.process_age() <= budget_mod.MAX_STARTUP_S

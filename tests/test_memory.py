@@ -1,5 +1,5 @@
 """What keeps a grading's memory low (bench/gradescope.py measures it; nothing here is timed):
-the trusted process does without torch until the dev parse of train_uas, the model checks'
+the trusted process does without torch (the dev parse of train_uas too), the model checks'
 expected values are the reference model's outputs computed without torch, and a worker can be
 renewed so that the memory of training goes back to the system."""
 

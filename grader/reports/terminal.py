@@ -54,7 +54,7 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
 def render_reviews(report: GradeReport, console: Console) -> None:
     """Auto-graded written items the grader could not judge with confidence (why, where, what it
     read), and checks the grading's time budget could not afford."""
-    table = Table(title=f"Items that need review ({len(report.reviews)}; scored as far as "
+    table = Table(title=f"Items that need TA review ({len(report.reviews)}; scored as far as "
                         "the autograder could prove)", show_lines=False, expand=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("question")

@@ -35,6 +35,7 @@ from grader import gradebook, paths, roster
 from grader import kit as kit_mod
 from grader import package as package_mod
 from grader import template as template_mod
+from grader.budget import process_age
 from grader.checks import all_checks
 from grader.engine import grade, part_selection
 from grader.marking_cli import grades_cmd, marked_store, review_cmd
@@ -104,16 +105,25 @@ def check(directory: Path, seed: int | None, quiet: bool, part: str | None) -> N
               show_default=True, help="Where to write Gradescope's results.json.")
 @click.option("--seed", type=int, default=None, help="Replay the checks of an earlier run.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of a table.")
-def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: bool) -> None:
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Seconds the whole grading may take (default: rubric.yaml's budget).")
+def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: bool,
+              budget: float | None) -> None:
     """Grade SUBMISSION (a folder or .zip) on every check and write results.json.
 
-    A valid results.json is written whatever the submission does; the exit status is 0 when
-    grading ran (whatever the score) and 1 when the submission could not be read at all.
+    A valid results.json is written whatever the submission does, within the grading's time
+    budget; the exit status is 0 when grading ran (whatever the score) and 1 when the submission
+    could not be read at all.
     """
     console = _console()
     started = time.monotonic()
     try:
-        report = grade(submission, seed=seed,
+        rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
+    except RubricError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        seconds = (rubric.budget if budget is None else budget) - process_age()  # this process's start counts
+        report = grade(submission, rubric=rubric, seed=seed, budget=max(seconds, 1.0),
                        progress=None if as_json else _progress(console))
     except SubmissionError as exc:
         gradescope.write_json_atomic(gradescope.fallback_results(

@@ -19,13 +19,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.budget import Budget, BudgetExhausted, BudgetRunner
 from grader.checks import all_checks
 from grader.checks.api import CheckAborted, CheckContext, RegisteredCheck, check_rng, describe_failure
 from grader.course_env import missing_module, missing_module_lines
 from grader.paths import STUDENT_FILES, TEMPLATE_DIR
 from grader.reference import load_reference
 from grader.replay import ReplayMiss
-from grader.results import ERROR, FAILED, CheckResult, GradeReport, Outcome, ProgressHook, internal_error, score, stub_outcome
+from grader.results import (
+    ERROR,
+    FAILED,
+    CheckResult,
+    GradeReport,
+    Outcome,
+    ProgressHook,
+    internal_error,
+    not_run_outcome,
+    score,
+    stub_outcome,
+)
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
 from grader.sandbox.runner import Runner
 from grader.submission import prepare
@@ -200,21 +212,40 @@ def run_check(spec: CheckSpec, fn: Callable[[CheckContext], Outcome], ctx: Check
         return internal_error(traceback.format_exc(limit=-3).strip().splitlines())
 
 
+#: Checks whose rubric timeout exceeds this are expensive (training): they run last, after the
+#: written answers, so that a budget running out costs them and never the cheap checks.
+EXPENSIVE_TIMEOUT_S = 60.0
+
+
+def run_order(specs: Iterable[CheckSpec]) -> tuple[list[CheckSpec], list[CheckSpec]]:
+    """(cheap, expensive): the checks to run before the written answers in rubric order, and
+    those to run after them, cheapest (shortest timeout) first."""
+    specs = list(specs)
+    cheap = [s for s in specs if s.timeout <= EXPENSIVE_TIMEOUT_S]
+    expensive = sorted((s for s in specs if s.timeout > EXPENSIVE_TIMEOUT_S), key=lambda s: s.timeout)
+    return cheap, expensive
+
+
 def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None,
           visible_only: bool = False, only: Iterable[str] | None = None,
           runner_factory: RunnerFactory | None = None,
           progress: ProgressHook | None = None,
           import_timeout: float = IMPORT_TIMEOUT,
           written_runner: Runner | None = None,
-          ref_provider: RefProvider | None = None, include_written: bool = True) -> GradeReport:
+          ref_provider: RefProvider | None = None, include_written: bool = True,
+          budget: float | None = None) -> GradeReport:
     """Grade ``upload`` (a folder or .zip) and return the report.
 
-    Code checks run first, then the written parts (the auto-graded share scored, the rest listed
-    for TAs); ``written_runner`` replaces the child process that reads written answers (tests).
-    ``ref_provider`` gives each check its ``ctx.ref`` instead of the reference (the student kit);
-    ``include_written=False`` leaves the written parts out.
+    The cheap code checks run first, then the written parts (the auto-graded share scored, the
+    rest listed for TAs), then the expensive checks (training); the report lists them in the
+    rubric's order. ``written_runner`` replaces the child process that reads written answers
+    (tests). ``ref_provider`` gives each check its ``ctx.ref`` instead of the reference (the
+    student kit); ``include_written=False`` leaves the written parts out. ``budget`` (seconds)
+    bounds the whole grading (see :mod:`grader.budget`): a check it cannot afford is reported
+    as not run.
     """
     started = time.monotonic()
+    timer = Budget(budget, started) if budget is not None else None
     registry = all_checks()
     if rubric is None:
         from grader.written.checkers import all_written_checkers  # noqa: PLC0415 - not in the kit
@@ -222,8 +253,10 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
         rubric = load_rubric(registered=set(registry), checkers=set(all_written_checkers()))
     seed = new_seed() if seed is None else seed
     specs = select_checks(rubric, visible_only=visible_only, only=only)
+    cheap, expensive = run_order(specs)
     written_parts = select_written(rubric, visible_only=visible_only, only=only) if include_written else []
-    results: list[CheckResult] = []
+    by_id: dict[str, CheckResult] = {}
+    written: list[CheckResult] = []
     manual: tuple = ()
     written_notes: list[str] = []
     files: dict[str, _FileState] = {}
@@ -235,48 +268,68 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
             from grader.sandbox import Sandbox  # noqa: PLC0415 - the kit brings its own runner
 
             runner_factory = lambda run_dir: Sandbox(run_dir, preload=preload)
-        runner = runner_factory(prepared.run_dir)
+        runner: Runner = runner_factory(prepared.run_dir)
+        if timer is not None:
+            runner = BudgetRunner(runner, timer)
         try:
             prestart = getattr(runner, "prestart", None)
             if prestart is not None:
                 prestart()  # the worker starts (and imports torch) while the reference loads here
             ref = load_reference() if ref_provider is None else None
             needed = _names_needed(registry)
-            for spec in specs:
-                registered = registry[spec.id]
-                t0 = time.monotonic()
-                for name in registered.files:
-                    if name not in files:
-                        files[name] = _import_file(runner, name, present=set(prepared.present),
-                                                   refused=prepared.refused, needed=needed.get(name, ()),
-                                                   timeout=import_timeout)
-                blocked = [files[f].problems for f in registered.files if files[f].problems]
-                absent = [(f"{m}.py", a) for m, a in (n.split(".") for n in registered.names)
-                          if a in files[f"{m}.py"].missing]
-                if blocked:
-                    outcome = Outcome(0, 1, blocked[0], status=ERROR)
-                elif absent:
-                    file, attribute = absent[0]
-                    outcome = Outcome(0, 1, missing_name_lines(file, attribute, files[file].defined),
-                                      status=ERROR)
-                else:
-                    check_ref = ref if ref_provider is None else ref_provider(spec.id, seed)
-                    ctx = CheckContext(spec.id, runner, check_rng(seed, spec.id), seed, check_ref,
-                                       spec.timeout)
-                    outcome = stub_outcome(run_check(spec, registered.function, ctx))
-                result = score(spec, outcome, time.monotonic() - t0)
-                results.append(result)
-                if progress:
-                    progress(spec, result)
+            run = functools.partial(_run_one, registry=registry, files=files, prepared=prepared, needed=needed,
+                                    import_timeout=import_timeout, runner=runner, seed=seed, ref=ref,
+                                    ref_provider=ref_provider)
+            for spec in cheap:
+                by_id[spec.id] = _report(spec, run(spec), progress)
+            if written_parts:
+                from grader.written.grade import grade_written  # noqa: PLC0415 - not in the kit
+
+                written, manual_items, written_notes = grade_written(
+                    prepared.written, written_parts, seed, runner=written_runner, progress=progress,
+                    budget=timer)
+                manual = tuple(manual_items)
+            for spec in expensive:
+                by_id[spec.id] = _report(spec, run(spec), progress)
         finally:
             runner.close()
-        if written_parts:
-            from grader.written.grade import grade_written  # noqa: PLC0415 - not in the kit
-
-            written, manual_items, written_notes = grade_written(
-                prepared.written, written_parts, seed, runner=written_runner, progress=progress)
-            results += written
-            manual = tuple(manual_items)
     file_notes = tuple(dict.fromkeys(state.note for state in files.values() if state.note))
-    return GradeReport(str(upload), seed, tuple(results), time.monotonic() - started,
+    return GradeReport(str(upload), seed, tuple(by_id[s.id] for s in specs) + tuple(written),
+                       time.monotonic() - started,
                        tuple(prepared.notes) + file_notes + tuple(written_notes), manual, stubs)
+
+
+def _report(spec: CheckSpec, result: CheckResult, progress: ProgressHook | None) -> CheckResult:
+    if progress:
+        progress(spec, result)
+    return result
+
+
+def _run_one(spec: CheckSpec, *, registry: Mapping[str, RegisteredCheck], files: dict[str, _FileState],
+             prepared: Any, needed: Mapping[str, Iterable[str]], import_timeout: float, runner: Runner,
+             seed: int, ref: Any, ref_provider: RefProvider | None) -> CheckResult:
+    """Import the files one check needs (once per run) and run it; scored. A check the budget
+    cannot afford, or cuts short, is not run."""
+    registered = registry[spec.id]
+    t0 = time.monotonic()
+    try:
+        for name in registered.files:
+            if name not in files:
+                files[name] = _import_file(runner, name, present=set(prepared.present),
+                                           refused=prepared.refused, needed=needed.get(name, ()),
+                                           timeout=import_timeout)
+        blocked = [files[f].problems for f in registered.files if files[f].problems]
+        absent = [(f"{m}.py", a) for m, a in (n.split(".") for n in registered.names)
+                  if a in files[f"{m}.py"].missing]
+        if blocked:
+            outcome = Outcome(0, 1, blocked[0], status=ERROR)
+        elif absent:
+            file, attribute = absent[0]
+            outcome = Outcome(0, 1, missing_name_lines(file, attribute, files[file].defined), status=ERROR)
+        else:
+            check_ref = ref if ref_provider is None else ref_provider(spec.id, seed)
+            ctx = CheckContext(spec.id, runner, check_rng(seed, spec.id), seed, check_ref, spec.timeout)
+            outcome = stub_outcome(run_check(spec, registered.function, ctx))
+    except BudgetExhausted:
+        outcome = not_run_outcome()
+    return score(spec, outcome, time.monotonic() - t0)

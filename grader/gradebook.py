@@ -204,6 +204,6 @@ def summarize(results: Sequence[GradedSubmission], columns: Sequence[Column], *,
         max_score=round(sum(c.points for c in columns), 4),
         totals=tuple(r.report.score for r in counted),
         checks=tuple(stats),
-        reviews=tuple(ReviewEntry(r.submission.key, c.number, c.id, c.written.review if c.written else "",
+        reviews=tuple(ReviewEntry(r.submission.key, c.number, c.id, c.review,
                                   c.written.where if c.written else "")
                       for r in counted for c in r.report.reviews))

@@ -34,8 +34,16 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.atomic import atomic_path
-from grader.package_scripts import PackageError, pinned_requirements, requirements_txt, run_autograder, setup_sh
+from grader.package_scripts import (
+    PackageError,
+    pinned_requirements,
+    requirements_txt,
+    run_autograder,
+    setup_sh,
+    timeout_advice,
+)
 from grader.paths import REPO_ROOT, STUDENT_FILES, WRITTEN_FILES
+from grader.rubric import DEFAULT_BUDGET_S, RubricError, load_rubric
 from grader.template import MD_BEGIN, PY_BEGIN
 
 #: Folders and files of the repository that go into the zip, as they are.
@@ -101,6 +109,8 @@ class PackagePlan:
     root: Path
     entries: tuple[Entry, ...]
     findings: tuple[Finding, ...]
+    budget: float = DEFAULT_BUDGET_S
+    """rubric.yaml's budget for one grading, which run_autograder and the advice are made for."""
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -214,10 +224,15 @@ def plan_package(root: Path = REPO_ROOT) -> PackagePlan:
                          "MiB: unpacked into every grading container; is it needed?")
                  for e in entries if e.size > LARGE_FILE_BYTES]
     findings += _solution_findings(root, entries)
+    budget = DEFAULT_BUDGET_S
+    try:
+        budget = load_rubric(root / "rubric.yaml").budget
+    except (OSError, RubricError) as exc:
+        findings.append(Finding("rubric.yaml", "error", f"cannot be read: {exc}"))
     if (root / "pyproject.toml").is_file():
         try:
             torch, _ = pinned_requirements(root)
-            generated = {"setup.sh": setup_sh(torch), "run_autograder": run_autograder(),
+            generated = {"setup.sh": setup_sh(torch), "run_autograder": run_autograder(budget),
                          "requirements.txt": requirements_txt(root)}
         except PackageError as exc:
             findings.append(Finding("requirements.txt", "error", str(exc)))
@@ -227,7 +242,7 @@ def plan_package(root: Path = REPO_ROOT) -> PackagePlan:
                 entries.append(Entry(name, len(data), content=data,
                                      executable=name != "requirements.txt"))
     entries.sort(key=lambda e: (e.source is not None, e.path))
-    return PackagePlan(root, tuple(entries), tuple(findings))
+    return PackagePlan(root, tuple(entries), tuple(findings), budget)
 
 
 # -- writing the zip ---------------------------------------------------------------------------
@@ -275,6 +290,7 @@ def render_plan(plan: PackagePlan, console: Console, *, list_files: bool) -> Non
                           if entry.source is None else "")
         console.print(table)
     console.print(f"{len(plan.entries)} files, {_size(plan.total_bytes)} before compression.")
+    console.print(timeout_advice(plan.budget))
     for finding in plan.findings:
         if finding.severity == "left out" and not list_files:
             continue

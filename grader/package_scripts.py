@@ -6,12 +6,14 @@ grading; always a valid results.json) and ``requirements.txt`` (the lock resolve
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
 from grader.lockfile import IMAGE_PYTHON, LOCK_PATH, lock_problems, read_lock
+from grader.rubric import BUDGET_MARGIN_S, DEFAULT_BUDGET_S, GRADESCOPE_TIMEOUT_S
 from grader.sandbox.isolation import EXTRA_HIDDEN_VARIABLE, SANDBOX_USER
 
 
@@ -138,10 +140,17 @@ cd "$SOURCE" || exit 1
 export A2GRADER_ROOT="$SOURCE" PYTHONPATH="$SOURCE" PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg
 # Student code must not see the root (source, submission, results) wherever it is.
 export @HIDE_VARIABLE@="$ROOT${@HIDE_VARIABLE@:+:$@HIDE_VARIABLE@}"
-"$PYTHON" -m grader grade "$ROOT/submission" --results "$RESULTS"
+# The grader keeps within rubric.yaml's budget (@BUDGET@ s) and writes results.json before it ends;
+# should it not, it is stopped @HARD_LIMIT@ s in, still inside Gradescope's timeout, so that the
+# fallback below is written.
+timeout --kill-after=5 @HARD_LIMIT@ "$PYTHON" -m grader grade "$ROOT/submission" --results "$RESULTS"
 status=$?
 if [ ! -s "$RESULTS" ]; then
-    if [ "$status" -gt 128 ]; then
+    if [ "$status" -eq 124 ] || [ "$status" -eq 137 -a "$SECONDS" -ge @HARD_LIMIT@ ]; then
+        message="The autograder passed its time limit of @HARD_LIMIT@ s (rubric.yaml's budget is @BUDGET@ s)"
+        message="$message before it finished, so this submission was not graded. This is not your fault:"
+        message="$message please tell the course staff, who can regrade it."
+    elif [ "$status" -gt 128 ]; then
         # Ended by a signal (bash reports 128 + its number): SIGKILL (137) is what the container
         # sends a process when the grading exceeds its memory.
         signal=$((status - 128))
@@ -182,8 +191,23 @@ def setup_sh(torch: str) -> str:
     })
 
 
-def run_autograder() -> str:
+def hard_limit(budget: float) -> int:
+    """Seconds after which run_autograder stops a grading that overran its budget: half the
+    margin between the budget and Gradescope's timeout later."""
+    return math.ceil(budget + BUDGET_MARGIN_S / 2)
+
+
+def timeout_advice(budget: float) -> str:
+    """The Autograder Settings' timeout that fits a grading budget."""
+    minutes = max(math.ceil((budget + BUDGET_MARGIN_S) / 60), 1)
+    return (f"Autograder Settings: a timeout of at least {minutes} minute(s) (rubric.yaml's budget "
+            f"{budget:g} s plus {BUDGET_MARGIN_S:g} s for start-up and writing results"
+            + ("; Gradescope's default 10 minutes fits)" if minutes <= GRADESCOPE_TIMEOUT_S / 60 else ")"))
+
+
+def run_autograder(budget: float = DEFAULT_BUDGET_S) -> str:
     return _fill(RUN_AUTOGRADER, {
+        "BUDGET": f"{budget:g}", "HARD_LIMIT": str(hard_limit(budget)),
         "ROOT_VARIABLE": ROOT_VARIABLE, "PYTHON_VARIABLE": PYTHON_VARIABLE,
         "DEFAULT_ROOT": DEFAULT_AUTOGRADER_ROOT, "DEFAULT_PYTHON": DEFAULT_PYTHON,
         "HIDE_VARIABLE": EXTRA_HIDDEN_VARIABLE, "MEMORY_ADVICE": MEMORY_ADVICE,

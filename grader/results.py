@@ -21,7 +21,10 @@ ERROR = "error"        # student code raised, was missing, or returned unusable 
 TIMEOUT = "timeout"    # student code ran past the check's time limit
 CRASHED = "crashed"    # the worker process died (exit, signal, memory)
 NOT_IMPLEMENTED = "not_implemented"  # a function it needs is still the starter's stub
-STATUSES = (PASSED, PARTIAL, FAILED, ERROR, TIMEOUT, CRASHED, NOT_IMPLEMENTED)
+NOT_RUN = "not_run"    # the grading's time budget ran out before (or while) it ran: staff review it
+STATUSES = (PASSED, PARTIAL, FAILED, ERROR, TIMEOUT, CRASHED, NOT_IMPLEMENTED, NOT_RUN)
+NOT_RUN_FEEDBACK = ("Not run: the grading's time budget ran out before this check could run (or finish), "
+                    "so it says nothing about your code. Course staff will review it (and regrade).",)
 #: The stubs' message (grader/template.py): "NotImplementedError: run.py: train is not implemented yet".
 _STUB = re.compile(r"NotImplementedError:\s*(?P<what>[^\n]*?) is not implemented yet")
 
@@ -85,7 +88,15 @@ class CheckResult:
 
     @property
     def needs_review(self) -> bool:
-        return self.written is not None and bool(self.written.review)
+        """A written item the grader could not judge with confidence, or a check not run."""
+        return bool(self.review)
+
+    @property
+    def review(self) -> str:
+        """Why staff should look at this item ("" when the grader is confident either way)."""
+        if self.outcome.status == NOT_RUN:
+            return "not run: the grading's time budget ran out"
+        return self.written.review if self.written is not None else ""
 
     @property
     def status(self) -> str:
@@ -189,6 +200,11 @@ def score(spec: CheckSpec, outcome: Outcome, seconds: float) -> CheckResult:
     return CheckResult(spec.id, spec.part, spec.name, spec.number, spec.points,
                        score_outcome(outcome, spec.points, spec.partial), spec.visibility, outcome, seconds,
                        kind=spec.kind)
+
+
+def not_run_outcome() -> Outcome:
+    """The outcome of a check the grading's time budget could not afford, or cut short."""
+    return Outcome(0, 1, NOT_RUN_FEEDBACK, status=NOT_RUN)
 
 
 def internal_error(detail: Sequence[str], *, during: str = "in this check") -> Outcome:

@@ -25,6 +25,13 @@ SECRET_VISIBILITIES = ("after_due_date", "after_published")
 PART_KINDS = ("code", "written")
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 1800.0
+GRADESCOPE_TIMEOUT_S = 600.0
+"""Gradescope's default autograder timeout (the assignment's Autograder Settings): 10 minutes."""
+BUDGET_MARGIN_S = 60.0
+"""Kept from the container's timeout for starting the grader, the sandbox's set-up and writing results."""
+DEFAULT_BUDGET_S = GRADESCOPE_TIMEOUT_S - BUDGET_MARGIN_S
+"""The time one grading may take when rubric.yaml states no ``budget``."""
+MAX_BUDGET_S = 6 * 3600.0
 
 
 def hidden_points_problem(where: str, what: str, visibility: Any, points: Any) -> str | None:
@@ -123,6 +130,8 @@ class Rubric:
     parts: tuple[Part, ...]
     checks: tuple[CheckSpec, ...]
     path: Path = field(default=RUBRIC_PATH)
+    budget: float = DEFAULT_BUDGET_S
+    """Seconds one whole grading may take (``budget:``); see :mod:`grader.budget`."""
     written_checks: tuple[CheckSpec, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -236,6 +245,11 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
     problems = unknown_keys(data, node)      # the schema first: a misspelt key is never ignored
     if problems:
         raise RubricError(path, problems)
+    budget = data.get("budget", DEFAULT_BUDGET_S)
+    if not _number(budget) or not 0 < budget <= MAX_BUDGET_S:
+        problems.append(f"budget is {budget!r}; use the seconds one grading may take, in (0, {MAX_BUDGET_S:g}] "
+                        f"(Gradescope's default timeout {GRADESCOPE_TIMEOUT_S:g} s less a margin: {DEFAULT_BUDGET_S:g})")
+        budget = DEFAULT_BUDGET_S
 
     defaults = data.get("defaults") or {}
     d_timeout = defaults.get("timeout", DEFAULT_TIMEOUT)
@@ -354,4 +368,4 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
 
     if problems:
         raise RubricError(path, problems)
-    return Rubric(tuple(parts), tuple(checks), path)
+    return Rubric(tuple(parts), tuple(checks), path, float(budget))

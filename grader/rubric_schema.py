@@ -30,6 +30,7 @@ RUBRIC_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "required": ["parts", "checks"],
     "properties": {
+        "budget": {"type": "number", "exclusiveMinimum": 0},
         "defaults": {"type": "object", "additionalProperties": False,
                      "properties": {"timeout": _TIMEOUT, "visibility": {"enum": VISIBILITIES},
                                     "partial": {"type": "boolean"}}},

@@ -414,6 +414,25 @@ def test_huge_array_header_is_refused_before_allocating() -> None:
         wire.decode_message(body_with({"__ndarray__": 0}, buffer.getvalue() + b"\x00" * 8))
 
 
+def json_body(text: bytes) -> bytes:
+    return wire.JSON_LENGTH.pack(len(text)) + text
+
+
+def test_a_reply_that_would_decode_to_too_many_values_is_refused_before_decoding() -> None:
+    n = wire.MAX_JSON_VALUES
+    with pytest.raises(wire.WireError, match=f"at most {n} are decoded"):
+        wire.decode_message(json_body(b"[" + b"[[]]," * (n // 2) + b"[]]"))
+    with pytest.raises(wire.WireError, match="values"):  # strings count once each
+        wire.decode_message(json_body(b'["' + b'a","' * n + b'"]'))
+    # Commas, brackets and braces inside strings are not values: a long message still decodes.
+    text = 'x, [y], {"z"}: \\ \" ' * n
+    assert wire.decode_message(json_body(json.dumps({"message": text}).encode())) == {"message": text}
+    nested = {"a": [[1, 2], {"b": [3, np.arange(2)]}], "c": [float("nan")]}
+    decoded = wire.decode_message(wire.encode_message(nested)[wire.FRAME_HEADER.size:])
+    assert decoded["a"][0] == [1, 2] and np.array_equal(decoded["a"][1]["b"][1], np.arange(2))
+    assert np.isnan(decoded["c"][0])
+
+
 def test_frame_reader_refuses_oversized_frames_from_the_header_alone() -> None:
     reader = wire.FrameReader(max_bytes=1000)
     with pytest.raises(wire.FrameTooLarge, match="exceeds the limit of 1000"):

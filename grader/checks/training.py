@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.checks import training_size as sizes
 from grader.checks.api import CheckAborted, CheckContext, Trials, check, check_label
 from grader.checks.model_params import call, record_error, try_call
 from grader.checks.model_shapes import training_error_hint
@@ -23,7 +24,7 @@ from grader.results import Outcome
 FILES = ("parser_model.py", "run.py")
 
 #: train_uas: the student's train() runs on the course's reduced treebank (1000 training and 500
-#: dev sentences) for UAS_EPOCHS epochs of minibatches of UAS_BATCH_SIZE with lr UAS_LR, on one
+#: dev sentences) for the epochs and minibatches of training_size.FULL with lr UAS_LR, on one
 #: CPU thread; then the grader parses the dev set with the trained model. Sized for slow but
 #: correct code (tests/submissions/slow: Python-list lookups, per-row loops), whose cost grows
 #: with the examples seen (~30k an epoch), not with the optimizer steps: two epochs of 128
@@ -40,18 +41,19 @@ FILES = ("parser_model.py", "run.py")
 #: deviations) below the worst of them, as it was on the bundled dev set (reference 83.6-84.7%).
 #: Training that does not work stays far below (without zero_grad: 8%; a crash: no model).
 #: Re-measure if the data or the grammar changes.
-UAS_EPOCHS = 2
-UAS_BATCH_SIZE = 128
+#: Sized down per submission since issue 23 (a slow model trains on fewer examples, scored on fewer
+#: hidden sentences): see training_size.py, whose FULL size is the one above.
 UAS_LR = 0.0005
-UAS_FLOOR = 78.0
-#: Sentences in the hidden dev set train_uas is scored on (the reduced bundled dev set has 500).
+UAS_FLOOR = sizes.FULL.floor
+#: Percentage points by which the student's own parse may differ from the grader's without a note.
+UAS_AGREEMENT = 0.5
+N_CLASSES = 3
+#: Sentences in the hidden dev set train_uas is scored on at its full size (the reduced bundled dev
+#: set has 500); a sized-down training is scored on fewer (training_size.py).
 DEV_SENTENCES = 500
 #: The dev UAS is the grader's own parse of the trained model; logits are clipped to this size so
 #: that the parser's mask of illegal transitions (+10000) always decides.
 LOGIT_CLIP = 1000.0
-#: Percentage points by which the student's own parse may differ from the grader's without a note.
-UAS_AGREEMENT = 0.5
-N_CLASSES = 3
 
 #: A learning rate train() was given must reach Adam to this relative precision.
 LR_RTOL = 1e-6
@@ -114,8 +116,8 @@ def train_loop(ctx: CheckContext) -> Outcome:
     trials = Trials()
     rng = ctx.rng
     for _ in range(2):
-        n_train = int(rng.integers(1000, 2500))
-        batch_size = int(rng.integers(100, 400))
+        n_train = int(rng.integers(400, 1200))  # a few minibatches: slow correct code affords it
+        batch_size = int(rng.integers(50, 200))
         n_dev = int(rng.integers(20, 60))
         lr = float(10 ** rng.uniform(-3.5, -2.5))
         what = (f"train_for_epoch(parser, train_data ({n_train} examples), dev_data ({n_dev} sentences), "
@@ -307,15 +309,17 @@ def train_uas(ctx: CheckContext) -> Outcome:
     the trained model; that UAS is the leaderboard entry. The student kit has neither the hidden
     set nor a parser of its own: there the student's own parse of the bundled dev set counts."""
     kit = bool(getattr(ctx.ref, "kit", False))
+    seed = int(ctx.rng.integers(2**31))
+    size, sized = (sizes.FULL, "") if kit else sizes.size_for(ctx, seed, UAS_LR)
     scored_on = ("the bundled dev set, parsed by your own minibatch_parse" if kit else
-                 f"{DEV_SENTENCES} sentences the grader draws from the treebank's grammar at grading time")
-    what = (f"train(parser, train_data, dev_data, output_path, batch_size={UAS_BATCH_SIZE}, "
-            f"n_epochs={UAS_EPOCHS}, lr={UAS_LR}) with ParserModel(embeddings, n_features=36, "
-            f"hidden_size=200, n_classes=3, dropout_prob=0.5) on the reduced bundled treebank, "
-            f"scored on {scored_on}")
+                 f"{size.hidden} sentences the grader draws from the treebank's grammar at grading time")
+    what = (f"train(parser, train_data, dev_data, output_path, batch_size={size.batch_size}, "
+            f"n_epochs={size.n_epochs}, lr={UAS_LR}) with ParserModel(embeddings, n_features=36, "
+            f"hidden_size=200, n_classes=3, dropout_prob=0.5) on the reduced bundled treebank"
+            f"{'' if size.n_train is None else f' ({size.n_train} training examples)'}, scored on {scored_on}")
     try:
-        got = call(ctx, "train_uas", what, seed=int(ctx.rng.integers(2**31)), n_epochs=UAS_EPOCHS,
-                   batch_size=UAS_BATCH_SIZE, lr=UAS_LR, own_parse=kit)
+        got = call(ctx, "train_uas", what, seed=seed, n_epochs=size.n_epochs, batch_size=size.batch_size,
+                   lr=UAS_LR, own_parse=kit, n_train=size.n_train, n_dev=size.n_dev)
         dev_seed = int(ctx.rng.integers(2**31))
     except CheckAborted as aborted:
         hint = training_error_hint("\n".join(aborted.feedback), dependent="train_loop")
@@ -323,6 +327,7 @@ def train_uas(ctx: CheckContext) -> Outcome:
             aborted.feedback.append(f"Likely cause: {hint}")
         raise
     trials = Trials()
+    trials.note(sized)
     if got["mode"] == "main":
         trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "
                     "run.py's main block defines), so `python run.py -d` was run and judged instead")
@@ -341,10 +346,10 @@ def train_uas(ctx: CheckContext) -> Outcome:
         uas, nonfinite = 100 * reported_uas, 0
     else:
         if got.get("saved") and callable(renew := getattr(ctx.runner, "renew", None)):
-            # The training worker keeps its peak memory until it ends and the dev parse below imports
-            # torch here: a fresh worker loading the saved model keeps the sum lower (bench/gradescope.py).
+            # The training worker keeps its peak memory until it ends: a fresh worker loading the saved
+            # model for the dev parse below keeps the sum lower (bench/gradescope.py).
             renew()
-        uas, nonfinite = ctx.ref.dev_parse.grader_dev_uas(ctx, dev_seed)  # grader/dev_parse.py
+        uas, nonfinite = ctx.ref.dev_parse.grader_dev_uas(ctx, dev_seed, size.hidden)  # grader/dev_parse.py
     evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"] if isinstance(u, float)) or "none"
     evaluations += " (the share of the bundled dev set's gold transitions the model picked)"
     if nonfinite:
@@ -356,10 +361,10 @@ def train_uas(ctx: CheckContext) -> Outcome:
     losses = got["losses"]
     loss_text = (f"; training loss {losses[0]:.3f} on the first minibatch, {np.mean(losses[-10:]):.3f} "
                  "over the last 10" if len(losses) >= 10 else "")
-    trials.record(uas >= UAS_FLOOR,
-                  f"{what}: the trained model's dev UAS is {uas:.2f}%, below the floor of {UAS_FLOOR:.0f}% "
+    trials.record(uas >= size.floor,
+                  f"{what}: the trained model's dev UAS is {uas:.2f}%, below the floor of {size.floor:.0f}% "
                   f"(score of each epoch's evaluation: {evaluations}{loss_text}). Check the other model "
                   "and training checks first: they say what is wrong")
-    summary = (f"Dev UAS of the trained model {uas:.2f}% (floor {UAS_FLOOR:.0f}%; each epoch's "
+    summary = (f"Dev UAS of the trained model {uas:.2f}% (floor {size.floor:.0f}%; each epoch's "
                f"evaluation during training: {evaluations}).")
     return trials.outcome(summary, leaderboard=(("dev UAS", round(uas, 2)),))

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.atomic import atomic_path
-from grader.results import PASSED, CheckResult, GradeReport, ManualItem, WrittenRead
+from grader.results import NOT_RUN, PASSED, CheckResult, GradeReport, ManualItem, WrittenRead
 
 # Gradescope's per-test status has two values; partial and errored checks are "failed".
 _STATUS = {PASSED: "passed"}
@@ -42,7 +42,7 @@ def _written_extra(c: CheckResult) -> dict[str, Any]:
     if c.written is None:
         return {}
     w = c.written
-    return {"needs_review": bool(w.review), "review": w.review, "read": w.read, "raw": w.raw, "where": w.where}
+    return {"needs_review": c.needs_review, "review": c.review, "read": w.read, "raw": w.raw, "where": w.where}
 
 
 def manual_test(item: ManualItem) -> dict[str, Any]:
@@ -110,6 +110,7 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
         "tags": [c.part] if c.kind == "code" else [c.part, "written", "auto"],
         # Code checks are keyed by check_id (a rubric check); written answers by question (a rubric part).
         "extra_data": {("check_id" if c.kind == "code" else "question"): c.id, "grader_status": c.status,
+                       **({"needs_review": True, "review": c.review} if c.status == NOT_RUN else {}),
                        "trials_passed": c.outcome.trials_passed,
                        "trials_total": c.outcome.trials_total, **_written_extra(c)},
     } for c in report.checks]
@@ -121,7 +122,12 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
     if report.manual:
         lines.append(f"Written answers left to TAs: {len(report.manual)} ({report.manual_points:g} points, "
                      "not included above).")
-    reviews = [c for c in shown if c.needs_review]
+    not_run = [c for c in report.checks if c.status == NOT_RUN]
+    if not_run:
+        lines.append(f"{REVIEW_HEAD}: {len(not_run)} check(s) were not run because the grading's time budget "
+                     "ran out; they say nothing about your code and course staff will review them: "
+                     + ", ".join(f"{c.number} {c.name}" for c in not_run) + ".")
+    reviews = [c for c in shown if c.needs_review and c.status != NOT_RUN]
     if reviews:
         lines.append(f"{REVIEW_HEAD}: {len(reviews)} written answer(s) could not be judged with "
                      "confidence and will be looked at by a TA: "

@@ -28,8 +28,8 @@ def to_json(report: GradeReport) -> dict[str, Any]:
                if c.written is not None else {}),
         } for c in report.checks],
         "review": [{"id": c.id, "number": c.number, "name": c.name, "score": c.score,
-                    "max_score": c.max_score, "reason": c.written.review, "raw": c.written.raw,
-                    "where": c.written.where} for c in report.reviews if c.written is not None],
+                    "max_score": c.max_score, "reason": c.review, "raw": c.written.raw if c.written else "",
+                    "where": c.written.where if c.written else ""} for c in report.reviews],
         "manual_points": report.manual_points,
         "manual": [{
             "id": m.id, "number": m.number, "name": m.name, "points": m.points,

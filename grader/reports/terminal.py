@@ -52,8 +52,9 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
 
 
 def render_reviews(report: GradeReport, console: Console) -> None:
-    """Auto-graded written items the grader could not judge with confidence: why, where, what it read."""
-    table = Table(title=f"Written answers that need TA review ({len(report.reviews)}; scored as far as "
+    """Auto-graded written items the grader could not judge with confidence (why, where, what it
+    read), and checks the grading's time budget could not afford."""
+    table = Table(title=f"Items that need TA review ({len(report.reviews)}; scored as far as "
                         "the autograder could prove)", show_lines=False, expand=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("question")
@@ -63,9 +64,9 @@ def render_reviews(report: GradeReport, console: Console) -> None:
     table.add_column("text read", overflow="fold")
     for c in report.reviews:
         w = c.written
-        assert w is not None
-        raw = " ".join(w.raw.split())
-        table.add_row(c.number, c.name, f"{c.score:g}/{c.max_score:g}", Text(w.review[:200]), w.where,
+        raw = " ".join(w.raw.split()) if w is not None else ""
+        table.add_row(c.number, c.name, f"{c.score:g}/{c.max_score:g}", Text(c.review[:200]),
+                      w.where if w is not None else "",
                       Text(raw[:200] + ("…" if len(raw) > 200 else "")))
     console.print(table)
 

@@ -85,6 +85,9 @@ class Sandbox:
         self._remove_private_dir: weakref.finalize[[str], Sandbox] | None = None
         self._closed = False
         self._request_ids = itertools.count(1)
+        self.deadline: float | None = None
+        """When set (monotonic seconds), a worker's start waits no longer than this either: the
+        grading's budget (:mod:`grader.budget`) sets it before each call."""
 
     def __enter__(self) -> Sandbox:
         return self
@@ -226,7 +229,10 @@ class Sandbox:
 
     def _await_ready(self, worker: Channel) -> None:
         """Wait for the worker's ready message; stop it and raise SandboxError without one."""
-        waited = channel_mod.exchange(worker, b"", time.monotonic() + self.limits.startup_seconds)
+        end = time.monotonic() + self.limits.startup_seconds
+        if self.deadline is not None:
+            end = min(end, self.deadline)
+        waited = channel_mod.exchange(worker, b"", end)
         if waited.kind == "reply":
             with contextlib.suppress(wire.WireError):
                 if wire.decode_message(waited.body) == {"ready": True}:

@@ -27,6 +27,7 @@ import io
 import json
 import math
 import os
+import re
 import struct
 from typing import Any
 
@@ -42,6 +43,14 @@ DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 MAX_DEPTH = 64
 """Deepest nesting of lists and dicts a message may have (bounds every recursive walk)."""
+
+MAX_JSON_VALUES = 200_000
+"""Most lists, dicts and items the JSON of one message may hold. The bytes of a frame are bounded,
+but not what they decode to: 60 MiB of ``[[]],[[]],...`` are 30 million lists, gigabytes once
+decoded. The checks' largest replies hold about 500; at this bound a reply decodes to some tens
+of MiB at most (strings count as one value each, their size bounded by the frame's)."""
+
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 READ_CHUNK_BYTES = 1 << 20
 
@@ -168,7 +177,7 @@ def _read_npy_header(stream: io.BytesIO) -> tuple[tuple[int, ...], np.dtype[Any]
     return tuple(shape), dtype
 
 
-def decode_array(blob: bytes) -> np.ndarray[Any, Any]:
+def decode_array(blob: bytes | memoryview) -> np.ndarray[Any, Any]:
     """Load one .npy blob after checking its dtype and that its size matches its header."""
     stream = io.BytesIO(blob)
     shape, dtype = _read_npy_header(stream)
@@ -187,15 +196,29 @@ def decode_array(blob: bytes) -> np.ndarray[Any, Any]:
         raise WireError(f"invalid array: {exc}") from None
 
 
-def _split_body(body: bytes) -> tuple[bytes, list[bytes]]:
+def json_values(header: bytes) -> int:
+    """At most how many values (lists, dicts and items) the JSON text ``header`` decodes to,
+    counted without decoding it: the commas, brackets and braces outside strings, plus one."""
+    def structural(text: bytes) -> int:
+        return sum(text.count(char) for char in (b",", b"[", b"{")) + 1
+
+    header = bytes(header)
+    count = structural(header)
+    if count <= MAX_JSON_VALUES:
+        return count  # strings' commas counted too: an upper bound, enough here
+    return structural(_JSON_STRING.sub(b'""', header))
+
+
+def _split_body(body: bytes) -> tuple[bytes, list[memoryview]]:
     if len(body) < JSON_LENGTH.size:
         raise WireError("message body too short")
     (json_length,) = JSON_LENGTH.unpack_from(body, 0)
     position = JSON_LENGTH.size + json_length
     if position > len(body):
         raise WireError("message body shorter than its JSON length")
+    view = memoryview(body)
     header = body[JSON_LENGTH.size:position]
-    blobs: list[bytes] = []
+    blobs: list[memoryview] = []
     while position < len(body):
         if position + ARRAY_LENGTH.size > len(body):
             raise WireError("truncated array length")
@@ -203,7 +226,7 @@ def _split_body(body: bytes) -> tuple[bytes, list[bytes]]:
         position += ARRAY_LENGTH.size
         if position + length > len(body):
             raise WireError("truncated array data")
-        blobs.append(body[position:position + length])
+        blobs.append(view[position:position + length])
         position += length
     return header, blobs
 
@@ -221,22 +244,34 @@ def _decode_tag(value: dict[str, Any], arrays: list[np.ndarray[Any, Any]]) -> An
 
 
 def _decode_tree(value: Any, arrays: list[np.ndarray[Any, Any]], depth: int) -> Any:
+    """``value`` with its tags replaced, in place (a copy would double the memory of a reply)."""
     if depth > MAX_DEPTH:
         raise WireError(f"message nested deeper than {MAX_DEPTH}")
     if isinstance(value, list):
-        return [_decode_tree(item, arrays, depth + 1) for item in value]
+        for index, item in enumerate(value):
+            if isinstance(item, (list, dict)):
+                value[index] = _decode_tree(item, arrays, depth + 1)
+        return value
     if isinstance(value, dict):
         if len(value) == 1 and next(iter(value)) in RESERVED_KEYS:
             return _decode_tag(value, arrays)
-        return {key: _decode_tree(item, arrays, depth + 1) for key, item in value.items()}
+        for key, item in value.items():
+            if isinstance(item, (list, dict)):
+                value[key] = _decode_tree(item, arrays, depth + 1)
+        return value
     return value
 
 
 def decode_message(body: bytes) -> Any:
-    """Return the value carried by a frame body; raise :class:`WireError` if it is invalid."""
+    """Return the value carried by a frame body; raise :class:`WireError` if it is invalid,
+    without decoding a JSON text of more than :data:`MAX_JSON_VALUES` values."""
     header, blobs = _split_body(body)
+    values = json_values(header)
+    if values > MAX_JSON_VALUES:
+        raise WireError(f"the message's JSON holds {values} values (lists, dicts and items); at most "
+                        f"{MAX_JSON_VALUES} are decoded")
     try:
-        tree = json.loads(header.decode("ascii"), parse_constant=_refuse_constant)
+        tree = json.loads(str(header, "ascii"), parse_constant=_refuse_constant)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise WireError(f"invalid JSON header: {type(exc).__name__}: {exc}"[:300]) from None
     except ValueError as exc:  # an int literal longer than int->str allows
@@ -290,8 +325,12 @@ class FrameReader:
         if length is None or len(self._buffer) < FRAME_HEADER.size + length:
             return None
         end = FRAME_HEADER.size + length
-        body = bytes(self._buffer[FRAME_HEADER.size:end])
-        del self._buffer[:end]
+        with memoryview(self._buffer) as view:
+            body = bytes(view[FRAME_HEADER.size:end])  # one copy, however large the frame
+        if end == len(self._buffer):
+            self._buffer = bytearray()  # gives a large frame's buffer back at once
+        else:
+            del self._buffer[:end]
         return body
 
 

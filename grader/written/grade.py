@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from grader.budget import Budget, BudgetExhausted, BudgetRunner
 from grader.results import (
     FAILED,
     TIMEOUT,
@@ -25,6 +26,7 @@ from grader.results import (
     ProgressHook,
     WrittenRead,
     internal_error,
+    not_run_outcome,
     score,
 )
 from grader.rubric import Part, written_check
@@ -152,9 +154,10 @@ def _manual(part: Part, section: dict | None, locate_problem: str) -> ManualItem
 
 
 def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
-                  runner: Runner | None = None,
-                  progress: ProgressHook | None = None) -> tuple[list[CheckResult], list[ManualItem], list[str]]:
-    """Auto-graded results, TA items and notes for the written ``parts`` of a submission."""
+                  runner: Runner | None = None, progress: ProgressHook | None = None,
+                  budget: Budget | None = None) -> tuple[list[CheckResult], list[ManualItem], list[str]]:
+    """Auto-graded results, TA items and notes for the written ``parts`` of a submission; within
+    ``budget`` when given (an auto share it cannot afford is not run)."""
     parts = list(parts)
     files, notes = read_writeups(paths)
     results: list[CheckResult] = []
@@ -163,14 +166,19 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
         return results, manual, notes
     own_runner = runner is None
     runner = runner or ChildProcess()
+    calls: Runner = runner if budget is None else BudgetRunner(runner, budget)
     try:
         sections: dict[str, dict] = {}
         locate_problem = ""
+        ran_out = False
         if not files:
             locate_problem = NO_WRITEUP
         else:
-            reply = runner.call("locate", {"files": files, "questions": [p.id for p in parts]},
-                                timeout=LOCATE_TIMEOUT)
+            try:
+                reply = calls.call("locate", {"files": files, "questions": [p.id for p in parts]},
+                                   timeout=LOCATE_TIMEOUT)
+            except BudgetExhausted:
+                ran_out, reply = True, ProbeResult("ok", {"sections": {}})
             if reply.ok:
                 sections = reply.value["sections"]
                 notes += reply.value.get("notes", [])
@@ -185,14 +193,19 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                 t0 = time.monotonic()
                 section_notes = list(section.get("notes", [])) if section else []
                 check_reply: ProbeResult | None = None
-                if locate_problem:
+                if ran_out:
+                    outcome = not_run_outcome()
+                elif locate_problem:
                     outcome = Outcome(0, 1, (locate_problem,), status=FAILED)
                 elif section is None:
                     outcome = Outcome(0, 1, (_no_section(part.id, [name for name, _ in files]),), status=FAILED)
                 else:
-                    check_reply = runner.call("check", {"checker": spec.checker, "question": part.id,
-                                                        "section": section, "seed": seed}, timeout=spec.timeout)
-                    outcome = _outcome(check_reply, part, section_notes)
+                    try:
+                        check_reply = calls.call("check", {"checker": spec.checker, "question": part.id,
+                                                           "section": section, "seed": seed}, timeout=spec.timeout)
+                        outcome = _outcome(check_reply, part, section_notes)
+                    except BudgetExhausted:
+                        ran_out, outcome = True, not_run_outcome()
                 result = replace(score(spec, outcome, time.monotonic() - t0),
                                  written=written_read(check_reply, section, locate_problem))
                 results.append(result)

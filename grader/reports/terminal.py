@@ -38,7 +38,7 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
                   f"({len([c for c in report.checks if c.passed])}/{len(report.checks)} checks passed, "
                   f"{report.seconds:.1f} s; replay with --seed {report.seed})")
     for note in report.notes:
-        console.print(f"Note: {note}")
+        console.print(Text(f"Note: {note}"))
     if report.reviews:
         render_reviews(report, console)
     if report.manual:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
-import logging
 import secrets
 import tempfile
 import time
@@ -20,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.budget import Budget, BudgetExhausted, BudgetRunner, DeadlineRunner
+from grader import workers
+from grader.budget import Budget, BudgetExhausted, DeadlineRunner
 from grader.checks import all_checks
 from grader.checks.api import CheckAborted, CheckContext, RegisteredCheck, check_rng, describe_failure
 from grader.course_env import missing_module, missing_module_lines
@@ -42,7 +42,6 @@ from grader.results import (
 )
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
 from grader.sandbox.runner import Runner
-from grader.sandbox.sweep import remove_tree
 from grader.submission import prepare
 
 RunnerFactory = Callable[[Path], Runner]
@@ -51,16 +50,12 @@ RefProvider = Callable[[str, int], Any]
 
 #: Time allowed to import one student file (torch's first import alone can take seconds).
 IMPORT_TIMEOUT = 60.0
-#: Student files whose checks need torch in the worker: it is imported as the worker starts.
-TORCH_FILES = frozenset({"parser_model.py", "run.py"})
-TORCH = ("numpy", "torch")
 #: At most this many of a file's names are listed when a check's function is missing from it.
 MAX_LISTED_NAMES = 40
 #: A check's calls together may take this many times its rubric timeout (one call's limit), so a
 #: function slow only inside one probe that a check calls fifty times cannot multiply the limit.
 CHECK_DEADLINE_FACTOR = 2.0
 
-_LOG = logging.getLogger(__name__)
 
 
 def check_deadline(spec: CheckSpec) -> float:
@@ -278,25 +273,32 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
     files: dict[str, _FileState] = {}
     tmp = tempfile.mkdtemp(prefix="a2grader-")
     runner: Runner | None = None
+    held_runner: Runner | None = None
     try:
         prepared = prepare(Path(upload), Path(tmp))
         stubs = find_stubs(prepared.run_dir, [f for f in STUDENT_FILES if f in prepared.present])
-        preload = TORCH if any(set(registry[s.id].files) & TORCH_FILES for s in specs) else ()
-        if runner_factory is None:
-            from grader.sandbox import Sandbox  # noqa: PLC0415 - the kit brings its own runner
-
-            runner_factory = lambda run_dir: Sandbox(run_dir, preload=preload)
-        runner = runner_factory(prepared.run_dir)
-        if timer is not None:
-            runner = BudgetRunner(runner, timer)
+        shown, held = ([s for s in specs if s.visibility == "visible"],
+                       [s for s in specs if s.visibility != "visible"])
+        # Held-back checks get a worker and a copy of the submission of their own, made before any
+        # student code runs: nothing they are asked can reach the feedback of a visible check.
+        held_dir = workers.copy_for_held_checks(prepared.run_dir, Path(tmp)) if held and shown else None
+        factory = workers.sandbox_factory(registry) if runner_factory is None else workers.ignoring_specs(runner_factory)
+        runner = workers.budgeted(factory(prepared.run_dir, shown or held), timer)
+        if held_dir is not None:
+            held_runner = workers.budgeted(factory(held_dir, held), timer)
         prestart = getattr(runner, "prestart", None)
         if prestart is not None:
             prestart()  # the worker starts (and imports torch) while the reference loads here
         ref = load_reference() if ref_provider is None else None
         needed = _names_needed(registry)
-        run = functools.partial(_run_one, registry=registry, files=files, prepared=prepared, needed=needed,
-                                import_timeout=import_timeout, runner=runner, seed=seed, ref=ref,
-                                ref_provider=ref_provider)
+        common = functools.partial(_run_one, registry=registry, prepared=prepared, needed=needed,
+                                   import_timeout=import_timeout, seed=seed, ref=ref, ref_provider=ref_provider)
+        held_files: dict[str, _FileState] = {}
+
+        def run(spec: CheckSpec) -> CheckResult:
+            if held_runner is not None and spec in held:
+                return common(spec, runner=held_runner, files=held_files)
+            return common(spec, runner=runner, files=files)
         for spec in cheap:
             by_id[spec.id] = _report(spec, run(spec), progress)
         if written_parts:
@@ -309,7 +311,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
         for spec in expensive:
             by_id[spec.id] = _report(spec, run(spec), progress)
         by_id = settle_charges(by_id, {s.id: s for s in specs})
-        file_notes = tuple(dict.fromkeys(state.note for state in files.values() if state.note))
+        file_notes = tuple(dict.fromkeys(state.note for state in [*files.values(), *held_files.values()] if state.note))
         report = GradeReport(str(upload), seed, tuple(by_id[s.id] for s in specs) + tuple(written),
                              time.monotonic() - started,
                              tuple(prepared.notes) + file_notes + tuple(written_notes), manual, stubs)
@@ -317,19 +319,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
             deliver(report)  # results.json is written before anything is cleaned up
         return report
     finally:
-        _clean_up(runner, tmp)
-
-
-def _clean_up(runner: Runner | None, tmp: str) -> None:
-    """Stop the worker and remove the working folder (without recursion: student code may have
-    left a tree no recursive delete survives); never raises, so cleanup cannot cost a grading."""
-    try:
-        if runner is not None:
-            runner.close()
-    except Exception as exc:  # noqa: BLE001 - e.g. a process that would not die: logged, not fatal
-        _LOG.warning("stopping the worker failed: %s", exc)
-    if not remove_tree(tmp):
-        _LOG.warning("could not remove the working folder %s completely", tmp)
+        workers.clean_up([runner, held_runner], tmp)
 
 
 def _report(spec: CheckSpec, result: CheckResult, progress: ProgressHook | None) -> CheckResult:

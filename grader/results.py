@@ -261,7 +261,10 @@ def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, Check
         if not taken:
             continue
         passed = max(outcome.trials_passed - taken, 0)
-        settled_outcome = Outcome(passed, outcome.trials_total, (*lines, *outcome.feedback),
+        count = f"{outcome.trials_passed}/{outcome.trials_total} randomized trials passed"
+        feedback = [line.replace(count, f"{passed}/{outcome.trials_total} randomized trials passed", 1)
+                    for line in outcome.feedback]
+        settled_outcome = Outcome(passed, outcome.trials_total, (*lines, *feedback),
                                   status="" if outcome.status in (PASSED, PARTIAL, FAILED) else outcome.status,
                                   leaderboard=outcome.leaderboard)
         settled[check_id] = replace(score(specs[check_id], settled_outcome, result.seconds), written=result.written)

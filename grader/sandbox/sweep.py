@@ -135,8 +135,8 @@ def remove_ipc_objects(uid: int) -> list[str]:
     left = []
     for table in SYSV_TABLES:
         try:
-            with open(f"/proc/sysvipc/{table}", encoding="ascii") as listing:
-                rows = [line.split() for line in listing.readlines()[1:]]
+            with open(f"/proc/sysvipc/{table}", "rb") as listing:  # bytes: no codec to import
+                rows = [line.split() for line in listing.read().splitlines()[1:]]
         except OSError:
             continue
         uid_column = 4 if table == "sem" else 7

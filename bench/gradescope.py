@@ -1,31 +1,41 @@
 #!/usr/bin/env python
-"""Benchmark: a full grading as Gradescope's default container would constrain it. Prints figures.
+"""Benchmark: a full grading as Gradescope's default container constrains it. Prints figures.
 
-Gradescope's default autograder container has 768 MB of memory and half a vCPU, and a 10-minute
-timeout. This machine's own settings (cgroups) are left alone; instead each grading runs as
-`grader grade` pinned to one core, and every process of the grading is measured: the trusted
-process, the sandboxed worker(s) and the writeup reader.
+Gradescope's default autograder container has 768 MB of memory, half a vCPU (a CPU quota) and a
+10-minute timeout. Each grading here runs as `grader grade` (with the rubric's time budget) in a
+cgroup of its own whose CPU quota is half a core: cgroup v2's ``cpu.max`` ("50000 100000") where
+the unified hierarchy has the cpu controller, else cgroup v1's ``cpu.cfs_quota_us`` (50000 of a
+100000 us period). It needs root; the cgroup is removed after each grading. Without a cgroup it
+falls back to pinning the grading to one core and says so. Every process of the grading is
+measured: the trusted process, the sandboxed worker(s) and the writeup reader.
 
-    .venv/bin/python bench/gradescope.py                  # reference and the bundled buggy example
+    .venv/bin/python bench/gradescope.py                  # reference, slow variants, every function looping
     .venv/bin/python bench/gradescope.py --submission DIR # any submission folder (or several)
+    .venv/bin/python bench/gradescope.py --slow-only      # the slow variants and the looping submission
 
-Figures per grading:
-  wall          seconds on one pinned core
+A slow variant (tests/submissions/slow/NAME) holds files laid over the reference's; the looping
+submission is tools/loop_forever.py's. Figures per grading:
+  wall          seconds under the half-core quota (other load on the machine adds to it: the
+                load average is printed beside each figure)
   cpu           CPU seconds of every process of the grading (user + system, children included)
-  at 0.5 vCPU   cpu / 0.5: the wall time to expect where only half a core is granted
+  throttled     how often and how long the quota held the grading back
   peak PSS      the largest sum, over the process tree at one instant (sampled every 50 ms), of
                 proportional set size: shared pages (torch's libraries) are split among the
                 processes that share them, so the sum is what the container is charged
   peak RSS      the same sum of resident set sizes (shared pages counted in each process)
-Headroom is printed against 768 MB and 10 minutes, and against the targets: peak PSS at most
-512 MiB, a grading under 3 minutes at half a core.
+  training      the training checks' scores (full marks expected of every slow variant)
+  not run       checks the budget could not afford, and whether each says so
+Headroom is printed against 768 MB and against the budget: the slowest slow variant must take at
+most half of it, the looping submission must end within it with a valid results.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,16 +45,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tools"))
+
+import loop_forever  # noqa: E402
+
+from grader.rubric import load_rubric  # noqa: E402
+
 GRADER = [sys.executable, "-m", "grader"]
 SEED = 20240601
 SAMPLE_S = 0.05
 MIB = 1024 * 1024
 CONTAINER_BYTES = 768 * 1000 * 1000      # Gradescope's default: 768 MB
-CONTAINER_TIMEOUT_S = 600.0              # Gradescope's default autograder timeout
 CONTAINER_CPUS = 0.5
+CPU_PERIOD_US = 100_000
 TARGET_PEAK_BYTES = 512 * MIB
-TARGET_HALF_CORE_S = 180.0
-DEFAULT_SUBMISSIONS = (REPO / "reference", REPO / "examples" / "buggy_submission")
+SLOW_DIR = REPO / "tests" / "submissions" / "slow"
+TRAINING_CHECKS = ("train_loop", "train_setup", "train_uas")
+CGROUP_V2 = Path("/sys/fs/cgroup")
+CGROUP_V1_CPU = Path("/sys/fs/cgroup/cpu")
+NOT_RUN_HEAD = "Not run: the grading's time budget ran out"
 
 
 @dataclass
@@ -121,8 +141,60 @@ def _sampler(root: int, stop: threading.Event, peak: Sample) -> None:
         stop.wait(SAMPLE_S)
 
 
-def _pin_to_one_core() -> None:
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+def _v2_has_cpu() -> bool:
+    """Whether /sys/fs/cgroup is a cgroup v2 hierarchy whose children may use the cpu controller."""
+    controllers, subtree = CGROUP_V2 / "cgroup.controllers", CGROUP_V2 / "cgroup.subtree_control"
+    return (controllers.is_file() and subtree.is_file() and "cpu" in controllers.read_text().split()
+            and "cpu" in subtree.read_text().split())
+
+
+class Quota:
+    """A cgroup holding one grading to half a core; ``kind`` says which (or "pinned" without one)."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.kind = "pinned to one core (no cgroup: not root, or no cpu controller)"
+        name = f"a2grader-bench-{os.getpid()}-{time.monotonic_ns()}"
+        quota = int(CONTAINER_CPUS * CPU_PERIOD_US)
+        try:
+            if _v2_has_cpu():
+                self.path = CGROUP_V2 / name
+                self.path.mkdir()
+                (self.path / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")
+                self.kind = f"cgroup v2 cpu.max {quota} {CPU_PERIOD_US}"
+            elif (CGROUP_V1_CPU / "cpu.cfs_quota_us").is_file():
+                self.path = CGROUP_V1_CPU / name
+                self.path.mkdir()
+                (self.path / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+                (self.path / "cpu.cfs_quota_us").write_text(str(quota))
+                self.kind = f"cgroup v1 cpu.cfs_quota_us {quota} of {CPU_PERIOD_US}"
+        except OSError as exc:
+            self.remove()
+            self.kind += f" ({exc})"
+
+    def enter(self) -> None:
+        """In the child, before exec: join the cgroup (or pin to one core)."""
+        if self.path is None:
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        else:
+            (self.path / "cgroup.procs").write_text(str(os.getpid()))
+
+    def throttled(self) -> str:
+        if self.path is None:
+            return ""
+        stat = dict(line.split() for line in (self.path / "cpu.stat").read_text().splitlines())
+        seconds = int(stat.get("throttled_time", 0)) / 1e9 or int(stat.get("throttled_usec", 0)) / 1e6
+        return f"throttled in {stat.get('nr_throttled')} of {stat.get('nr_periods')} periods ({seconds:.1f} s)"
+
+    def remove(self) -> None:
+        if self.path is not None:
+            for _ in range(50):  # the grading's processes leave the cgroup as they are reaped
+                try:
+                    self.path.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            self.path = None
 
 
 @dataclass
@@ -131,63 +203,105 @@ class Figures:
     wall: float
     cpu: float
     peak: Sample
-    score: str
+    results: dict
+    quota: str
+    throttled: str
+    load: tuple[float, float]
 
 
-def measure(submission: Path, seed: int) -> Figures:
+def measure(submission: Path, seed: int, budget: float, name: str) -> Figures:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     peak = Sample()
     stop = threading.Event()
-    with tempfile.TemporaryDirectory(prefix="a2grader-bench-") as tmp:
-        results = Path(tmp) / "results.json"
-        started = time.monotonic()
-        proc = subprocess.Popen([*GRADER, "grade", str(submission), "--seed", str(seed),
-                                 "--results", str(results)], cwd=REPO, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, preexec_fn=_pin_to_one_core,
-                                env={**os.environ, "MPLBACKEND": "Agg"})
-        sampler = threading.Thread(target=_sampler, args=(proc.pid, stop, peak), daemon=True)
-        sampler.start()
-        output, _ = proc.communicate()
-        wall = time.monotonic() - started
-        stop.set()
-        sampler.join()
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if proc.returncode != 0:
-            sys.exit(f"grading {submission} failed (exit {proc.returncode}):\n{output.decode()[-3000:]}")
-        score = "?"
-        if results.is_file():
-            import json  # noqa: PLC0415 - only here
-
+    quota = Quota()
+    load_before = os.getloadavg()[0]
+    try:
+        with tempfile.TemporaryDirectory(prefix="a2grader-bench-") as tmp:
+            results = Path(tmp) / "results.json"
+            started = time.monotonic()
+            proc = subprocess.Popen([*GRADER, "grade", str(submission), "--seed", str(seed), "--budget",
+                                     str(budget), "--results", str(results), "--json"], cwd=REPO,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=quota.enter,
+                                    env={**os.environ, "MPLBACKEND": "Agg"})
+            sampler = threading.Thread(target=_sampler, args=(proc.pid, stop, peak), daemon=True)
+            sampler.start()
+            output, _ = proc.communicate()
+            wall = time.monotonic() - started
+            stop.set()
+            sampler.join()
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if proc.returncode != 0 or not results.is_file():
+                sys.exit(f"grading {submission} failed (exit {proc.returncode}):\n{output.decode()[-3000:]}")
             doc = json.loads(results.read_text())
-            score = f"{doc.get('score')}"
+            throttled = quota.throttled()
+    finally:
+        quota.remove()
     cpu = max((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
               sum(peak.cpu_by_pid.values()))
-    return Figures(submission.name, wall, cpu, peak, score)
+    return Figures(name, wall, cpu, peak, doc, quota.kind, throttled, (load_before, os.getloadavg()[0]))
 
 
-def report(figures: Figures) -> None:
-    half = figures.cpu / CONTAINER_CPUS
+def report(figures: Figures, budget: float) -> None:
     peak = figures.peak
-    print(f"\n{figures.submission} (score {figures.score})")
-    print(f"  wall {figures.wall:6.1f} s on one core   cpu {figures.cpu:6.1f} s   at 0.5 vCPU ~{half:6.1f} s "
-          f"(headroom to {CONTAINER_TIMEOUT_S:.0f} s: {CONTAINER_TIMEOUT_S / half:.1f}x; "
-          f"target {TARGET_HALF_CORE_S:.0f} s: {'met' if half <= TARGET_HALF_CORE_S else 'MISSED'})")
+    doc = figures.results
+    tests = [t for t in doc.get("tests", []) if "grader_status" in t.get("extra_data", {})]
+    print(f"\n{figures.submission} (score {doc.get('score')}; load average {figures.load[0]:.2f} before, "
+          f"{figures.load[1]:.2f} after)")
+    print(f"  wall {figures.wall:6.1f} s at half a core ({figures.quota}; {figures.throttled})   cpu "
+          f"{figures.cpu:6.1f} s   budget {budget:g} s: {figures.wall / budget:.0%} of it")
     print(f"  peak PSS {peak.pss / MIB:6.0f} MiB (RSS {peak.rss / MIB:.0f} MiB) over {len(peak.processes)} "
           f"processes; headroom to 768 MB: {CONTAINER_BYTES / max(peak.pss, 1):.2f}x; "
           f"target 512 MiB: {'met' if peak.pss <= TARGET_PEAK_BYTES else 'MISSED'}")
     for name, pss in sorted(peak.processes, key=lambda item: -item[1]):
         print(f"    {pss / MIB:6.0f} MiB  {name}")
+    training = [t for t in tests if t["extra_data"].get("check_id") in TRAINING_CHECKS]
+    if training:
+        print("  training: " + ", ".join(f"{t['number']} {t['score']:g}/{t['max_score']:g} "
+                                         f"({t['extra_data']['grader_status']})" for t in training))
+        for t in training:
+            if t["extra_data"].get("check_id") == "train_uas":
+                print("    5.9: " + " ".join(t["output"].split())[:400])
+    not_run = [t for t in tests if t["extra_data"]["grader_status"] == "not_run"]
+    if not_run:
+        said = sum(t["output"].startswith(NOT_RUN_HEAD) for t in not_run)
+        statuses: dict[str, int] = {}
+        for t in tests:
+            statuses[t["extra_data"]["grader_status"]] = statuses.get(t["extra_data"]["grader_status"], 0) + 1
+        print(f"  not run: {len(not_run)} checks, {said} of them saying so; statuses {statuses}")
+
+
+def slow_upload(variant: Path, tmp: Path) -> Path:
+    """A slow variant's files laid over the reference's (as the tests assemble it)."""
+    target = tmp / variant.name
+    shutil.copytree(REPO / "reference", target)
+    for path in variant.glob("*.py"):
+        shutil.copyfile(path, target / path.name)
+    return target
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submission", type=Path, action="append",
-                        help="a submission folder to grade (repeatable; default: the reference and the buggy example)")
+                        help="a submission folder to grade (repeatable; default: the reference, every slow "
+                             "variant and the looping submission)")
+    parser.add_argument("--slow-only", action="store_true", help="only the slow variants and the looping submission")
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--budget", type=float, default=None, help="seconds (default: rubric.yaml's budget)")
     args = parser.parse_args(argv)
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; each grading pinned to one core")
-    for submission in args.submission or DEFAULT_SUBMISSIONS:
-        report(measure(submission.resolve(), args.seed))
+    budget = args.budget or load_rubric().budget
+    trial = Quota()
+    trial.remove()
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; budget {budget:g} s; "
+          f"CPU quota: {trial.kind}")
+    with tempfile.TemporaryDirectory(prefix="a2grader-bench-uploads-") as tmp:
+        if args.submission:
+            runs = [(path.resolve(), path.name) for path in args.submission]
+        else:
+            runs = [] if args.slow_only else [(REPO / "reference", "reference")]
+            runs += [(slow_upload(v, Path(tmp)), f"slow/{v.name}") for v in sorted(SLOW_DIR.iterdir()) if v.is_dir()]
+            runs.append((loop_forever.write(Path(tmp) / "loop_forever"), "every function loops forever"))
+        for path, name in runs:
+            report(measure(path, args.seed, budget, name), budget)
     return 0
 
 

@@ -34,7 +34,7 @@ def _owned(name: str) -> bool:
     return name.split(".")[0] in _TOP_LEVEL
 
 
-def _import(root: Path, names: tuple[str, ...]) -> dict[str, Any]:
+def import_from(root: Path, names: tuple[str, ...]) -> dict[str, Any]:
     """Import ``names`` from ``root`` and leave sys.modules and sys.path as they were."""
     saved = {name: mod for name, mod in sys.modules.items() if _owned(name)}
     for name in saved:
@@ -56,7 +56,7 @@ class Reference(SimpleNamespace):
     """The reference's modules by their last name (``ref.parser_utils``); see :data:`LAZY`."""
 
     def __init__(self, root: Path) -> None:
-        super().__init__(**_import(root, tuple(m for m in MODULES if m not in LAZY)))
+        super().__init__(**import_from(root, tuple(m for m in MODULES if m not in LAZY)))
         self._root = root
         # The grader's own solution-derived math, reached like the reference (never in the kit).
         self.grader_math = importlib.import_module("grader.solution_math")
@@ -65,7 +65,7 @@ class Reference(SimpleNamespace):
         full = next((m for m in LAZY if m.split(".")[-1] == name), None)
         if full is None:
             raise AttributeError(f"the reference has no module {name!r}")
-        module = _import(self._root, (full,))[name]
+        module = import_from(self._root, (full,))[name]
         setattr(self, name, module)
         return module
 

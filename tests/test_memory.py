@@ -79,3 +79,14 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+@pytest.mark.slow
+def test_a_whole_grading_with_training_leaves_torch_out_of_the_trusted_process():
+    script = ("import sys\n"
+              "from grader.engine import grade\n"
+              "report = grade('reference', seed=5, only=['model_forward', 'train_uas'], include_written=False)\n"
+              "print([c.score == c.max_score for c in report.checks], 'torch' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True,
+                         timeout=600, check=True).stdout.strip().splitlines()
+    assert out[-1] == "[True, True] False"

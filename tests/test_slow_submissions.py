@@ -21,7 +21,7 @@ TRAINING_CHECKS = ("train_loop", "train_setup", "train_uas")
 
 
 def test_the_slow_corpus_has_list_and_row_loop_variants():
-    assert {"lookup_lists", "rows_lookup_forward", "rows_everywhere"} <= {p.name for p in SLOW}
+    assert {"lookup_lists", "rows_lookup_forward", "rows_everywhere", "real_mixed"} <= {p.name for p in SLOW}
 
 
 @pytest.mark.slow

@@ -10,20 +10,17 @@ the trained model's logits.
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import io
 from typing import Any
 
 import numpy as np
 
+from grader.checks import training_size as sizes
 from grader.checks.api import CheckAborted, CheckContext, Trials, check, check_label
-from grader.checks.compare import as_float_array
+from grader.checks.dev_parse import grader_dev_uas
 from grader.checks.model_params import call, record_error, try_call
 from grader.checks.model_shapes import training_error_hint
 from grader.numerics import log_softmax
-from grader.paths import TEMPLATE_DIR
-from grader.results import ERROR, Outcome
+from grader.results import Outcome
 from grader.shown import brief
 
 FILES = ("parser_model.py", "run.py")
@@ -43,15 +40,9 @@ FILES = ("parser_model.py", "run.py")
 #: forward-pass bug still learns to 81.5-84.9% (those bugs are charged by the model checks),
 #: while training that does not work stays far below (without zero_grad: 8%; a crash: no model).
 #: Re-measure if the data changes.
-UAS_EPOCHS = 2
-UAS_BATCH_SIZE = 128
+#: Sized down per submission since issue 23: see training_size.py (its FULL size is the above).
 UAS_LR = 0.0005
-UAS_FLOOR = 78.0
-#: Sentences in the hidden dev set train_uas is scored on (the reduced bundled dev set has 500).
-DEV_SENTENCES = 500
-#: The dev UAS is the grader's own parse of the trained model; logits are clipped to this size so
-#: that the parser's mask of illegal transitions (+10000) always decides.
-LOGIT_CLIP = 1000.0
+UAS_FLOOR = sizes.FULL.floor
 #: Percentage points by which the student's own parse may differ from the grader's without a note.
 UAS_AGREEMENT = 0.5
 N_CLASSES = 3
@@ -117,8 +108,8 @@ def train_loop(ctx: CheckContext) -> Outcome:
     trials = Trials()
     rng = ctx.rng
     for _ in range(2):
-        n_train = int(rng.integers(1000, 2500))
-        batch_size = int(rng.integers(100, 400))
+        n_train = int(rng.integers(400, 1200))  # a few minibatches: slow correct code affords it
+        batch_size = int(rng.integers(50, 200))
         n_dev = int(rng.integers(20, 60))
         lr = float(10 ** rng.uniform(-3.5, -2.5))
         what = (f"train_for_epoch(parser, train_data ({n_train} examples), dev_data ({n_dev} sentences), "
@@ -291,7 +282,7 @@ def train_setup(ctx: CheckContext) -> Outcome:
         sizes = {c["batch_size"] for c in calls}
         if sizes != {args.get("batch_size")}:
             problems.append(f"train_for_epoch got batch_size {sorted(sizes, key=str)}; expected "
-                            f"{args.get('batch_size')!r}, the batch_size train was given")
+                            f"{brief(args.get('batch_size'))}, the batch_size train was given")
         if not all(c.get("same_data", True) for c in calls):
             problems.append("train_for_epoch did not get the parser, train_data and dev_data that train was given")
         trials.record(not problems, f"{what}: " + "; ".join(problems))
@@ -303,75 +294,6 @@ def train_setup(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-class _WorkerModel:
-    """parser.model in the trusted process: the trained model's logits, asked of the worker.
-
-    The grader parses the dev set itself (the reference's Parser and minibatch_parse, on its own
-    copy of the data), so the dev UAS does not rest on anything student code says about itself.
-    """
-
-    def __init__(self, ctx: CheckContext) -> None:
-        self.ctx = ctx
-        self.nonfinite_rows = 0
-
-    def __call__(self, mb_x: Any) -> Any:
-        import torch  # noqa: PLC0415 - the reference's parser hands over and expects tensors
-
-        rows = mb_x.numpy()
-        what = f"the trained model's forward on {len(rows)} dev configurations (eval mode)"
-        logits = as_float_array(call(self.ctx, "trained_logits", what, features=rows))
-        if logits is None or logits.shape != (len(rows), N_CLASSES):
-            shape = None if logits is None else logits.shape
-            raise CheckAborted(ERROR, [f"{what} returned logits of shape {shape}; expected "
-                                       f"({len(rows)}, {N_CLASSES})"])
-        self.nonfinite_rows += int((~np.isfinite(logits)).any(axis=1).sum())
-        logits = np.clip(np.nan_to_num(logits, nan=0.0), -LOGIT_CLIP, LOGIT_CLIP)
-        return torch.from_numpy(logits.astype(np.float32))
-
-
-_PARSERS: dict[int, Any] = {}
-
-
-def _grader_parser(ref: Any) -> Any:
-    """The reference Parser of the bundled treebank (its vocabulary and feature ids: those the
-    student's model was trained with), read from the grader's own copy; loaded once per process."""
-    key = id(ref.parser_utils)
-    if key not in _PARSERS:
-        data = TEMPLATE_DIR / "data"
-        state = np.random.get_state()  # unknown words get random vectors: leave no trace
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                parser, *_rest = ref.parser_utils.load_and_preprocess_data(
-                    reduced=True, data_path=str(data), embedding_file=str(data / "en-cw.txt"))
-        finally:
-            np.random.set_state(state)
-        _PARSERS[key] = parser
-    return _PARSERS[key]
-
-
-def hidden_dev_set(parser: Any, seed: int) -> list[Any]:
-    """DEV_SENTENCES sentences drawn at grading time from the bundled treebank's grammar with
-    ``seed``, vectorized by ``parser``: made and kept in the trusted process, so no submission can
-    read them (the bundled data/dev.conll is the students' own)."""
-    from grader import treebank  # noqa: PLC0415 - trusted only: the kit never reaches this
-
-    rows = treebank.sentences(seed, DEV_SENTENCES)
-    return parser.vectorize([{"word": [form.lower() for form, _pos, _head, _rel in sent],
-                              "pos": [pos for _form, pos, _head, _rel in sent],
-                              "head": [head for _form, _pos, head, _rel in sent],
-                              "label": [rel for _form, _pos, _head, rel in sent]} for sent in rows])
-
-
-def grader_dev_uas(ctx: CheckContext, seed: int) -> tuple[float, int]:
-    """Dev UAS (percent) of the model train_uas left in the worker on the hidden dev set of
-    ``seed``, parsed by the grader, and how many configurations got non-finite logits."""
-    parser = _grader_parser(ctx.ref)
-    evaluator = copy.copy(parser)
-    evaluator.model = model = _WorkerModel(ctx)
-    uas, _dependencies = evaluator.parse(hidden_dev_set(parser, seed))
-    return 100 * float(uas), model.nonfinite_rows
-
-
 @check("train_uas", files=FILES, names=("parser_model.ParserModel", "run.train"))
 def train_uas(ctx: CheckContext) -> Outcome:
     """The student's model, train and train_for_epoch trained on the reduced bundled treebank must
@@ -379,15 +301,17 @@ def train_uas(ctx: CheckContext) -> Outcome:
     the trained model; that UAS is the leaderboard entry. The student kit has neither the hidden
     set nor a parser of its own: there the student's own parse of the bundled dev set counts."""
     kit = bool(getattr(ctx.ref, "kit", False))
+    seed = int(ctx.rng.integers(2**31))
+    size, sized = (sizes.FULL, "") if kit else sizes.size_for(ctx, seed, UAS_LR)
     scored_on = ("the bundled dev set, parsed by your own minibatch_parse" if kit else
-                 f"{DEV_SENTENCES} sentences the grader draws from the treebank's grammar at grading time")
-    what = (f"train(parser, train_data, dev_data, output_path, batch_size={UAS_BATCH_SIZE}, "
-            f"n_epochs={UAS_EPOCHS}, lr={UAS_LR}) with ParserModel(embeddings, n_features=36, "
-            f"hidden_size=200, n_classes=3, dropout_prob=0.5) on the reduced bundled treebank, "
-            f"scored on {scored_on}")
+                 f"{size.hidden} sentences the grader draws from the treebank's grammar at grading time")
+    what = (f"train(parser, train_data, dev_data, output_path, batch_size={size.batch_size}, "
+            f"n_epochs={size.n_epochs}, lr={UAS_LR}) with ParserModel(embeddings, n_features=36, "
+            f"hidden_size=200, n_classes=3, dropout_prob=0.5) on the reduced bundled treebank"
+            f"{'' if size.n_train is None else f' ({size.n_train} training examples)'}, scored on {scored_on}")
     try:
-        got = call(ctx, "train_uas", what, seed=int(ctx.rng.integers(2**31)), n_epochs=UAS_EPOCHS,
-                   batch_size=UAS_BATCH_SIZE, lr=UAS_LR, own_parse=kit)
+        got = call(ctx, "train_uas", what, seed=seed, n_epochs=size.n_epochs, batch_size=size.batch_size,
+                   lr=UAS_LR, own_parse=kit, n_train=size.n_train, n_dev=size.n_dev)
         dev_seed = int(ctx.rng.integers(2**31))
     except CheckAborted as aborted:
         hint = training_error_hint("\n".join(aborted.feedback), dependent="train_loop")
@@ -395,6 +319,7 @@ def train_uas(ctx: CheckContext) -> Outcome:
             aborted.feedback.append(f"Likely cause: {hint}")
         raise
     trials = Trials()
+    trials.note(sized)
     if got["mode"] == "main":
         trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "
                     "run.py's main block defines), so `python run.py -d` was run and judged instead")
@@ -413,10 +338,10 @@ def train_uas(ctx: CheckContext) -> Outcome:
         uas, nonfinite = 100 * reported_uas, 0
     else:
         if got.get("saved") and callable(renew := getattr(ctx.runner, "renew", None)):
-            # The training worker keeps its peak memory until it ends and the dev parse below imports
-            # torch here: a fresh worker loading the saved model keeps the sum lower (bench/gradescope.py).
+            # The training worker keeps its peak memory until it ends: a fresh worker loading the saved
+            # model for the dev parse below keeps the sum lower (bench/gradescope.py).
             renew()
-        uas, nonfinite = grader_dev_uas(ctx, dev_seed)
+        uas, nonfinite = grader_dev_uas(ctx, dev_seed, size.hidden)
     evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"] if isinstance(u, float)) or "none"
     evaluations += " (the share of the bundled dev set's gold transitions the model picked)"
     if nonfinite:
@@ -428,10 +353,10 @@ def train_uas(ctx: CheckContext) -> Outcome:
     losses = got["losses"]
     loss_text = (f"; training loss {losses[0]:.3f} on the first minibatch, {np.mean(losses[-10:]):.3f} "
                  "over the last 10" if len(losses) >= 10 else "")
-    trials.record(uas >= UAS_FLOOR,
-                  f"{what}: the trained model's dev UAS is {uas:.2f}%, below the floor of {UAS_FLOOR:.0f}% "
+    trials.record(uas >= size.floor,
+                  f"{what}: the trained model's dev UAS is {uas:.2f}%, below the floor of {size.floor:.0f}% "
                   f"(score of each epoch's evaluation: {evaluations}{loss_text}). Check the other model "
                   "and training checks first: they say what is wrong")
-    summary = (f"Dev UAS of the trained model {uas:.2f}% (floor {UAS_FLOOR:.0f}%; each epoch's "
+    summary = (f"Dev UAS of the trained model {uas:.2f}% (floor {size.floor:.0f}%; each epoch's "
                f"evaluation during training: {evaluations}).")
     return trials.outcome(summary, leaderboard=(("dev UAS", round(uas, 2)),))

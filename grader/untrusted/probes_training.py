@@ -54,6 +54,7 @@ if __package__:
         seed_all,
         slices,
         spy_adam,
+        treebank,
     )
 else:  # run from the worker's private copy, where the modules are top-level
     from probes_model import build_model  # type: ignore[no-redef]
@@ -77,6 +78,7 @@ else:  # run from the worker's private copy, where the modules are top-level
         seed_all,
         slices,
         spy_adam,
+        treebank,
     )
 
 _TRAINED: dict[str, Any] = {}
@@ -249,7 +251,41 @@ def train_setup(*, seed: int, n_train: int, n_dev: int, batch_size: int, n_epoch
 # -- training end to end ---------------------------------------------------------------------------
 
 
-def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float, own_parse: bool = False) -> dict[str, Any]:
+def train_cost(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: float,
+               eval_rows: int) -> dict[str, Any]:
+    """What training costs with the student's model and train_for_epoch, measured on its first
+    minibatches: wall seconds per training example (one train_for_epoch on ``n_train`` examples,
+    its dev evaluation on ``n_dev`` sentences), per evaluated configuration (the model's eval-mode
+    forward on ``eval_rows`` rows), and the bundled dev set's configurations per sentence. Wall
+    time, so that a container's CPU quota is in it; the grader sizes train_uas's training by it."""
+    torch = get_torch()
+    run: Any = importlib.import_module("run")
+    parser, embeddings, train, dev = slices(n_train, n_dev)
+    _all_parser, _emb, _train, all_dev = treebank()
+    with one_thread():
+        seed_all(seed)
+        model = build_model(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
+                            n_classes=N_CLASSES, dropout_prob=DROPOUT_PROB)
+        parser.model = model
+        optimizer = torch.optim.Adam(model.parameters(), lr=float(lr))
+        with instrumented_parsing(Recorder()):
+            started = time.monotonic()
+            run.train_for_epoch(parser, train, dev, optimizer, torch.nn.CrossEntropyLoss(), int(batch_size))
+            train_seconds = time.monotonic() - started
+        features = np.stack([row[0] for row in train[:int(eval_rows)]]).astype(np.int64)
+        model.eval()
+        started = time.monotonic()
+        with torch.no_grad():
+            model(torch.from_numpy(features))
+        eval_seconds = time.monotonic() - started
+    configurations = sum(2 * len(sentence["word"]) for sentence in all_dev) / max(len(all_dev), 1)
+    return {"train_per_example": train_seconds / max(len(train), 1),
+            "eval_per_row": eval_seconds / max(len(features), 1),
+            "rows_per_sentence": configurations}
+
+
+def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float, own_parse: bool = False,
+              n_train: int | None = None, n_dev: int | None = None) -> dict[str, Any]:
     """The student's ParserModel trained by their train() on the reduced treebank; the score of
     every evaluation (the stand-in parse of ``instrumented_parsing``), and, when ``own_parse`` (the
     student kit, which has no other parser), the dev UAS of the student's own parse of the final
@@ -341,6 +377,7 @@ def trained_logits(*, features: np.ndarray) -> Any:
 PROBES = {
     "train_loop": train_loop,
     "train_setup": train_setup,
+    "train_cost": train_cost,
     "train_uas": train_uas,
     "trained_logits": trained_logits,
 }

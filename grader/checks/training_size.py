@@ -1,0 +1,121 @@
+"""How much train_uas (5.9) trains: sized, per submission, to what the student's code costs.
+
+A correct model can be very slow (per-row Python loops in embedding_lookup and forward, lookups
+through lists, tensors moved between devices every batch), and Gradescope's default container
+has half a vCPU. So before training, the grader measures the student's cost on the first
+minibatches (the ``train_cost`` probe: wall seconds per training example through their own
+train_for_epoch, and per configuration of an eval-mode forward; wall time, so a CPU quota is in
+it) and picks the largest of :data:`SIZES` whose estimated time fits the allowance: a third of
+the check's timeout (so at least 3x headroom to it, and the whole grading of the slowest correct
+submission within half the budget) and half of what the grading's budget has left.
+
+Each size has its own dev UAS floor, derived over seeds for that size (see :data:`SIZES`): fewer
+examples train a less accurate model, and training that does not work (no ``zero_grad``, a
+crash) stays far below every floor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from grader.budget import BudgetRunner
+from grader.checks.api import CheckContext
+
+
+@dataclass(frozen=True)
+class TrainingSize:
+    """One training size of train_uas: ``n_train`` examples (None: all ~30k of the reduced
+    treebank) for ``n_epochs`` epochs of ``batch_size``, the student's own per-epoch evaluation on
+    ``n_dev`` bundled dev sentences (None: all 500), scored on ``hidden`` sentences of the hidden
+    dev set against the dev UAS ``floor`` of that size."""
+
+    n_train: int | None
+    n_epochs: int
+    batch_size: int
+    n_dev: int | None
+    hidden: int
+    """Sentences of the hidden dev set the grader parses to score the trained model."""
+    floor: float
+
+    def describe(self) -> str:
+        examples = "all ~30,000" if self.n_train is None else f"{self.n_train:,}"
+        return f"{examples} training examples, {self.n_epochs} epochs of minibatches of {self.batch_size}"
+
+
+#: Largest first; the smaller sizes take smaller minibatches (more Adam steps per example), so they
+#: train nearly as well. Dev UAS of the reference over 6 seeds (bench/uas_floors.py, load 8-14;
+#: the hidden dev set of each size): all 83.7-85.3 (mean 84.5, sd 0.50); 12,000 examples 84.2-85.4
+#: (84.8, 0.44); 6,000 83.5-84.9 (84.5, 0.50); 3,000 83.6-85.3 (84.6, 0.51). So every size keeps
+#: the floor of 78: more than 5 points (10 standard deviations) below the worst seed of each, and
+#: far above training that does not work (without zero_grad, crashing, or on the GPU).
+SIZES = (
+    TrainingSize(None, 2, 128, None, 500, 78.0),
+    TrainingSize(12_000, 2, 64, 150, 300, 78.0),
+    TrainingSize(6_000, 2, 32, 100, 200, 78.0),
+    TrainingSize(3_000, 2, 32, 50, 150, 78.0),
+)
+FULL = SIZES[0]
+LARGEST_EXAMPLES = 30_000
+"""About how many examples the reduced treebank has (for the estimate of the full size)."""
+DEV_SENTENCES_ALL = 500
+HEADROOM = 3.0
+"""The chosen size's estimated time is at most the check's timeout divided by this."""
+BUDGET_SHARE = 0.5
+"""... and at most this share of what the grading's budget has left."""
+FIXED_S = 3.0
+"""Seconds of a training run that do not grow with its size (loading the data, saving the model)."""
+CALIBRATION = {"n_train": 512, "n_dev": 5, "batch_size": 32, "eval_rows": 512}
+"""The first minibatches the cost is measured on: 512 examples in 16 minibatches of 32, the smallest
+sizes' batch (per-minibatch costs, such as moving tensors between devices, count in full)."""
+
+
+def estimated_seconds(size: TrainingSize, costs: Mapping[str, Any]) -> float:
+    """Wall seconds train_uas is expected to take at ``size`` with the measured ``costs``:
+    training, the student's per-epoch evaluations and the grader's parse of the hidden dev set."""
+    per_example = float(costs["train_per_example"])
+    per_row = float(costs["eval_per_row"])
+    rows_per_sentence = float(costs["rows_per_sentence"])
+    examples = LARGEST_EXAMPLES if size.n_train is None else size.n_train
+    dev = DEV_SENTENCES_ALL if size.n_dev is None else size.n_dev
+    training = size.n_epochs * (examples * per_example + dev * rows_per_sentence * per_row)
+    return FIXED_S + training + size.hidden * rows_per_sentence * per_row
+
+
+def allowance(runner: Any, timeout: float) -> float:
+    """Seconds train_uas may plan for: a share of its timeout and of the budget left."""
+    limit = timeout / HEADROOM
+    if isinstance(runner, BudgetRunner):
+        limit = min(limit, BUDGET_SHARE * runner.budget.remaining())
+    return limit
+
+
+def choose(costs: Mapping[str, Any] | None, seconds: float) -> TrainingSize:
+    """The largest size whose estimate fits in ``seconds`` (the smallest if none does); the full
+    size when the cost could not be measured (the training call then says what is wrong)."""
+    if costs is None:
+        return FULL
+    try:
+        for size in SIZES:
+            if estimated_seconds(size, costs) <= seconds:
+                return size
+    except (KeyError, TypeError, ValueError):
+        return FULL
+    return SIZES[-1]
+
+
+def size_for(ctx: CheckContext, seed: int, lr: float) -> tuple[TrainingSize, str]:
+    """Measure the student's cost on the first minibatches and choose the size; with a note for
+    the feedback when the training was sized down. A calibration that fails (the student's
+    train_for_epoch raises) gives the full size: the training itself then says what is wrong."""
+    seconds = allowance(ctx.runner, ctx.timeout)
+    result = ctx.runner.call("train_cost", {"seed": seed, "lr": lr, **CALIBRATION},
+                             timeout=min(ctx.timeout, max(seconds, 1.0)))
+    costs = result.value if result.ok and isinstance(result.value, dict) else None
+    size = choose(costs, seconds)
+    if size is FULL or costs is None:
+        return size, ""
+    return size, (f"your training costs {1000 * float(costs['train_per_example']):.1f} ms per example "
+                  f"here (measured on its first minibatches), so 5.9 trained on {size.describe()} to "
+                  f"stay within its time, scored against the floor of that size ({size.floor:.0f}%)")

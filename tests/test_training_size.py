@@ -1,0 +1,39 @@
+"""train_uas's training size (grader/checks/training_size.py): the largest size whose estimate from
+the measured cost fits the allowance; the full size when nothing was measured."""
+
+from __future__ import annotations
+
+import math
+
+from grader.budget import Budget, BudgetRunner
+from grader.checks import training_size as sizes
+
+
+def costs(ms_per_example: float) -> dict[str, float]:
+    return {"train_per_example": ms_per_example / 1000, "eval_per_row": ms_per_example / 6000,
+            "rows_per_sentence": 33.0}
+
+
+def test_sizes_shrink_and_each_has_a_floor():
+    examples = [math.inf if s.n_train is None else s.n_train for s in sizes.SIZES]
+    assert examples == sorted(examples, reverse=True) and sizes.FULL is sizes.SIZES[0]
+    assert all(50 < s.floor < 100 and s.hidden >= 100 for s in sizes.SIZES)
+
+
+def test_a_fast_submission_trains_in_full_and_a_slow_one_on_fewer_examples():
+    assert sizes.choose(costs(0.5), 160) is sizes.FULL
+    slow = sizes.choose(costs(8.0), 160)  # a real slow student's model at half a core
+    assert slow is not sizes.FULL and sizes.estimated_seconds(slow, costs(8.0)) <= 160
+    assert sizes.choose(costs(500.0), 160) is sizes.SIZES[-1]  # nothing fits: the smallest
+
+
+def test_unmeasured_or_garbled_costs_give_the_full_size():
+    assert sizes.choose(None, 160) is sizes.FULL
+    assert sizes.choose({"train_per_example": "fast"}, 160) is sizes.FULL
+    assert sizes.choose({}, 160) is sizes.FULL
+
+
+def test_allowance_is_a_share_of_the_timeout_and_of_the_budget_left():
+    assert sizes.allowance(object(), 480) == 480 / sizes.HEADROOM
+    runner = BudgetRunner(object(), Budget(100.0))  # type: ignore[arg-type]
+    assert sizes.allowance(runner, 480) <= 100 * sizes.BUDGET_SHARE

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
-import json
 import logging
 import os
 import shutil
@@ -103,12 +102,14 @@ def sweep_as(isolation: Isolation, folders: list[str], *, ipc: bool) -> bool:
         _LOG.warning("the sandbox user's sweep could not start: %s", exc)
         return False
     if pid == 0:  # the child: only system calls and the sweep, then _exit
-        code = sweep.EXIT_INCOMPLETE
+        code = 1
         try:
             os.setgroups([])
             os.setgid(isolation.gid)
             os.setuid(isolation.uid)
-            code = sweep.main([json.dumps({"empty": folders, "ipc": ipc, "seconds": SWEEP_SECONDS})])
+            left = sweep.sweep(folders, ipc_uid=isolation.uid if ipc else None, seconds=SWEEP_SECONDS)
+            os.write(2, "".join(f"sweep: {line}\n" for line in left).encode("utf-8", "replace"))
+            code = 1 if left else 0
         finally:
             os._exit(code)
     deadline = time.monotonic() + SWEEP_SECONDS + 10

@@ -8,19 +8,16 @@ semaphores that the next grading could read. :func:`remove_tree` walks a tree wi
 folder at a time (descending by name relative to it, climbing with ``..``), so neither depth
 nor path length matters, and gives up at a deadline instead of running on.
 
-As a script (``python -I -S -B sweep.py JSON``, standard library only) it is started by the
-grader as the sandbox user (:func:`grader.sandbox.folders.sweep_as`): what it deletes is
-deleted with that user's rights only, so a tree student code is still changing (a link swapped
-in for a folder) cannot make it delete anything of the grader's. JSON is
-``{"empty": [folders], "ipc": bool, "seconds": float}``: every folder is emptied (kept itself:
-its parent belongs to root), and with ``ipc`` every System V object the user owns is removed.
+:func:`sweep` runs as the sandbox user, in a child the grader forks
+(:func:`grader.sandbox.folders.sweep_as`): what it deletes is deleted with that user's rights
+only, so a tree student code is still changing (a link swapped in for a folder) cannot make it
+delete anything of the grader's. Standard library only (the student kit ships it).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
 import os
 import shutil
 import stat
@@ -34,7 +31,6 @@ OWNER_ALL = 0o700
 IPC_RMID = 0
 SYSV_TABLES = ("shm", "msg", "sem")
 """/proc/sysvipc tables, each removed with its own ctl call."""
-EXIT_INCOMPLETE = 1
 
 
 class SweepTimeout(Exception):
@@ -153,23 +149,19 @@ def remove_ipc_objects(uid: int) -> list[str]:
     return left
 
 
-def main(argv: list[str]) -> int:
-    plan = json.loads(argv[0])
+def sweep(folders: list[str], *, ipc_uid: int | None = None, seconds: float = DEFAULT_SECONDS) -> list[str]:
+    """Empty every folder of ``folders`` (each kept itself: its parent may be root's) and, with
+    ``ipc_uid``, remove that user's System V objects; return what was left. Run as the sandbox
+    user by :func:`grader.sandbox.folders.sweep_as` (so imports nothing: that user may not be able
+    to read this Python's library)."""
     failed = []
-    seconds = float(plan.get("seconds", DEFAULT_SECONDS))
-    for folder in plan.get("empty", []):
+    for folder in folders:
         try:
             empty_tree(folder, seconds=seconds)
         except FileNotFoundError:
             continue
         except (OSError, SweepTimeout) as exc:
             failed.append(f"{folder}: {exc}")
-    if plan.get("ipc"):
-        failed += remove_ipc_objects(os.getuid())
-    for line in failed:
-        print(f"sweep: {line}", file=sys.stderr)
-    return EXIT_INCOMPLETE if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    if ipc_uid is not None:
+        failed += remove_ipc_objects(ipc_uid)
+    return failed

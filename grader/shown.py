@@ -66,11 +66,17 @@ def size_words(count: int, unit: str = "characters") -> str:
     return f"{count} {unit}"
 
 
+CUT_NOTE_CHARS = 40
+"""Room kept for the note that says what was cut (so a cut text is at most its limit, and
+cutting it again changes nothing)."""
+
+
 def cut(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was cut."""
+    """``text`` cut to at most ``limit`` characters, ending with what was cut."""
     if len(text) <= limit:
         return text
-    return text[:limit] + f" ... [cut: {size_words(len(text) - limit)} more]"
+    keep = max(limit - CUT_NOTE_CHARS, 0)
+    return text[:keep] + f" ... [cut: {size_words(len(text) - keep)} more]"
 
 
 def safe(text: str, limit: int = MAX_LINE_CHARS) -> str:

@@ -15,8 +15,9 @@ measured: the trusted process, the sandboxed worker(s) and the writeup reader.
 
 A slow variant (tests/submissions/slow/NAME) holds files laid over the reference's; the looping
 submission is tools/loop_forever.py's. Figures per grading:
-  wall          seconds under the half-core quota (other load on the machine adds to it: the
-                load average is printed beside each figure)
+  wall          seconds under the half-core quota (the cgroup's CPU weight is raised 8x, so that
+                other load on a shared machine takes little from it; the load average is printed
+                beside each figure)
   cpu           CPU seconds of every process of the grading (user + system, children included)
   throttled     how often and how long the quota held the grading back
   peak PSS      the largest sum, over the process tree at one instant (sampled every 50 ms), of
@@ -63,6 +64,11 @@ TARGET_PEAK_BYTES = 512 * MIB
 SLOW_DIR = REPO / "tests" / "submissions" / "slow"
 TRAINING_CHECKS = ("train_loop", "train_setup", "train_uas")
 CGROUP_V2 = Path("/sys/fs/cgroup")
+#: The grading's weight against the machine's other work (8x the default): on a busy shared machine
+#: it then gets the half core its quota allows, as a container's dedicated half vCPU would, and the
+#: quota (not the other load) is what bounds it.
+PRIORITY_V1 = 8192
+PRIORITY_V2 = 800
 CGROUP_V1_CPU = Path("/sys/fs/cgroup/cpu")
 NOT_RUN_HEAD = "Not run: the grading's time budget ran out"
 
@@ -161,13 +167,15 @@ class Quota:
                 self.path = CGROUP_V2 / name
                 self.path.mkdir()
                 (self.path / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")
-                self.kind = f"cgroup v2 cpu.max {quota} {CPU_PERIOD_US}"
+                (self.path / "cpu.weight").write_text(str(PRIORITY_V2))
+                self.kind = f"cgroup v2 cpu.max {quota} {CPU_PERIOD_US}, cpu.weight {PRIORITY_V2}"
             elif (CGROUP_V1_CPU / "cpu.cfs_quota_us").is_file():
                 self.path = CGROUP_V1_CPU / name
                 self.path.mkdir()
                 (self.path / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
                 (self.path / "cpu.cfs_quota_us").write_text(str(quota))
-                self.kind = f"cgroup v1 cpu.cfs_quota_us {quota} of {CPU_PERIOD_US}"
+                (self.path / "cpu.shares").write_text(str(PRIORITY_V1))
+                self.kind = f"cgroup v1 cpu.cfs_quota_us {quota} of {CPU_PERIOD_US}, cpu.shares {PRIORITY_V1}"
         except OSError as exc:
             self.remove()
             self.kind += f" ({exc})"

@@ -137,7 +137,7 @@ def grade_one(upload: Path, folder: Path, *, seed: int, only: Sequence[str]) -> 
 
     started = time.monotonic()
     try:
-        report = grade(upload, seed=seed, only=only)
+        report = grade(upload, seed=seed, only=only, budget=load_rubric().budget)  # as on Gradescope
     except SubmissionError as exc:
         message = f"The submission could not be graded: {exc}"
         gradescope.write_json_atomic(gradescope.fallback_results(message, time.monotonic() - started),

@@ -12,6 +12,7 @@ The engine turns that into a "not run" result with a review flag, never a studen
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,11 +20,24 @@ from typing import Any
 
 from grader.sandbox.runner import DEFAULT_CALL_TIMEOUT_S, ProbeError, ProbeResult, Runner, SandboxError
 
-RESERVE_S = 3.0
+RESERVE_S = 5.0
 """Kept back from every call: stopping a worker, the trusted side's own work after the last call,
 scoring and writing results.json."""
 MIN_CALL_S = 1.0
 """A call that would get less time than this is not started: the budget has run out."""
+
+
+def process_age() -> float:
+    """Seconds since this process started (0.0 where /proc cannot say): the interpreter's start
+    and the grader's imports, spent before any budget was made, count against it too."""
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            started_ticks = int(stat.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/uptime", "rb") as uptime:
+            now = float(uptime.read().split()[0])
+        return max(now - started_ticks / os.sysconf("SC_CLK_TCK"), 0.0)
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 class BudgetExhausted(BaseException):  # noqa: N818 - grader control flow, like pytest's outcomes

@@ -33,6 +33,7 @@ from grader import gradebook, paths, roster
 from grader import kit as kit_mod
 from grader import package as package_mod
 from grader import template as template_mod
+from grader.budget import process_age
 from grader.checks import all_checks
 from grader.engine import grade, part_selection
 from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
@@ -115,9 +116,9 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
         written.append(results_path)
 
     try:
-        report = grade(submission, rubric=rubric, seed=seed, budget=rubric.budget if budget is None else budget,
-                       progress=None if as_json else _progress(console),
-                       deliver=deliver)
+        seconds = (rubric.budget if budget is None else budget) - process_age()  # this process's start counts
+        report = grade(submission, rubric=rubric, seed=seed, budget=max(seconds, 1.0),
+                       progress=None if as_json else _progress(console), deliver=deliver)
     except SubmissionError as exc:
         gradescope.write_json_atomic(gradescope.fallback_results(
             f"The submission could not be graded: {exc}", time.monotonic() - started), results_path)

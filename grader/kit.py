@@ -40,7 +40,6 @@ KIT_MODULES = (
     "checks/__init__.py", "checks/api.py", "checks/compare.py", "checks/minibatch.py", "checks/model.py",
     "checks/model_dropout.py", "checks/model_params.py", "checks/model_shapes.py",
     "checks/parsing_inputs.py", "checks/sgd.py", "checks/skipgram.py", "checks/training.py", "checks/training_size.py",
-    "checks/dev_parse.py",
     "checks/transitions.py", "checks/word2vec.py", "checks/word2vec_shapes.py",
     "reports/__init__.py", "reports/student.py",
     "sandbox/frames.py", "sandbox/portable.py", "sandbox/runner.py", "sandbox/sweep.py",
@@ -50,7 +49,7 @@ KIT_MODULES = (
 )
 #: Never in the kit, whatever KIT_MODULES says (a test checks both). The Linux sandbox stays out
 #: too: the kit runs student code with the portable runner on every system.
-NEVER_SHIPPED = ("arcstandard.py", "treebank.py", "untrusted/standin_model.py", "written/", "cli.py", "package.py",
+NEVER_SHIPPED = ("arcstandard.py", "treebank.py", "dev_parse.py", "untrusted/standin_model.py", "written/", "cli.py", "package.py",
                  "kit.py", "solution_math.py", "sandbox/worker_process.py", "sandbox/isolation.py", "sandbox/confine.py")
 #: The kit's grader/sandbox/__init__.py (the repository's imports the Linux sandbox).
 KIT_SANDBOX_INIT = '''"""The student kit's process boundary: runner.py (the interface), frames.py, portable.py."""

@@ -78,7 +78,7 @@ class WrittenRead:
     """What the written-answer reader took as one auto-graded item's answer, and where.
 
     raw: the student's text the answer was read from (as written, possibly cut); read: how the
-    grader understood it ("∂J/∂v_c = U(ŷ − y)"); where: file and line; review: why a TA should
+    grader understood it (the formula it read, as text); where: file and line; review: why a TA should
     look at this item ("" when the grader is confident either way). An item with a review reason
     keeps the points the grader could prove and is listed for TA review in every report.
     """

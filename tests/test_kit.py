@@ -4,6 +4,7 @@ judge as the reference does. The fresh-venv end-to-end run is tests/test_kit_ins
 from __future__ import annotations
 
 import ast
+import json
 import textwrap
 import zipfile
 from pathlib import Path
@@ -11,6 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from answer_scan import semantic_hits, template_files
 from kit_support import MARKERS, solution_hits, solution_lines, solution_math_code, solution_math_hits
 
 from grader import kit, paths
@@ -340,3 +342,36 @@ def test_replay_gives_a_credited_bug_shape_the_grader_s_credit():
             got = grade(submission, seed=11, visible_only=True, only=[check_id], include_written=False,
                         ref_provider=provider).checks[0]
             assert ((got.score, got.status) == (real.score, real.status)) is same, (check_id, same, got.outcome.feedback)
+
+
+def test_kit_passes_the_semantic_scan(tmp_path):
+    """Issue 20: no ParserModel, no student function, no non-delegating parse_step and no written
+    answer in any module or recorded value of the kit's package."""
+    out = kit.build_kit(tmp_path / "a2_student.zip", seeds=(1,), corpus=False)
+    with zipfile.ZipFile(out) as zf:
+        assert [n for n in zf.namelist() if n.endswith("replay.json")], "recorded values must be scanned"
+    assert semantic_hits(out, template_files(paths.TEMPLATE_DIR)) == []
+
+
+def test_semantic_scan_catches_each_planted_rule(tmp_path):
+    """Each rule of the semantic scan catches a planted control, one hit each."""
+    planted = {
+        "model.py": "class M:\n    def embedding_lookup(self, w):\n        return w\n\n    def forward(self, w):\n"
+                    "        return w\n",
+        "function.py": "def minibatch_parse(sentences, model, batch_size):\n    return []\n",
+        "step.py": "class P:\n    def parse_step(self, transition):\n        if transition == 'S':\n"
+                   "            self.stack.append(self.buffer.pop(0))\n",
+        "delegate.py": "class Q:\n    def parse_step(self, transition):\n        return self.inner(transition)\n",
+        "message.py": "MESSAGE = 'scale the kept units by 1/(1 - p)'\n",
+    }
+    path = tmp_path / "planted.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, text in planted.items():
+            zf.writestr(f"a2_student/grader/{name}", text)
+        zf.writestr("a2_student/grader/kit_data/replay.json", json.dumps({"k": [["S", "S", "LA", "S", "S", "LA", "RA", "S",
+                                                                                "S", "S", "S", "LA", "LA", "LA", "RA", "RA"]]}))
+        zf.writestr("a2_student/parser_transitions.py", "def minibatch_parse(s, m, b):\n    return []\n")
+    hits = semantic_hits(path)
+    assert len(hits) == 5, hits
+    for name in ("model.py", "function.py", "step.py", "message.py", "replay.json"):
+        assert sum(name in h for h in hits) == 1, (name, hits)

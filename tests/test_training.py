@@ -1,4 +1,5 @@
-"""End to end: run.py trains on the bundled treebank and reaches the UAS floor."""
+"""End to end: run.py trains on the bundled treebank and reaches the UAS floor; the hidden dev set
+of check 5.9."""
 
 from __future__ import annotations
 
@@ -54,3 +55,20 @@ def test_data_generator_is_reproducible(tmp_path):
     assert result.returncode == 0, result.stderr
     for name in ("train.conll", "dev.conll", "test.conll", "en-cw.txt"):
         assert (tmp_path / name).read_bytes() == (REFERENCE / "data" / name).read_bytes(), name
+
+
+def test_hidden_dev_set_is_drawn_from_the_seed_and_is_not_the_bundled_one():
+    """Issue 20: 5.9 scores on sentences made at grading time from the run's seed, in the trusted
+    process: the same seed gives the same set, another seed another, and the bundled dev set that
+    students hold is not it."""
+    from grader.dev_parse import _grader_parser, hidden_dev_set
+    from grader.reference import load_reference
+
+    ref = load_reference()
+    parser = _grader_parser(ref)
+    first, again, other = hidden_dev_set(parser, 11), hidden_dev_set(parser, 11), hidden_dev_set(parser, 12)
+    assert len(first) == 500 and first == again and first != other
+    bundled = {tuple(ex["word"]) for ex in parser.vectorize(
+        ref.parser_utils.read_conll(str(REFERENCE / "data" / "dev.conll"), lowercase=True)[:500])}
+    shared = sum(tuple(ex["word"]) in bundled for ex in first)
+    assert shared < 50, f"{shared} of the hidden sentences are in the bundled dev set"

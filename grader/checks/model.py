@@ -171,7 +171,7 @@ def init(ctx: CheckContext) -> Outcome:
 
 
 @check("model_embedding_lookup", files=FILES, names=("parser_model.ParserModel",))
-def embedding_lookup(ctx: CheckContext) -> Outcome:
+def check_embedding_lookup(ctx: CheckContext) -> Outcome:
     """embedding_lookup(w) against the reference, with the same embeddings set in both models."""
     trials = Trials()
     for t in range(4):

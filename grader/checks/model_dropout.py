@@ -144,7 +144,7 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
 
 @check("model_dropout", files=FILES, names=("parser_model.ParserModel",))
 def dropout(ctx: CheckContext) -> Outcome:
-    """Dropout: train mode zeroes about p of the hidden units and scales the rest by 1/(1-p);
+    """Dropout: train mode zeroes about p of the hidden units and scales the rest so that each keeps its expected value;
     eval mode is deterministic and applies no dropout."""
     trials = Trials()
     for t in range(3):

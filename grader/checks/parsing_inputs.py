@@ -19,7 +19,7 @@ def sentence(rng: np.random.Generator, low: int = 1, high: int = 9, vocab=VOCAB)
 
 
 def legal_sequence(n: int, rng: np.random.Generator) -> list[str]:
-    """A random sequence of 2n legal transitions ending in the terminal configuration.
+    """A random sequence of legal transitions (one shift and one arc per word) ending in the terminal configuration.
 
     ROOT gets exactly one dependent, attached by the final RIGHT-ARC.
     """

@@ -28,7 +28,7 @@ def _table(rng: np.random.Generator, V: int, d: int) -> dict[str, np.ndarray]:
 
 
 @check("w2v_skipgram", files=FILES, names=("word2vec.skipgram",))
-def skipgram(ctx: CheckContext) -> Outcome:
+def check_skipgram(ctx: CheckContext) -> Outcome:
     """skipgram with the grader's loss function (known outputs); only a skipgram that refuses it is
     judged with the student's own loss functions, and never on degenerate outputs."""
     trials = Trials()

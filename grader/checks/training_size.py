@@ -6,8 +6,9 @@ has half a vCPU. So before training, the grader measures the student's cost on t
 minibatches (the ``train_cost`` probe: wall seconds per training example through their own
 train_for_epoch, and per configuration of an eval-mode forward; wall time, so a CPU quota is in
 it) and picks the largest of :data:`SIZES` whose estimated time fits the allowance: a third of
-the check's timeout (so at least 3x headroom to it, and the whole grading of the slowest correct
-submission within half the budget) and half of what the grading's budget has left.
+the check's timeout (at least 3x headroom to it), half of what the grading's budget has left, and
+what is left of the first half of the budget (so the whole grading of a slow but correct
+submission takes about half the budget).
 
 Each size has its own dev UAS floor, derived over seeds for that size (see :data:`SIZES`): fewer
 examples train a less accurate model, and training that does not work (no ``zero_grad``, a
@@ -63,7 +64,9 @@ DEV_SENTENCES_ALL = 500
 HEADROOM = 3.0
 """The chosen size's estimated time is at most the check's timeout divided by this."""
 BUDGET_SHARE = 0.5
-"""... and at most this share of what the grading's budget has left."""
+"""... and at most this share of what the grading's budget has left, and it is planned to end by
+this share of the whole budget: a slow but correct submission's grading, training included, then
+takes about half the budget (the smaller sizes train nearly as well, so little is lost)."""
 FIXED_S = 3.0
 """Seconds of a training run that do not grow with its size (loading the data, saving the model)."""
 CALIBRATION = {"n_train": 512, "n_dev": 5, "batch_size": 32, "eval_rows": 512}
@@ -87,7 +90,9 @@ def allowance(runner: Any, timeout: float) -> float:
     """Seconds train_uas may plan for: a share of its timeout and of the budget left."""
     limit = timeout / HEADROOM
     if isinstance(runner, BudgetRunner):
-        limit = min(limit, BUDGET_SHARE * runner.budget.remaining())
+        budget = runner.budget
+        left = budget.remaining()
+        limit = min(limit, BUDGET_SHARE * left, BUDGET_SHARE * budget.seconds - (budget.seconds - left))
     return limit
 
 
@@ -108,14 +113,18 @@ def choose(costs: Mapping[str, Any] | None, seconds: float) -> TrainingSize:
 def size_for(ctx: CheckContext, seed: int, lr: float) -> tuple[TrainingSize, str]:
     """Measure the student's cost on the first minibatches and choose the size; with a note for
     the feedback when the training was sized down. A calibration that fails (the student's
-    train_for_epoch raises) gives the full size: the training itself then says what is wrong."""
+    train_for_epoch raises) gives the full size: the training itself then says what is wrong; one
+    that times out gives the smallest."""
     seconds = allowance(ctx.runner, ctx.timeout)
     result = ctx.runner.call("train_cost", {"seed": seed, "lr": lr, **CALIBRATION},
                              timeout=min(ctx.timeout, max(seconds, 1.0)))
     costs = result.value if result.ok and isinstance(result.value, dict) else None
-    size = choose(costs, seconds)
-    if size is FULL or costs is None:
+    size = SIZES[-1] if result.status == "timeout" else choose(costs, seconds)  # too slow to measure
+    if size is FULL:
         return size, ""
+    if costs is None:
+        return size, (f"your training's first minibatches took longer than {seconds:.0f} s, so 5.9 trained on "
+                      f"{size.describe()}, scored against the floor of that size ({size.floor:.0f}%)")
     return size, (f"your training costs {1000 * float(costs['train_per_example']):.1f} ms per example "
                   f"here (measured on its first minibatches), so 5.9 trained on {size.describe()} to "
                   f"stay within its time, scored against the floor of that size ({size.floor:.0f}%)")

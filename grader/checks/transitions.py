@@ -174,7 +174,7 @@ def _configurations(ctx: CheckContext, count: int) -> list[dict[str, Any]]:
 
 
 @check("pp_parse_step", files=FILES, names=("parser_transitions.PartialParse",))
-def parse_step(ctx: CheckContext) -> Outcome:
+def check_parse_step(ctx: CheckContext) -> Outcome:
     cases = _configurations(ctx, 12)
     sent = [{k: c[k] for k in ("sentence", "stack", "buffer", "dependencies", "transition")} for c in cases]
     got = ctx.call("pp_apply", "PartialParse.parse_step on 12 configurations", cases=sent)

@@ -238,7 +238,7 @@ def _fd_diagnosis(ctx: CheckContext, function: str, inst: dict, draws, k, what: 
 
 
 @check("w2v_sigmoid", files=FILES, names=("word2vec.sigmoid",))
-def sigmoid(ctx: CheckContext) -> Outcome:
+def check_sigmoid(ctx: CheckContext) -> Outcome:
     rng = ctx.rng
     shapes_ = [(), (int(rng.integers(1, 8)),), (int(rng.integers(2, 5)), int(rng.integers(2, 6)))]
     inputs: list[Any] = [float(rng.normal(0, 3))]

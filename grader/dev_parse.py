@@ -1,13 +1,14 @@
-"""The dev UAS of train_uas (5.9), measured in the trusted process: the grader parses a hidden dev
-set, drawn from the bundled treebank's grammar at grading time, with the reference's Parser and
-asks the worker only for the trained model's logits (the ``trained_logits`` probe), so the dev UAS
-does not rest on anything student code says about itself.
+"""The dev UAS of check 5.9 (train_uas), in the trusted process: a hidden dev set drawn at grading
+time from the treebank's grammar, parsed by the reference's Parser and minibatch_parse, with the
+trained model's logits asked of the worker (the only thing student code contributes).
+
+Trusted: never in the student kit (there 5.9 takes the student's own parse of the bundled dev
+set), never next to student code.
 
 The trusted process does not import torch for it: the reference's ``utils/parser_utils.py`` is
-loaded here with :data:`NUMPY_TORCH` in torch's place, the three names its parse uses
-(``from_numpy``, ``no_grad``, a tensor's ``long``/``detach``/``numpy``) over numpy arrays; the
-logits come from the worker as numpy arrays anyway. Torch stays in the worker (~200 MiB and
-~2 s less here).
+loaded here with :data:`NUMPY_TORCH` in torch's place, the names its parse uses (``from_numpy``,
+``no_grad``, a tensor's ``long``/``detach``/``numpy``) over numpy arrays; the logits come from
+the worker as numpy arrays anyway. Torch stays in the worker (~200 MiB and ~2 s less here).
 """
 
 from __future__ import annotations
@@ -21,19 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from grader import treebank
 from grader.checks.api import CheckAborted, CheckContext
 from grader.checks.compare import as_float_array
 from grader.checks.model_params import call
+from grader.checks.training import DEV_SENTENCES, LOGIT_CLIP, N_CLASSES
 from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.reference import import_from
 from grader.results import ERROR
-
-#: Sentences in the hidden dev set train_uas is scored on (the reduced bundled dev set has 500).
-DEV_SENTENCES = 500
-#: The dev UAS is the grader's own parse of the trained model; logits are clipped to this size so
-#: that the parser's mask of illegal transitions (+10000) always decides.
-LOGIT_CLIP = 1000.0
-N_CLASSES = 3
 
 
 class Rows:
@@ -115,11 +111,9 @@ def _grader_parser() -> Any:
 
 
 def hidden_dev_set(parser: Any, seed: int, n: int = DEV_SENTENCES) -> list[Any]:
-    """DEV_SENTENCES sentences drawn at grading time from the bundled treebank's grammar with
+    """``n`` (default DEV_SENTENCES) sentences drawn at grading time from the bundled treebank's grammar with
     ``seed``, vectorized by ``parser``: made and kept in the trusted process, so no submission can
     read them (the bundled data/dev.conll is the students' own)."""
-    from grader import treebank  # noqa: PLC0415 - trusted only: the kit never reaches this
-
     rows = treebank.sentences(seed, n)
     return parser.vectorize([{"word": [form.lower() for form, _pos, _head, _rel in sent],
                               "pos": [pos for _form, pos, _head, _rel in sent],

@@ -66,7 +66,7 @@ def render_reviews(report: GradeReport, console: Console) -> None:
         w = c.written
         raw = " ".join(w.raw.split()) if w is not None else ""
         table.add_row(c.number, c.name, f"{c.score:g}/{c.max_score:g}", Text(c.review[:200]),
-                      w.where if w is not None else "",
+                      Text(w.where) if w is not None else "",
                       Text(raw[:200] + ("…" if len(raw) > 200 else "")))
     console.print(table)
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.sandbox.runner import DEFAULT_CALL_TIMEOUT_S, ProbeResult, Runner, SandboxError
+from grader.sandbox.runner import DEFAULT_CALL_TIMEOUT_S, ProbeError, ProbeResult, Runner, SandboxError
 
 RESERVE_S = 5.0
 """Kept back from every call: stopping a worker, the trusted side's own work after the last call,
@@ -121,6 +121,46 @@ class BudgetRunner:
         prestart = getattr(self.runner, "prestart", None)
         if prestart is not None:
             prestart()
+
+    def renew(self) -> None:
+        renew = getattr(self.runner, "renew", None)
+        if renew is not None:
+            renew()
+
+
+CHECK_DEADLINE_ERROR = "CheckDeadline"
+"""ProbeError type of a call refused or cut because its check's calls spent the check's time."""
+
+
+class DeadlineRunner:
+    """A :class:`~grader.sandbox.runner.Runner` whose calls together take at most ``seconds``:
+    one check's calls (the budget above bounds the grading; this bounds the check). Each call
+    gets the smaller of its timeout and what is left; once less than :data:`MIN_CALL_S` is left,
+    a call is not made and reads as a timeout of the student's code (it was too slow overall).
+    """
+
+    def __init__(self, runner: Runner, seconds: float) -> None:
+        self.runner = runner
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def _spent(self) -> ProbeResult:
+        return ProbeResult(status="timeout", error=ProbeError(CHECK_DEADLINE_ERROR, (
+            f"this check's calls into your code took {self.seconds:g} s together, its whole "
+            "allowance, so it was stopped: a function far too slow, or slow only in some calls?")))
+
+    def call(self, probe: str, args: Mapping[str, Any] | None = None, *,
+             timeout: float = DEFAULT_CALL_TIMEOUT_S) -> ProbeResult:
+        left = self.deadline - time.monotonic()
+        if left < MIN_CALL_S:
+            return self._spent()
+        result = self.runner.call(probe, args, timeout=min(timeout, left))
+        if result.status == "timeout" and left < timeout:
+            return self._spent()
+        return result
+
+    def close(self) -> None:
+        """Nothing of its own: the runner it wraps outlives the check."""
 
     def renew(self) -> None:
         renew = getattr(self.runner, "renew", None)

@@ -29,6 +29,7 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.text import Text
 
 from grader import batch as batch_mod
 from grader import gradebook, paths, roster
@@ -42,6 +43,7 @@ from grader.marking_cli import grades_cmd, marked_store, review_cmd
 from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.reports import gradescope, jsonout, student, terminal
 from grader.reports import summary as summary_mod
+from grader.results import GradeReport
 from grader.rubric import RubricError, load_rubric
 from grader.similarity.command import similarity_cmd, similarity_lines, similarity_request
 from grader.submission import SubmissionError
@@ -119,26 +121,35 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
     started = time.monotonic()
     try:
         rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
-    except RubricError as exc:
-        raise click.ClickException(str(exc)) from None
-    try:
-        seconds = (rubric.budget if budget is None else budget) - process_age()  # this process's start counts
-        report = grade(submission, rubric=rubric, seed=seed, budget=max(seconds, 1.0),
-                       progress=None if as_json else _progress(console))
-    except SubmissionError as exc:
-        gradescope.write_json_atomic(gradescope.fallback_results(
-            f"The submission could not be graded: {exc}", time.monotonic() - started), results_path)
-        raise click.ClickException(str(exc)) from None
     except RubricError as exc:   # the instructor's error, not the student's: say so in results.json
         gradescope.write_json_atomic(gradescope.fallback_results(
             f"{RUBRIC_BROKEN} {exc}", time.monotonic() - started), results_path)
         raise click.ClickException(f"{exc} (results.json says so: {results_path})") from None
-    gradescope.write_results(report, results_path)
+    written: list[Path] = []
+
+    def deliver(done: GradeReport) -> None:  # before any cleanup: a cleanup that fails costs no results
+        gradescope.write_results(done, results_path)
+        written.append(results_path)
+
+    try:
+        seconds = (rubric.budget if budget is None else budget) - process_age()  # this process's start counts
+        report = grade(submission, rubric=rubric, seed=seed, budget=max(seconds, 1.0),
+                       progress=None if as_json else _progress(console), deliver=deliver)
+    except SubmissionError as exc:
+        gradescope.write_json_atomic(gradescope.fallback_results(
+            f"The submission could not be graded: {exc}", time.monotonic() - started), results_path)
+        raise click.ClickException(str(exc)) from None
+    except Exception:
+        if not written:  # a grader bug before the report: the student still gets a results.json
+            gradescope.write_json_atomic(gradescope.fallback_results(
+                "Internal grader error: the submission could not be graded; it is not your fault. "
+                "Please tell the course staff.", time.monotonic() - started), results_path)
+        raise
     if as_json:
         click.echo(json.dumps(jsonout.to_json(report), indent=2))
     else:
         terminal.render(report, console)
-        console.print(f"results.json written to {results_path}")
+        console.print(Text(f"results.json written to {results_path}"))
 
 
 def failing_lines(feedback: tuple[str, ...] | list[str], status: str) -> str:
@@ -267,8 +278,8 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
 
         def advance(result: gradebook.GradedSubmission, resumed: bool) -> None:
             mark = "resumed" if resumed else result.status
-            bar.console.print(f"  {result.submission.key}: {result.report.score:g}/"
-                              f"{result.report.max_score:g} ({mark})", highlight=False)
+            bar.console.print(Text(f"  {result.submission.key}: {result.report.score:g}/"
+                                   f"{result.report.max_score:g} ({mark})"), highlight=False)
             bar.advance(task)
 
         try:

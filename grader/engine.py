@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.budget import Budget, BudgetExhausted, BudgetRunner
+from grader import workers
+from grader.budget import Budget, BudgetExhausted, DeadlineRunner
 from grader.checks import all_checks
 from grader.checks.api import CheckAborted, CheckContext, RegisteredCheck, check_rng, describe_failure
 from grader.course_env import missing_module, missing_module_lines
@@ -36,6 +37,7 @@ from grader.results import (
     internal_error,
     not_run_outcome,
     score,
+    settle_charges,
     stub_outcome,
 )
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
@@ -48,11 +50,17 @@ RefProvider = Callable[[str, int], Any]
 
 #: Time allowed to import one student file (torch's first import alone can take seconds).
 IMPORT_TIMEOUT = 60.0
-#: Student files whose checks need torch in the worker: it is imported as the worker starts.
-TORCH_FILES = frozenset({"parser_model.py", "run.py"})
-TORCH = ("numpy", "torch")
 #: At most this many of a file's names are listed when a check's function is missing from it.
 MAX_LISTED_NAMES = 40
+#: A check's calls together may take this many times its rubric timeout (one call's limit), so a
+#: function slow only inside one probe that a check calls fifty times cannot multiply the limit.
+CHECK_DEADLINE_FACTOR = 2.0
+
+
+
+def check_deadline(spec: CheckSpec) -> float:
+    """Seconds all of one check's calls into student code may take together."""
+    return CHECK_DEADLINE_FACTOR * spec.timeout
 
 
 def new_seed() -> int:
@@ -233,7 +241,7 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
           import_timeout: float = IMPORT_TIMEOUT,
           written_runner: Runner | None = None,
           ref_provider: RefProvider | None = None, include_written: bool = True,
-          budget: float | None = None) -> GradeReport:
+          budget: float | None = None, deliver: Callable[[GradeReport], None] | None = None) -> GradeReport:
     """Grade ``upload`` (a folder or .zip) and return the report.
 
     The cheap code checks run first, then the written parts (the auto-graded share scored, the
@@ -242,7 +250,10 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
     (tests). ``ref_provider`` gives each check its ``ctx.ref`` instead of the reference (the
     student kit); ``include_written=False`` leaves the written parts out. ``budget`` (seconds)
     bounds the whole grading (see :mod:`grader.budget`): a check it cannot afford is reported
-    as not run.
+    as not run; each check's calls together get at most its :func:`check_deadline`. ``deliver``
+    gets the report before anything is cleaned up (``grader grade`` writes results.json there).
+    Credit a check moved to another one stands only if that one fails in this run
+    (:func:`grader.results.settle_charges`).
     """
     started = time.monotonic()
     timer = Budget(budget, started) if budget is not None else None
@@ -260,43 +271,55 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
     manual: tuple = ()
     written_notes: list[str] = []
     files: dict[str, _FileState] = {}
-    with tempfile.TemporaryDirectory(prefix="a2grader-") as tmp:
+    tmp = tempfile.mkdtemp(prefix="a2grader-")
+    runner: Runner | None = None
+    held_runner: Runner | None = None
+    try:
         prepared = prepare(Path(upload), Path(tmp))
         stubs = find_stubs(prepared.run_dir, [f for f in STUDENT_FILES if f in prepared.present])
-        preload = TORCH if any(set(registry[s.id].files) & TORCH_FILES for s in specs) else ()
-        if runner_factory is None:
-            from grader.sandbox import Sandbox  # noqa: PLC0415 - the kit brings its own runner
+        shown, held = ([s for s in specs if s.visibility == "visible"],
+                       [s for s in specs if s.visibility != "visible"])
+        # Held-back checks get a worker and a copy of the submission of their own, made before any
+        # student code runs: nothing they are asked can reach the feedback of a visible check.
+        held_dir = workers.copy_for_held_checks(prepared.run_dir, Path(tmp)) if held and shown else None
+        factory = workers.sandbox_factory(registry) if runner_factory is None else workers.ignoring_specs(runner_factory)
+        runner = workers.budgeted(factory(prepared.run_dir, shown or held), timer)
+        if held_dir is not None:
+            held_runner = workers.budgeted(factory(held_dir, held), timer)
+        prestart = getattr(runner, "prestart", None)
+        if prestart is not None:
+            prestart()  # the worker starts (and imports torch) while the reference loads here
+        ref = load_reference() if ref_provider is None else None
+        needed = _names_needed(registry)
+        common = functools.partial(_run_one, registry=registry, prepared=prepared, needed=needed,
+                                   import_timeout=import_timeout, seed=seed, ref=ref, ref_provider=ref_provider)
+        held_files: dict[str, _FileState] = {}
 
-            runner_factory = lambda run_dir: Sandbox(run_dir, preload=preload)
-        runner: Runner = runner_factory(prepared.run_dir)
-        if timer is not None:
-            runner = BudgetRunner(runner, timer)
-        try:
-            prestart = getattr(runner, "prestart", None)
-            if prestart is not None:
-                prestart()  # the worker starts (and imports torch) while the reference loads here
-            ref = load_reference() if ref_provider is None else None
-            needed = _names_needed(registry)
-            run = functools.partial(_run_one, registry=registry, files=files, prepared=prepared, needed=needed,
-                                    import_timeout=import_timeout, runner=runner, seed=seed, ref=ref,
-                                    ref_provider=ref_provider)
-            for spec in cheap:
-                by_id[spec.id] = _report(spec, run(spec), progress)
-            if written_parts:
-                from grader.written.grade import grade_written  # noqa: PLC0415 - not in the kit
+        def run(spec: CheckSpec) -> CheckResult:
+            if held_runner is not None and spec in held:
+                return common(spec, runner=held_runner, files=held_files)
+            return common(spec, runner=runner, files=files)
+        for spec in cheap:
+            by_id[spec.id] = _report(spec, run(spec), progress)
+        if written_parts:
+            from grader.written.grade import grade_written  # noqa: PLC0415 - not in the kit
 
-                written, manual_items, written_notes = grade_written(
-                    prepared.written, written_parts, seed, runner=written_runner, progress=progress,
-                    budget=timer)
-                manual = tuple(manual_items)
-            for spec in expensive:
-                by_id[spec.id] = _report(spec, run(spec), progress)
-        finally:
-            runner.close()
-    file_notes = tuple(dict.fromkeys(state.note for state in files.values() if state.note))
-    return GradeReport(str(upload), seed, tuple(by_id[s.id] for s in specs) + tuple(written),
-                       time.monotonic() - started,
-                       tuple(prepared.notes) + file_notes + tuple(written_notes), manual, stubs)
+            written, manual_items, written_notes = grade_written(
+                prepared.written, written_parts, seed, runner=written_runner, progress=progress,
+                budget=timer)
+            manual = tuple(manual_items)
+        for spec in expensive:
+            by_id[spec.id] = _report(spec, run(spec), progress)
+        by_id = settle_charges(by_id, {s.id: s for s in specs})
+        file_notes = tuple(dict.fromkeys(state.note for state in [*files.values(), *held_files.values()] if state.note))
+        report = GradeReport(str(upload), seed, tuple(by_id[s.id] for s in specs) + tuple(written),
+                             time.monotonic() - started,
+                             tuple(prepared.notes) + file_notes + tuple(written_notes), manual, stubs)
+        if deliver is not None:
+            deliver(report)  # results.json is written before anything is cleaned up
+        return report
+    finally:
+        workers.clean_up([runner, held_runner], tmp)
 
 
 def _report(spec: CheckSpec, result: CheckResult, progress: ProgressHook | None) -> CheckResult:
@@ -328,7 +351,8 @@ def _run_one(spec: CheckSpec, *, registry: Mapping[str, RegisteredCheck], files:
             outcome = Outcome(0, 1, missing_name_lines(file, attribute, files[file].defined), status=ERROR)
         else:
             check_ref = ref if ref_provider is None else ref_provider(spec.id, seed)
-            ctx = CheckContext(spec.id, runner, check_rng(seed, spec.id), seed, check_ref, spec.timeout)
+            ctx = CheckContext(spec.id, DeadlineRunner(runner, check_deadline(spec)), check_rng(seed, spec.id),
+                               seed, check_ref, spec.timeout)
             outcome = stub_outcome(run_check(spec, registered.function, ctx))
     except BudgetExhausted:
         outcome = not_run_outcome()

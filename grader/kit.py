@@ -36,16 +36,16 @@ KIT_FOLDER = "a2_student"
 #: The modules of ``grader/`` the kit ships (paths relative to it); nothing else of it goes in.
 KIT_MODULES = (
     "__init__.py", "budget.py", "catalogue.py", "course_env.py", "engine.py", "kit_cli.py", "numerics.py", "paths.py",
-    "reference.py", "replay.py", "results.py", "rubric.py", "rubric_schema.py", "submission.py",
+    "reference.py", "replay.py", "results.py", "rubric.py", "rubric_schema.py", "shown.py", "submission.py",
     "checks/__init__.py", "checks/api.py", "checks/compare.py", "checks/minibatch.py", "checks/model.py",
     "checks/model_dropout.py", "checks/model_params.py", "checks/model_shapes.py",
     "checks/parsing_inputs.py", "checks/sgd.py", "checks/skipgram.py", "checks/training.py", "checks/training_size.py",
     "checks/transitions.py", "checks/word2vec.py", "checks/word2vec_shapes.py",
     "reports/__init__.py", "reports/student.py",
-    "sandbox/frames.py", "sandbox/portable.py", "sandbox/runner.py",
+    "sandbox/frames.py", "sandbox/portable.py", "sandbox/runner.py", "sandbox/sweep.py",
     "untrusted/__init__.py", "untrusted/probes.py", "untrusted/probes_model.py",
     "untrusted/probes_parser.py", "untrusted/probes_training.py", "untrusted/probes_word2vec.py",
-    "untrusted/training_support.py", "untrusted/wire.py", "untrusted/worker.py",
+    "untrusted/training_support.py", "untrusted/wire.py", "untrusted/worker.py", "workers.py",
 )
 #: Never in the kit, whatever KIT_MODULES says (a test checks both). The Linux sandbox stays out
 #: too: the kit runs student code with the portable runner on every system.

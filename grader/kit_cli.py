@@ -108,7 +108,7 @@ def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_j
              "feedback": list(c.outcome.feedback)} for c in report.checks]}, indent=1))
         sys.exit(0 if report.all_passed else 1)
     for note in dict.fromkeys(n for n in notes if n):
-        console.print(note)
+        console.print(note, markup=False, highlight=False)
     console.print("Written answers are not checked here: they are read and graded when you submit.")
     console.print("This kit names only a few known bugs; the full grader names more when you submit.")
     student.render_check(report, rubric, console, details=not quiet, total=built.get("auto_points"))

@@ -8,10 +8,14 @@ and the auto-graded share of written answers alike.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from grader.rubric import CheckSpec
+from grader.shown import MAX_CHECK_OUTPUT_CHARS, MAX_NOTE_CHARS, safe, safe_lines
+
+#: Longest written answer a report keeps for TAs (the rest is cut, saying how much).
+MAX_ANSWER_CHARS = 50_000
 
 # Status of one check.
 PASSED = "passed"      # every trial passed
@@ -30,11 +34,24 @@ _STUB = re.compile(r"NotImplementedError:\s*(?P<what>[^\n]*?) is not implemented
 
 
 @dataclass(frozen=True)
+class Charge:
+    """Trials a check passed only because another check charges the bug they show (a wrong
+    sigmoid under a right negative sampling, a step halved every iteration under a right update):
+    ``trials`` of them, on ``check_id``. The credit stands only if that check fails in the same
+    run (:func:`settle_charges`)."""
+
+    check_id: str
+    trials: int
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What a check function concludes, before the rubric turns it into points.
 
     trials_passed/trials_total: randomized instances that passed; feedback: lines a student
-    reads; status: one of STATUSES (derived from the trials unless the check aborted).
+    reads (each made printable and bounded here: they quote student code's output); status: one
+    of STATUSES (derived from the trials unless the check aborted); charged: trials passed on
+    credit another check must confirm by failing.
     """
 
     trials_passed: int
@@ -42,8 +59,10 @@ class Outcome:
     feedback: tuple[str, ...] = ()
     status: str = ""
     leaderboard: tuple[tuple[str, float], ...] = ()
+    charged: tuple[Charge, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "feedback", safe_lines(self.feedback))
         if not self.status:
             if self.trials_total and self.trials_passed == self.trials_total:
                 status = PASSED
@@ -68,6 +87,10 @@ class WrittenRead:
     read: str = ""
     where: str = ""
     review: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("raw", "read", "where", "review"):
+            object.__setattr__(self, name, safe(getattr(self, name), MAX_CHECK_OUTPUT_CHARS))
 
 
 @dataclass(frozen=True)
@@ -125,6 +148,11 @@ class ManualItem:
     where: str = ""
     notes: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", safe(self.text, MAX_ANSWER_CHARS))
+        object.__setattr__(self, "where", safe(self.where, MAX_NOTE_CHARS))
+        object.__setattr__(self, "notes", tuple(safe(note, MAX_NOTE_CHARS) for note in self.notes))
+
 
 @dataclass(frozen=True)
 class GradeReport:
@@ -142,6 +170,10 @@ class GradeReport:
     manual: tuple[ManualItem, ...] = field(default=())
     stubs: tuple[str, ...] = field(default=())
     """Functions still the starter's stub ("word2vec.py: sigmoid"), read from the files, not run."""
+
+    def __post_init__(self) -> None:
+        for name in ("notes", "stubs"):
+            object.__setattr__(self, name, tuple(safe(line, MAX_NOTE_CHARS) for line in getattr(self, name)))
 
     @property
     def reviews(self) -> tuple[CheckResult, ...]:
@@ -205,6 +237,38 @@ def score(spec: CheckSpec, outcome: Outcome, seconds: float) -> CheckResult:
 def not_run_outcome() -> Outcome:
     """The outcome of a check the grading's time budget could not afford, or cut short."""
     return Outcome(0, 1, NOT_RUN_FEEDBACK, status=NOT_RUN)
+
+
+def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, CheckSpec]) -> dict[str, CheckResult]:
+    """``results`` with every credit a check moved to another one taken back unless that check
+    fails in this run: a bug is charged to another check only when that check shows it. (A
+    sigmoid wrong only where negative sampling's check asks it, right where the sigmoid check
+    does, must not pass both.)"""
+    settled = dict(results)
+    for check_id, result in results.items():
+        outcome = result.outcome
+        taken = 0
+        lines = []
+        for charge in outcome.charged:
+            target = results.get(charge.check_id)
+            if target is not None and not target.passed:
+                continue
+            taken += charge.trials
+            label = f"check {target.number} ({target.name})" if target is not None else f"check {charge.check_id}"
+            why = "passes in this grading" if target is not None else "did not run in this grading"
+            lines.append(f"Credit taken back: {charge.trials} trial(s) passed only because the bug they show "
+                         f"would be charged to {label}, but that check {why}; so the bug is charged here.")
+        if not taken:
+            continue
+        passed = max(outcome.trials_passed - taken, 0)
+        count = f"{outcome.trials_passed}/{outcome.trials_total} randomized trials passed"
+        feedback = [line.replace(count, f"{passed}/{outcome.trials_total} randomized trials passed", 1)
+                    for line in outcome.feedback]
+        settled_outcome = Outcome(passed, outcome.trials_total, (*lines, *feedback),
+                                  status="" if outcome.status in (PASSED, PARTIAL, FAILED) else outcome.status,
+                                  leaderboard=outcome.leaderboard)
+        settled[check_id] = replace(score(specs[check_id], settled_outcome, result.seconds), written=result.written)
+    return settled
 
 
 def internal_error(detail: Sequence[str], *, during: str = "in this check") -> Outcome:

@@ -17,12 +17,16 @@ files, unsafe archives) are built at test time by the BUILDERS named in ``build`
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import hashlib
 import json
 import os
 import resource
 import shutil
 import stat
+import tempfile
+import time
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
@@ -359,3 +363,125 @@ def grade_through_cli(upload: Path, results: Path, seed: int, expect: dict[str, 
         assert scores[cid][0] == scores[cid][1], f"{case}: {cid} via the CLI: {scores[cid]}"
     assert doc["score"] == pytest.approx(sum(test["score"] for test in doc["tests"]))
     assert json.loads(outcome.output)["score"] == doc["score"]
+
+
+# -- issue 27: nothing left behind, bounded output, cleanup that cannot fail ---------------------
+
+CLI_SECONDS = 120.0
+"""Longest a `grader grade` of one of the cases below may take (the reported 84 MB results.json
+took 13 minutes of CPU to print)."""
+
+
+def _case_upload(name: str, guarded: Path) -> tuple[Path, dict[str, Any]]:
+    case = HOSTILE / name
+    expect = load_case(case)
+    reason = skip_reason(expect.get("requires"))
+    if reason:
+        pytest.skip(reason)
+    return upload_for(case, expect, guarded, guarded / "results.json"), expect
+
+
+@pytest.fixture
+def own_tempdir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A temporary folder of this test's own (the shared one holds other gradings' folders),
+    searchable by the sandbox user; the gradings of the test make their folders in it."""
+    folder = Path(tempfile.mkdtemp(prefix="a2grader-i27-"))
+    folder.chmod(0o755)
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    try:
+        yield folder
+    finally:
+        assert not _mounts_under(folder), "a mount was left in the temp folder"
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _mounts_under(folder: Path) -> list[str]:
+    with open("/proc/mounts", encoding="utf-8") as mounts:
+        return [line.split()[1] for line in mounts if line.split()[1].startswith(str(folder))]
+
+
+def _processes_in(folder: Path) -> list[int]:
+    """Processes whose working folder is in ``folder``."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if os.readlink(proc / "cwd").startswith(str(folder)):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def assert_nothing_left(folder: Path) -> None:
+    assert _processes_in(folder) == [], "a process of the grading is still running"
+    assert _mounts_under(folder) == [], "a mount of the grading was left"
+    assert list(folder.iterdir()) == [], f"files were left: {sorted(p.name for p in folder.iterdir())}"
+
+
+def _sysv_keys() -> set[int]:
+    keys = set()
+    for table in ("shm", "msg", "sem"):
+        with open(f"/proc/sysvipc/{table}", encoding="ascii") as listing:
+            keys |= {int(line.split()[0]) & 0xFFFFFFFF for line in listing.readlines()[1:]}
+    return keys
+
+
+def test_kernel_objects_do_not_outlive_a_grading(guarded: Path, own_tempdir: Path) -> None:
+    """The case leaves System V objects, a POSIX message queue and keys, and looks for those of
+    an earlier grading: the second grading finds none, and none are there from outside."""
+    upload, expect = _case_upload("kernel_objects_outlive", guarded)
+    for _ in range(2):
+        report = grade(upload, seed=27, only=expect["only"], rubric=rubric_for(expect))
+        check_report(report, expect, "kernel_objects_outlive")
+        assert "found nothing left by an earlier grading (left: shm, msg, sem, mqueue" in \
+            report.checks[0].outcome.feedback[0], "the case could not even make its objects"
+        assert_nothing_left(own_tempdir)
+    assert not {0xA2270001, 0xA2270002, 0xA2270003} & _sysv_keys()
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.mq_open(b"/a2grader_leak", os.O_RDONLY) == -1 and ctypes.get_errno() == errno.ENOENT
+
+
+def test_cleanup_cannot_stop_the_grading(guarded: Path, own_tempdir: Path) -> None:
+    """3,001 levels of folders, 25,000 files, a folder of mode 000 and an 80 MB file in the working
+    folder: `grader grade` writes results.json, exits 0, and leaves nothing in the temp folder."""
+    upload, expect = _case_upload("deep_folders", guarded)
+    results = guarded / "results.json"
+    outcome = CliRunner().invoke(main, ["grade", str(upload), "--results", str(results), "--seed", "27", "--json"])
+    assert outcome.exit_code == 0, outcome.output
+    jsonschema.validate(json.loads(results.read_text()), RESULTS_SCHEMA)
+    assert_nothing_left(own_tempdir)
+
+
+def test_student_strings_cannot_hurt_the_reports(guarded: Path, own_tempdir: Path) -> None:
+    """Markup, terminal escapes, lone surrogates and megabytes in every string student code can
+    send: `grader grade` prints its terminal report and exits 0 in bounded time, results.json
+    is bounded and valid, and no control character reaches the terminal."""
+    upload, _expect = _case_upload("hostile_strings", guarded)
+    results = guarded / "results.json"
+    started = time.monotonic()
+    outcome = CliRunner().invoke(main, ["grade", str(upload), "--results", str(results), "--seed", "27"])
+    seconds = time.monotonic() - started
+    assert outcome.exit_code == 0, outcome.output[-3000:]
+    assert seconds < CLI_SECONDS
+    raw = results.read_bytes()
+    assert len(raw) <= gradescope.MAX_RESULTS_BYTES
+    doc = json.loads(raw)
+    jsonschema.validate(doc, RESULTS_SCHEMA)
+    text = outcome.output + json.dumps(doc, ensure_ascii=False)
+    unsafe = [c for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0
+              or 0xD800 <= ord(c) < 0xE000]
+    assert unsafe == [], f"control characters or surrogates shown: {sorted(set(unsafe))[:5]}"
+    assert "\\x1b[2J" in outcome.output, "the escape is shown as text"
+    assert_nothing_left(own_tempdir)
+
+
+def test_results_json_is_bounded_whatever_the_feedback() -> None:
+    """A report whose every check says megabytes is cut to MAX_RESULTS_BYTES, saying so."""
+    report = grade(REFERENCE, seed=1, only=["w2v_sigmoid"], rubric=load_rubric())
+    huge = replace(report.checks[0], outcome=replace(report.checks[0].outcome,
+                                                    feedback=tuple("x" * 10**6 for _ in range(50))))
+    doc = gradescope.fit(gradescope.to_results_json(replace(report, checks=(huge,) * 30)))
+    size = len(json.dumps(doc, indent=2))
+    assert size <= gradescope.MAX_RESULTS_BYTES
+    assert "[cut:" in doc["tests"][0]["output"]
+    assert [t["score"] for t in doc["tests"]] == [1.0] * 30

@@ -327,20 +327,23 @@ def test_replay_gives_a_credited_bug_shape_the_grader_s_credit():
     """A bug whose catalogue entry gives credit because another check charges it (a step halved
     every iteration; a bias unused in forward) gets the same verdict from the recorded answers as
     from the grader, once the known-bug corpus was graded while recording; recorded on the
-    reference and the template only, the kit lacks the variant's answer and gives no credit."""
+    reference and the template only, the kit lacks the variant's answer and gives no credit. The
+    check charged is graded too: the credit stands only when it fails in the same grading."""
     buggy = Path(__file__).parent / "submissions" / "buggy"
-    cases = {buggy / "sgd_anneal_every_iteration": "sgd_update", buggy / "model_hidden_bias_unused": "model_gradients"}
+    cases = {buggy / "sgd_anneal_every_iteration": ("sgd_update", "sgd_anneal"),
+             buggy / "model_hidden_bias_unused": ("model_gradients", "model_forward")}
     with_corpus = kit.record([11], [paths.REFERENCE_DIR, paths.TEMPLATE_DIR, *cases])
     without = kit.record([11], [paths.REFERENCE_DIR, paths.TEMPLATE_DIR])
-    for submission, check_id in cases.items():
-        real = grade(submission, seed=11, visible_only=True, only=[check_id], include_written=False).checks[0]
-        assert real.passed, (check_id, real.outcome.feedback)  # the entry's credit in the grader
+    for submission, (check_id, charged) in cases.items():
+        real = next(c for c in grade(submission, seed=11, visible_only=True, only=[check_id, charged],
+                                     include_written=False).checks if c.id == check_id)
+        assert real.passed, (check_id, real.outcome.feedback)  # the entry's credit
         for recorded, same in ((with_corpus, True), (without, False)):
             def provider(cid: str, seed: int, recorded=recorded) -> ReplayRef:
                 return ReplayRef(recorded["checks"][cid][str(seed)], tuple(recorded["modules"]))
 
-            got = grade(submission, seed=11, visible_only=True, only=[check_id], include_written=False,
-                        ref_provider=provider).checks[0]
+            got = next(c for c in grade(submission, seed=11, visible_only=True, only=[check_id, charged],
+                                        include_written=False, ref_provider=provider).checks if c.id == check_id)
             assert ((got.score, got.status) == (real.score, real.status)) is same, (check_id, same, got.outcome.feedback)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.results import CRASHED, ERROR, TIMEOUT, Outcome
+from grader.results import CRASHED, ERROR, TIMEOUT, Charge, Outcome
 from grader.sandbox.runner import ProbeResult, Runner
 
 CheckFunction = Callable[["CheckContext"], Outcome]
@@ -117,6 +117,8 @@ def _capped(text: str, limit: int) -> str:
 def describe_failure(result: ProbeResult, what: str, timeout: float) -> tuple[str, list[str]]:
     """Status and feedback lines for a probe that did not return a value; the student's message
     and traceback are capped (MAX_FEEDBACK_MESSAGE_CHARS, MAX_FEEDBACK_TRACEBACK_CHARS)."""
+    if result.status == "timeout" and result.error is not None and result.error.type == "CheckDeadline":
+        return TIMEOUT, [f"{what}: {result.error.message}"]
     if result.status == "timeout":
         return TIMEOUT, [f"{what}: stopped after {timeout:g} s without returning "
                          "(an infinite loop, or far too slow?)"]
@@ -186,6 +188,7 @@ class Trials:
         self.messages: list[str] = []
         self.notes: list[str] = []
         self.skipped = 0
+        self.charged: dict[str, int] = {}
         # name -> (got/expected per comparison: 1.0 when right, None when no factor explains it; entries)
         self._factors: dict[str, tuple[list[float | None], int]] = {}
 
@@ -196,6 +199,13 @@ class Trials:
         elif message and len(self.messages) < MAX_MESSAGES and message not in self.messages:
             self.messages.append(message)
         return ok
+
+    def charge(self, check_id: str, message: str) -> None:
+        """A trial that passes because its bug is charged to the check ``check_id``: the credit
+        stands only if that check fails in the same run (``grader.results.settle_charges``)."""
+        self.note(message)
+        self.record(True)
+        self.charged[check_id] = self.charged.get(check_id, 0) + 1
 
     def skip(self, reason: str) -> None:
         """A trial that cannot judge this check (e.g. another function it needs is broken).
@@ -251,4 +261,5 @@ class Trials:
                 lines.append(f"({failed - shown} more failing trial(s) not shown)")
         lines.extend(f"Note: {n}" for n in self.notes)
         return Outcome(self.passed, self.total, tuple(line for line in lines if line),
-                       leaderboard=leaderboard)
+                       leaderboard=leaderboard,
+                       charged=tuple(Charge(check, n) for check, n in self.charged.items()))

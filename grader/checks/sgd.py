@@ -118,8 +118,7 @@ def update(ctx: CheckContext) -> Outcome:
         v = compare("the returned x", got["x"], x_final, rtol=PATH_RTOL, atol=PATH_ATOL, factor_hint=False)
         shape = None if v.ok else diagnose(SGD_UPDATE, case)
         if shape is not None and shape.credit == 1.0 and not problems:
-            trials.note(shape.message)
-            trials.record(True)
+            trials.charge("sgd_anneal", shape.message)
             continue
         if scale is not None and got["post_calls"] != iterations and \
                 (shape is None or shape.id != "sgd_postprocessing_never_called"):

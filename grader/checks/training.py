@@ -20,6 +20,7 @@ from grader.checks.model_params import call, record_error, try_call
 from grader.checks.model_shapes import training_error_hint
 from grader.numerics import log_softmax
 from grader.results import Outcome
+from grader.shown import brief
 
 FILES = ("parser_model.py", "run.py")
 
@@ -156,7 +157,7 @@ def train_loop(ctx: CheckContext) -> Outcome:
         if got["uas"]:
             ok, note = _returned_uas(got["returned"], got["uas"][-1])
             trials.note(note)
-            trials.record(ok, f"{what}: returned {got['returned']!r}; expected the dev UAS "
+            trials.record(ok, f"{what}: returned {brief(got['returned'])}; expected the dev UAS "
                               f"{got['uas'][-1]:.4f} that parser.parse(dev_data) computed")
         else:
             trials.record(False, f"{what}: no dev UAS to return (parser.parse was never called)")
@@ -190,7 +191,7 @@ def _optimizer_problem(calls: list[dict[str, Any]], lr: float) -> str:
     lrs = [x for c in calls for x in c["lrs"]]
     if not lrs or not all(isinstance(x, float) and np.isclose(x, lr, rtol=LR_RTOL, atol=0) for x in lrs):
         got = lrs[0] if lrs else None
-        msg = f"Adam's learning rate is {got!r} but train was called with lr={lr:.6g}: pass lr=lr to Adam"
+        msg = f"Adam's learning rate is {brief(got)} but train was called with lr={lr:.6g}: pass lr=lr to Adam"
         if isinstance(got, float) and np.isclose(got, ADAM_DEFAULT_LR):
             msg += f" ({ADAM_DEFAULT_LR} is Adam's default, used when lr is not given)"
         return msg
@@ -213,7 +214,7 @@ def _loss_problem(call_info: dict[str, Any], logits: np.ndarray, targets: np.nda
     value = call_info.get("loss_value")
     if isinstance(value, float) and np.isclose(value, mean, rtol=LOSS_RTOL, atol=1e-7):
         return ""
-    what = f"loss_func(logits, targets) for {len(targets)} examples is {value!r} (loss_func is {name})"
+    what = f"loss_func(logits, targets) for {len(targets)} examples is {brief(value)} (loss_func is {name})"
     if isinstance(value, float) and np.isclose(value, total, rtol=LOSS_RTOL):
         return f"{what}: that is the summed cross-entropy; use the mean (the default reduction)"
     return f"{what}; expected the mean cross-entropy {mean:.6g}: use torch.nn.CrossEntropyLoss()"
@@ -290,7 +291,7 @@ def train_setup(ctx: CheckContext) -> Outcome:
         sizes = {c["batch_size"] for c in calls}
         if sizes != {args.get("batch_size")}:
             problems.append(f"train_for_epoch got batch_size {sorted(sizes, key=str)}; expected "
-                            f"{args.get('batch_size')!r}, the batch_size train was given")
+                            f"{brief(args.get('batch_size'))}, the batch_size train was given")
         if not all(c.get("same_data", True) for c in calls):
             problems.append("train_for_epoch did not get the parser, train_data and dev_data that train was given")
         trials.record(not problems, f"{what}: " + "; ".join(problems))

@@ -195,8 +195,7 @@ def _loss_trial(ctx: CheckContext, trials: Trials, function: str, inst: dict,
     if k is not None:
         isolated, sig_message = _student_sigmoid_isolation(ctx, case, what)
         if isolated:
-            trials.note(sig_message)
-            trials.record(True)
+            trials.charge("w2v_sigmoid", sig_message)
             return None
     else:
         sig_message = ""
@@ -343,7 +342,10 @@ def neg_sampling_duplicates(ctx: CheckContext) -> Outcome:
         for note in sub.notes:
             trials.note(note)
         if failed is None:
-            trials.record(sub.passed == sub.total, sub.messages[0] if sub.messages else "")
+            if sub.charged:
+                trials.charge(next(iter(sub.charged)), sub.notes[0] if sub.notes else "")
+            else:
+                trials.record(sub.passed == sub.total, sub.messages[0] if sub.messages else "")
             continue
         case, _ = failed
         shape = diagnose(shapes.NEG_GRAD_OUTSIDE[:1] + shapes.NEG_GRAD_CENTER[:1] + shapes.NEG_LOSS[-1:], case)

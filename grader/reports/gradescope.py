@@ -8,9 +8,15 @@ from typing import Any
 
 from grader.atomic import atomic_path
 from grader.results import NOT_RUN, PASSED, CheckResult, GradeReport, ManualItem, WrittenRead
+from grader.shown import cut
 
 # Gradescope's per-test status has two values; partial and errored checks are "failed".
 _STATUS = {PASSED: "passed"}
+MAX_RESULTS_BYTES = 1_000_000
+"""Largest results.json written (Gradescope rejects very large results, and a page of feedback
+nobody reads helps nobody): beyond it the longest texts are cut, saying how much."""
+MIN_KEPT_CHARS = 200
+"""Fewest characters a text is cut to while results.json is made to fit."""
 
 
 def test_output(check_feedback: tuple[str, ...], status: str) -> str:
@@ -150,9 +156,41 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
     return doc
 
 
+def _encoded_size(doc: Any) -> int:
+    return len(json.dumps(doc, indent=2, allow_nan=False))
+
+
+def _texts(node: Any, found: list[tuple[int, Any, Any]]) -> None:
+    """Every string of ``node`` as (length, container, key)."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        if isinstance(value, str):
+            found.append((len(value), node, key))
+        else:
+            _texts(value, found)
+
+
+def fit(doc: dict[str, Any], limit: int = MAX_RESULTS_BYTES) -> dict[str, Any]:
+    """``doc`` cut to at most ``limit`` bytes of JSON: the longest texts first, each saying what
+    was cut; every field and score is kept."""
+    for _ in range(100):
+        excess = _encoded_size(doc) - limit
+        if excess <= 0:
+            return doc
+        texts: list[tuple[int, Any, Any]] = []
+        _texts(doc, texts)
+        length, node, key = max(texts, key=lambda item: item[0])
+        if length <= MIN_KEPT_CHARS:
+            break
+        keep = max(MIN_KEPT_CHARS, min(length - excess - 64, length // 2))
+        node[key] = cut(node[key], keep)
+    return doc
+
+
 def write_results(report: GradeReport, path: Path) -> None:
-    """Write results.json atomically (a crash mid-write never leaves half a file)."""
-    write_json_atomic(to_results_json(report), path)
+    """Write results.json atomically (a crash mid-write never leaves half a file), at most
+    MAX_RESULTS_BYTES."""
+    write_json_atomic(fit(to_results_json(report)), path)
 
 
 def write_json_atomic(doc: dict[str, Any], path: Path) -> None:

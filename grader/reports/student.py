@@ -126,7 +126,7 @@ def render_check(report: GradeReport, rubric: Rubric, console: Console, *, detai
             for line in c.outcome.feedback:
                 console.print(Text(line))
     for note in report.notes:
-        console.print(f"Note: {note}")
+        console.print(Text(f"Note: {note}"))
     parts = {p.id: p for p in rubric.parts}
     table = Table(title="Summary", title_justify="left", show_lines=False, expand=False, show_edge=False)
     table.add_column("part")

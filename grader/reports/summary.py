@@ -73,7 +73,7 @@ def render(summary: ClassSummary, console: Console) -> None:
         style = "green" if c.pass_rate >= 0.8 else "yellow" if c.pass_rate >= 0.5 else "red"
         table.add_row(c.number, c.id, f"{c.mean_score:.2f}/{c.points:g}",
                       Text(f"{100 * c.pass_rate:.0f}%", style=style),
-                      f"{c.common_failure} ({c.common_failure_count}×)" if c.failures else "")
+                      Text(f"{c.common_failure} ({c.common_failure_count}×)" if c.failures else ""))
     console.print(table)
     console.print(f"Totals out of {summary.max_score:g}: mean {summary.total_stat('mean'):.2f}, "
                   f"median {summary.total_stat('median'):g}, min {summary.total_stat('min'):g}, "

@@ -38,7 +38,7 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
                   f"({len([c for c in report.checks if c.passed])}/{len(report.checks)} checks passed, "
                   f"{report.seconds:.1f} s; replay with --seed {report.seed})")
     for note in report.notes:
-        console.print(f"Note: {note}")
+        console.print(Text(f"Note: {note}"))
     if report.reviews:
         render_reviews(report, console)
     if report.manual:
@@ -66,7 +66,7 @@ def render_reviews(report: GradeReport, console: Console) -> None:
         w = c.written
         raw = " ".join(w.raw.split()) if w is not None else ""
         table.add_row(c.number, c.name, f"{c.score:g}/{c.max_score:g}", Text(c.review[:200]),
-                      w.where if w is not None else "",
+                      Text(w.where) if w is not None else "",
                       Text(raw[:200] + ("…" if len(raw) > 200 else "")))
     console.print(table)
 

@@ -10,6 +10,7 @@ Read it in this order (each module says what it holds):
 ``proctree.py``        the /proc table, killing a whole process tree, why a process ended
 ``limits.py``          a worker's rlimits and environment
 ``folders.py``         a worker's private folder: its own code, its copy of the submission
+``sweep.py``           removing what student code left: trees without recursion, IPC objects
 ``worker_process.py``  :class:`Sandbox`: the worker process next to student code
 ``isolation.py``       how far a worker is kept from the grader (sandbox user, namespaces)
 ``confine.py``         the launcher that confines a worker (runs as a script, stdlib only)

@@ -4,16 +4,21 @@ Trusted code, but it runs in the worker's process before any student code: the g
 ``python -I -S -B confine.py PLAN`` (PLAN is the JSON made by :func:`grader.sandbox.isolation.confine_plan`)
 and this program, using only the standard library, then
 
-1. with ``namespaces`` set, enters a new mount, network and PID namespace, covers every folder
+1. with ``namespaces`` set, enters a new mount, network, IPC and PID namespace, covers every folder
    in ``hide`` with an empty root-owned tmpfs (the grader's files, /tmp and the other shared
    scratch folders), and binds back at the same paths the folders in ``expose`` (the Python
    environment read-only, the sandbox's private folder read-write), so that the worker sees the
    same paths but nothing else of them. The network namespace holds only a loopback device that
    is down. A small init process (pid 1 of the namespace, root, doing nothing but reaping) forks
    the worker; when the worker ends, init ends, and the kernel kills every process left in the
-   namespace, including ones that left the worker's session;
+   namespace, including ones that left the worker's session. The IPC namespace (System V
+   shared memory, message queues and semaphores, POSIX message queues) ends with it too, so
+   nothing the worker made there outlives it or reaches the next grading;
 2. sets the resource limits, drops to the sandbox user (``setgroups``, ``setgid``, ``setuid``,
-   then ``PR_SET_NO_NEW_PRIVS`` so that no set-user-ID program can raise it again), and
+   then ``PR_SET_NO_NEW_PRIVS`` so that no set-user-ID program can raise it again), gives it a
+   fresh anonymous session keyring and locks the sandbox user's own keyrings (user and
+   user-session: every permission removed, which only root can give back), so that no key
+   outlives the worker either, and
 3. ``execve``'s the worker in ``cwd`` with exactly ``env``.
 
 The process the grader started exits with the worker's status (a signal is re-raised on
@@ -24,6 +29,7 @@ worker starts is printed on stderr as ``confine: ...`` and ends with EXIT_SETUP_
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import os
 import resource
@@ -34,6 +40,7 @@ import sys
 from typing import Any
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY = 0x1
@@ -47,6 +54,13 @@ MS_PRIVATE = 0x40000
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
+"""keyctl's system call number (glibc has no wrapper; libkeyutils may be missing)."""
+KEYCTL_GET_KEYRING_ID = 0
+KEYCTL_JOIN_SESSION_KEYRING = 1
+KEYCTL_SETPERM = 5
+KEY_SPEC_USER_KEYRING = -4
+KEY_SPEC_USER_SESSION_KEYRING = -5
 
 HIDING_TMPFS_OPTIONS = "mode=0755,size=1m"
 """Options of the tmpfs laid over a hidden folder: root-owned, not writable by the worker, and
@@ -122,6 +136,30 @@ def _drop_privileges(plan: dict[str, Any]) -> None:
     else:
         raise ConfineError("setuid(0) succeeded after dropping privileges")
     _prctl(PR_SET_NO_NEW_PRIVS, 1, "PR_SET_NO_NEW_PRIVS")
+    _private_keyrings()
+
+
+def _keyctl(*args: int) -> int:
+    number = SYS_KEYCTL.get(os.uname().machine)
+    if number is None:
+        raise ConfineError(f"keyctl: no system call number known for {os.uname().machine}")
+    return int(_libc.syscall(ctypes.c_long(number), *(ctypes.c_long(arg) for arg in args)))
+
+
+def _private_keyrings() -> None:
+    """Keys the worker adds cannot outlive it: its session keyring is a new anonymous one (gone
+    with its last process), and the sandbox user's persistent keyrings (user, user-session) lose
+    every permission, so they can neither hold nor show a key (a locked keyring stays locked: the
+    user cannot set its permissions back, nor find it any more, so EACCES or ENOKEY means it
+    already is)."""
+    for keyring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
+        serial = _keyctl(KEYCTL_GET_KEYRING_ID, keyring, 1)  # made now if missing, then locked
+        if serial < 0 and ctypes.get_errno() in (errno.EACCES, errno.ENOKEY):
+            continue  # locked by an earlier worker: the user can no longer find it
+        if serial < 0 or (_keyctl(KEYCTL_SETPERM, serial, 0) != 0 and ctypes.get_errno() != errno.EACCES):
+            _syscall(-1, "keyctl(SETPERM) of the sandbox user's keyrings")
+    if _keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0) < 0:
+        _syscall(-1, "keyctl(JOIN_SESSION_KEYRING)")
 
 
 def _exec_worker(plan: dict[str, Any]) -> None:
@@ -195,8 +233,8 @@ def _launch_in_namespaces(plan: dict[str, Any]) -> None:
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
     if os.getppid() != grader:
         raise ConfineError("the grader ended before the worker started")
-    _syscall(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID),
-             "unshare(mount, network, pid namespaces)")
+    _syscall(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWPID),
+             "unshare(mount, network, IPC, pid namespaces)")
     _build_view(plan["hide"], [(path, bool(writable)) for path, writable in plan["expose"]])
     status_r, status_w = os.pipe()
     init = os.fork()

@@ -2,7 +2,9 @@
 
 Requests are framed by :mod:`grader.untrusted.wire`. A reply is decoded there (JSON and ``.npy``
 without pickle) and then checked here for shape before anything uses it: a reply of any other
-shape is a ``protocol_error`` result, never an exception. :class:`Capture` keeps the head of an
+shape is a ``protocol_error`` result, never an exception. Every string of a reply (in the value,
+its dict keys, the error) and of captured output is made printable and bounded
+(:mod:`grader.shown`) before the trusted side holds it. :class:`Capture` keeps the head of an
 output stream.
 """
 
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.sandbox.runner import ProbeError, Status
+from grader.shown import MAX_REPLY_STRING_CHARS, printable, safe
 from grader.untrusted import wire
 
 MAX_ERROR_TYPE_CHARS = 200
@@ -31,7 +34,36 @@ class BadReply(Exception):
 
 
 def cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + f" [... {len(text) - limit} more]"
+    """A string of the worker's, printable and at most ``limit`` characters (saying what was cut)."""
+    return safe(text, limit)
+
+
+def clean_strings(value: Any) -> Any:
+    """``value`` (a decoded reply: lists, dicts, scalars, arrays) with every string and dict key
+    made printable and cut to MAX_REPLY_STRING_CHARS, in place; no recursion."""
+    if isinstance(value, str):
+        return cut(value, MAX_REPLY_STRING_CHARS)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                if isinstance(item, str):
+                    node[index] = cut(item, MAX_REPLY_STRING_CHARS)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+        elif isinstance(node, dict):
+            for key in list(node):
+                item = node[key]
+                if isinstance(item, str):
+                    item = cut(item, MAX_REPLY_STRING_CHARS)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+                shown = cut(key, MAX_REPLY_STRING_CHARS) if isinstance(key, str) else key
+                if shown != key:
+                    del node[key]
+                node[shown] = item
+    return value
 
 
 def check_timeout(timeout: float, *, at_most: float = math.inf) -> None:
@@ -86,7 +118,7 @@ def parse_reply(reply: Any, request: int) -> Reply:
     if reply["ok"]:
         if set(reply) - {LEAVING_KEY} != {"id", "ok", "result"}:
             raise BadReply("a success reply is {'id': int, 'ok': true, 'result': value}")
-        return Reply("ok", reply["result"], leaving=bool(leaving))
+        return Reply("ok", clean_strings(reply["result"]), leaving=bool(leaving))
     return Reply("error", error=parse_error(reply.get("error")), leaving=bool(leaving))
 
 
@@ -113,7 +145,7 @@ class Capture:
         self.dropped += max(len(data) - max(room, 0), 0)
 
     def text(self) -> str:
-        text = self.head.decode("utf-8", errors="replace")
+        text = printable(self.head.decode("utf-8", errors="replace"))
         if self.dropped:
             text += f"\n[... truncated {self.dropped} bytes]"
         return text

@@ -47,6 +47,9 @@ class Limits:
                       and dropped, with a "[... truncated N bytes]" note.
     message_bytes     largest reply (and request) frame; a larger reply is a protocol error.
     startup_seconds   how long a new worker has to report ready.
+    folder_bytes      size of the worker's private folder (its copy of the submission and all
+                      it writes) where it is a tmpfs of its own (mode ``namespaces``).
+    folder_inodes     files and folders it may hold there.
     """
 
     memory_bytes: int = 4 * GIB
@@ -57,6 +60,8 @@ class Limits:
     output_bytes: int = DEFAULT_OUTPUT_BYTES
     message_bytes: int = wire.DEFAULT_MAX_MESSAGE_BYTES
     startup_seconds: float = 30.0
+    folder_bytes: int = 512 * MIB
+    folder_inodes: int = 20_000
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():

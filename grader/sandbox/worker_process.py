@@ -40,7 +40,7 @@ from grader.sandbox.folders import (
     SCRIPTS_FOLDER,
     WORKER_SCRIPT,
     make_private_folder,
-    remove_tree,
+    remove_private_folder,
     submission_folder,
 )
 from grader.sandbox.frames import Capture, check_timeout, request_frame
@@ -82,7 +82,7 @@ class Sandbox:
         self._worker: Channel | None = None
         self._starting: Channel | None = None  # started by prestart(), not yet known to be ready
         self._private_dir: Path | None = None
-        self._remove_private_dir: weakref.finalize[[str], Sandbox] | None = None
+        self._remove_private_dir: weakref.finalize[[str, Isolation, bool], Sandbox] | None = None
         self._closed = False
         self._request_ids = itertools.count(1)
         self.deadline: float | None = None
@@ -185,10 +185,11 @@ class Sandbox:
         if self._private_dir is None:
             if self._closed:
                 raise SandboxError("the sandbox is closed; make a new Sandbox")
-            folder = make_private_folder(self.submission, self.isolation, self.python)
+            folder, mounted = make_private_folder(self.submission, self.isolation, self.python, self.limits)
             self._private_dir = folder
             # Removed by close(), or when the Sandbox is dropped, or at interpreter exit.
-            self._remove_private_dir = weakref.finalize(self, remove_tree, str(folder))
+            self._remove_private_dir = weakref.finalize(self, remove_private_folder, str(folder),
+                                                        self.isolation, mounted)
         return self._private_dir
 
     def _start(self) -> Channel:

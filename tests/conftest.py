@@ -91,3 +91,14 @@ def variant(tmp_path: Path, name: str, replacements: list[tuple[str, str]]) -> P
     folder.mkdir(exist_ok=True)
     (folder / name).write_text(text)
     return folder
+
+
+def load_script(name: str, path: Path):
+    """A script of bench/ or tools/ imported as module ``name`` (registered in sys.modules first,
+    where dataclasses look their module up)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return module

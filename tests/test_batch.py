@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 import subprocess
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REFERENCE, REPO
+from conftest import REFERENCE, REPO, load_script
 from rich.console import Console
 
 from grader import batch, gradebook, roster
@@ -26,15 +25,8 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 FAST_CHECKS = ("w2v_sigmoid", "pp_init")
 
 
-def _load_make_class():
-    spec = importlib.util.spec_from_file_location("make_class", REPO / "tools" / "make_class.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_class", module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
-
-make_class = _load_make_class()
+make_class = load_script("make_class", REPO / "tools" / "make_class.py")
 
 
 def _class(folder: Path, *, count: int, layout: str = "gradescope", seed: int = 0) -> dict[str, dict]:

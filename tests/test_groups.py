@@ -10,7 +10,6 @@ must share one group and answers of different kinds must not.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -19,7 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, load_script
 
 from grader.groups import cluster
 from grader.groups.build import build_groups
@@ -33,16 +32,9 @@ FORMULA_SLOTS = ("1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii")
 SEED = 11
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)    # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
-
-make_class = _load("make_class", REPO / "tools" / "make_class.py")
-bench_groups = _load("bench_groups", REPO / "bench" / "groups.py")
+make_class = load_script("make_class", REPO / "tools" / "make_class.py")
+bench_groups = load_script("bench_groups", REPO / "bench" / "groups.py")
 
 
 def _graded_class(tmp: Path, *, count: int, seed: int) -> tuple[Path, dict[str, dict[str, str]]]:

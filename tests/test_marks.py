@@ -5,7 +5,6 @@ items are never markable; the grade book adds TA points to the autograder's."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import shutil
 import sys
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
+from conftest import REPO, load_script
 
 from grader.cli import main
 from grader.groups import cluster
@@ -26,15 +25,8 @@ from grader.written.process import InProcess
 SEED = 11
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)
-    spec.loader.exec_module(module)
-    return module
 
-
-bench_groups = _load("bench_groups", REPO / "bench" / "groups.py")
+bench_groups = load_script("bench_groups", REPO / "bench" / "groups.py")
 
 
 def _fp() -> cluster.Fingerprinter:
@@ -232,7 +224,7 @@ def test_the_scenario_through_the_commands(tmp_path: Path):
     `grader points`; a late submission; `grader batch` again; `grader points` gives the same."""
     import subprocess
 
-    make_class = _load("make_class", REPO / "tools" / "make_class.py")
+    make_class = load_script("make_class", REPO / "tools" / "make_class.py")
     classdir, out = tmp_path / "class", tmp_path / "out"
     members = make_class.plan_written_class(count=7, seed=5)
     make_class.write_class(classdir, members[:6])

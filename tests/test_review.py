@@ -5,17 +5,15 @@ auto-graded groups are read only with an override that needs a reason."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import os
 import shutil
-import sys
 import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, load_script
 
 from grader.groups import cluster
 from grader.groups.build import build_groups
@@ -27,15 +25,8 @@ from grader.written.process import InProcess
 SHOTS = Path(os.environ.get("A2GRADER_SCREENSHOTS", "")) if os.environ.get("A2GRADER_SCREENSHOTS") else None
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)
-    spec.loader.exec_module(module)
-    return module
 
-
-bench_groups = _load("bench_groups", REPO / "bench" / "groups.py")
+bench_groups = load_script("bench_groups", REPO / "bench" / "groups.py")
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import csv
 import functools
-import importlib.util
 import itertools
 import json
 import os
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, load_script
 
 from grader.paths import STUDENT_FILES, TEMPLATE_DIR
 from grader.similarity import detect
@@ -38,15 +37,8 @@ FILES = (*STUDENT_FILES, WRITTEN)
 KNOWN_AT = Path("github") / "someone" / "cs224n-2024" / "assignments" / "a2"
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)
-    spec.loader.exec_module(module)
-    return module
 
-
-make_class = _load("make_class", REPO / "tools" / "make_class.py")
+make_class = load_script("make_class", REPO / "tools" / "make_class.py")
 
 
 def _read(path: Path) -> list[dict[str, str]]:
@@ -249,7 +241,7 @@ def test_errors_without_a_batch_or_without_copydetect(tmp_path: Path, monkeypatc
 
 def test_renamed_reordered_recommented_reformatted_code_is_still_the_same_code():
     """Each disguise alone keeps a copy of the reference's word2vec.py near 1."""
-    copies = _load("class_copies", REPO / "tools" / "class_copies.py")
+    copies = load_script("class_copies", REPO / "tools" / "class_copies.py")
     import random
 
     original = copies.student_markers((REPO / "reference" / "word2vec.py").read_text(encoding="utf-8"))

@@ -100,7 +100,8 @@ def make_submissions(work: Path) -> dict[str, Path]:
     reference = work / "reference"
     reference.mkdir()
     for name in (*STUDENT_FILES, *WRITTEN_FILES):
-        shutil.copyfile(REPO / "reference" / name, reference / name)
+        if (REPO / "reference" / name).is_file():       # answers.txt is a student's choice, not the reference's
+            shutil.copyfile(REPO / "reference" / name, reference / name)
     buggy = work / "buggy"
     shutil.copytree(reference, buggy)
     for path in (REPO / "tests" / "submissions" / "buggy" / BUG).glob("*.py"):
@@ -108,7 +109,8 @@ def make_submissions(work: Path) -> dict[str, Path]:
     template = work / "template"
     template.mkdir()
     for name in (*STUDENT_FILES, *WRITTEN_FILES):
-        shutil.copyfile(REPO / "student_template" / name, template / name)
+        if (REPO / "student_template" / name).is_file():
+            shutil.copyfile(REPO / "student_template" / name, template / name)
     return {"reference": reference, f"buggy ({BUG})": buggy, "template": template}
 
 

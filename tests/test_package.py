@@ -287,7 +287,8 @@ def _submission(kind: str, folder: Path) -> None:
     if kind == "empty":
         return
     for name in (*STUDENT_FILES, *WRITTEN_FILES):
-        shutil.copyfile(REFERENCE / name, folder / name)
+        if (REFERENCE / name).is_file():        # answers.md; answers.txt is a student's choice of format
+            shutil.copyfile(REFERENCE / name, folder / name)
     if kind == "buggy":
         for path in (BUGGY / BUG).glob("*.py"):
             shutil.copyfile(path, folder / path.name)

@@ -42,8 +42,9 @@ def write(out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     for name in STUDENT_FILES:
         (out / name).write_text(looping((TEMPLATE_DIR / name).read_text(encoding="utf-8")), encoding="utf-8")
-    for name in WRITTEN_FILES:
-        shutil.copyfile(TEMPLATE_DIR / name, out / name)
+    for name in WRITTEN_FILES:      # the template's written file(s): answers.md; answers.txt is a student's choice
+        if (TEMPLATE_DIR / name).is_file():
+            shutil.copyfile(TEMPLATE_DIR / name, out / name)
     return out
 
 

@@ -187,7 +187,9 @@ def test_dropout_feedback_gives_the_wrong_scale(tmp_path):
     report = grade_in_process(assemble(bug, tmp_path / "sub"), ("model_dropout",), seed=5)
     text = "\n".join(report.checks[0].outcome.feedback)
     assert not report.checks[0].passed
-    assert "scaled by 1 instead of 1/(1-p)" in text, text
+    # The scale found is named, the expected one is not (it is written question 2(b)(i)'s answer).
+    assert "are scaled by 1, which does not keep the expected value" in text, text
+    assert "1/(1-p)" not in text and "1/(1 - p)" not in text, text
 
 
 # -- pure helpers ------------------------------------------------------------------------------------

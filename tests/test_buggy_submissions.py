@@ -3,7 +3,7 @@
 ``expect.yaml``: ``fails`` lists the checks the bug must fail (no others may lose points);
 ``says`` lists phrases that must appear in the feedback of those checks (or, for a bug that is
 tolerated or charged elsewhere, in the feedback of the checks it touched): the bug's name in
-words a student can act on.
+words a student can act on; ``never_says`` phrases that must not (a hint of another bug).
 """
 
 from __future__ import annotations
@@ -48,3 +48,5 @@ def test_bug_fails_exactly_its_checks(bug: Path, tmp_path: Path):
     shown = " ".join(shown.split())
     for phrase in expect.get("says", []):
         assert phrase in shown, f"{expect['description']} (seed {seed}): {phrase!r} not in {shown}"
+    for phrase in expect.get("never_says", []):
+        assert phrase not in shown, f"{expect['description']} (seed {seed}): {phrase!r} misleads in {shown}"

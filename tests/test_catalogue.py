@@ -423,3 +423,66 @@ def test_factor_hint_needs_one_factor_in_every_trial():
     one.record(False, v.message)
     assert not any("factor" in line for line in one.outcome().feedback)  # one number proves nothing
     assert "factor" not in compare("loss", 2.0, 1.0).message
+
+
+# ---------------------------------------------------------------------------------------------
+# minibatch_parse: the delete-by-index hint only when deleting by index gives the results
+# ---------------------------------------------------------------------------------------------
+
+BUGGY = Path(__file__).parent / "submissions" / "buggy"
+
+
+def _mb_runs(module: ModuleType, ref_module: ModuleType, runs: int = 12):
+    """(what the worker's probe reports, the expected results, what deleting by index gives) for
+    random sentences, random legal scripts and batch sizes, over 20 seeds."""
+    from grader.checks.minibatch import _deleted_by_index
+    from grader.checks.parsing_inputs import legal_sequence, sentence
+    from grader.untrusted import probes_parser
+
+    saved = sys.modules.get("parser_transitions")
+    sys.modules["parser_transitions"] = module
+    try:
+        for seed in SEEDS:
+            rng = np.random.default_rng(seed)
+            for _ in range(runs):
+                n = int(rng.integers(2, 9))
+                sentences: list[list[str]] = []
+                while len(sentences) < n:
+                    s = ["right", *sentence(rng, 0, 6)]
+                    if s not in sentences:
+                        sentences.append(s)
+                scripts = [legal_sequence(len(s), rng) for s in sentences]
+                batch_size = int(rng.integers(1, n + 3))
+                got = probes_parser.mb_parse(sentences=sentences, scripts=scripts, batch_size=batch_size)
+                expected = [[[str(h), str(d)] for h, d in ref_module.PartialParse(list(s)).parse(t)]
+                            for s, t in zip(sentences, scripts)]
+                yield got, expected, _deleted_by_index(scripts, expected, batch_size)
+    finally:
+        if saved is None:
+            del sys.modules["parser_transitions"]
+        else:
+            sys.modules["parser_transitions"] = saved
+
+
+def test_deleting_by_index_is_computed_as_the_code_gives_it(ref_modules):
+    module = _load(BUGGY / "mb_delete_by_index" / "parser_transitions.py", "mb_delete_by_index")
+    short = 0
+    for got, expected, by_index in _mb_runs(module, ref_modules["parser_transitions"]):
+        if "raised" in got:
+            assert by_index is None and got["raised"].startswith("IndexError"), got["raised"]
+            continue
+        assert {k: got[k] for k in by_index} == by_index
+        short += got["dependencies"] != expected
+    assert short > 10     # the runs where the hint is shown
+
+
+@pytest.mark.parametrize("which", ["reference", "alternative", "mb_filters_batch_only", "mb_never_removes"])
+def test_index_hint_never_for_code_that_does_not_delete_by_index(which: str, ref_modules, alt_modules):
+    module = (ref_modules["parser_transitions"] if which == "reference" else alt_modules["parser_transitions"]
+              if which == "alternative" else _load(BUGGY / which / "parser_transitions.py", which))
+    wrong = 0
+    for got, expected, by_index in _mb_runs(module, ref_modules["parser_transitions"]):
+        assert "raised" not in got
+        assert got["dependencies"] == expected or by_index is None or {k: got[k] for k in by_index} != by_index
+        wrong += got["dependencies"] != expected
+    assert (wrong > 0) == (which == "mb_filters_batch_only")

@@ -81,11 +81,54 @@ def _results_problem(got: dict[str, Any], expected) -> str:
                         "in the order of the input sentences")
             message = f"sentence {i}: got {[tuple(x) for x in g]}; expected {[tuple(x) for x in e]}"
             if len(g) < len(e) and g == e[:len(g)]:
-                message += (f". Its parse stopped after {len(g)} of {len(e)} arcs: it left the unfinished parses "
-                            "before it was finished. Deleting parses by index while iterating shifts the "
-                            "indices of the later ones: build the list of unfinished parses anew instead")
+                message += f". Its parse stopped after {len(g)} of {len(e)} arcs" + _why_stopped(got)
             return message
     return ""
+
+
+def _why_stopped(got: dict[str, Any]) -> str:
+    """Why a parse stopped short, said only as far as the run shows it: the index hint only when
+    every sentence's result is what deleting finished parses by index gives (computed here)."""
+    by_index = got.get("index_deletion")
+    if by_index is not None and all(got[k] == v for k, v in by_index.items()):
+        return (": it left the unfinished parses before it was finished. Deleting parses by index while "
+                "iterating shifts the indices of the later ones: build the list of unfinished parses anew instead")
+    if not got["returned_normally"] and got["finished_given"]:
+        return (f": minibatch_parse never gave it its remaining steps and was stopped while model.predict was "
+                f"still given finished parses ({got['finished_given']} time(s)): a finished parse left in the "
+                f"list the minibatches are taken from holds the place of an unfinished one (see "
+                f"{check_label('mb_finished_removed')})")
+    if not got["returned_normally"]:
+        return ": minibatch_parse was stopped (it went on calling model.predict) before this parse was finished"
+    return ": minibatch_parse returned before it was finished; go on until no unfinished parse is left"
+
+
+def _deleted_by_index(scripts: list[list[str]], expected, batch_size: int) -> dict[str, Any] | None:
+    """What the worker reports (each sentence's dependencies, whether it returned, how often a
+    finished parse was given to predict) when finished parses are deleted from the unfinished list
+    by their index in the minibatch as they finish (``del unfinished[i]``: each deletion shifts the
+    later parses, so the wrong ones leave), with the worker's scripted model; None when that
+    raises IndexError. Plain bookkeeping over the scripts: no parser runs here."""
+    steps = [0] * len(scripts)
+    unfinished = list(range(len(scripts)))
+    calls, given, limit = 0, 0, 20 * (1 + sum(len(s) for s in scripts))
+    returned = True
+    while unfinished:
+        batch = unfinished[:batch_size]
+        calls += 1
+        done = [steps[j] >= len(scripts[j]) for j in batch]
+        given += sum(done)
+        if calls > limit or all(done) and all(k >= len(s) for k, s in zip(steps, scripts)):
+            returned = False    # where the worker's model stops a minibatch_parse that goes on
+            break
+        for i, j in enumerate(batch):
+            steps[j] = min(steps[j] + 1, len(scripts[j]))
+            if steps[j] == len(scripts[j]):
+                if i >= len(unfinished):
+                    return None
+                del unfinished[i]
+    deps = [e[:sum(t != "S" for t in script[:k])] for e, script, k in zip(expected, scripts, steps)]
+    return {"dependencies": deps, "returned_normally": returned, "finished_given": given}
 
 
 def _together(ctx: CheckContext) -> list[list[str]]:
@@ -130,7 +173,9 @@ def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:
                             "to predict before it were judged here")
             trials.record(not problem, f"{what}: {problem}")
             continue
-        problem = judge(got, _expected(ctx, sentences, scripts), batch_size)
+        expected = _expected(ctx, sentences, scripts)
+        got["index_deletion"] = _deleted_by_index(scripts, expected, batch_size)
+        problem = judge(got, expected, batch_size)
         if problem and 0 in got["batch_sizes"]:  # one cause, named in every check it breaks
             problem = EMPTY_BATCH
         trials.record(not problem, f"{what}: {problem}")

@@ -30,7 +30,9 @@ def test_the_checker_and_the_catalogue_read_the_keys_file():
     assert [k.roman for k in keys] == ["i", "ii", "iii", "iv"]
     assert parser_errors.KEYS == keys                           # the checker's keys are the file's
     old = [e for e in catalogue.CATALOGUE if e.applies_to.startswith("3f:")]
-    assert [(e.id, e.applies_to) for e in old] == [(o.id, f"3f:{k.roman}") for k in keys for o in k.old_keys]
+    assert [(e.id, e.applies_to) for e in old] == [
+        (i, f"3f:{k.roman}") for k in keys for i in (*(o.id for o in k.old_keys), f"parse-errors-{k.roman}-type")]
+    assert all(k.why and k.kind in k.why for k in keys)    # each wrong type is told what kind it is, and why
     assert "keys.yaml" in Path(parser_errors.__file__).read_text(encoding="utf-8")
     assert "declined" not in Path(parser_errors.__file__).read_text(encoding="utf-8")   # no key left in code
     assert "declined" not in Path(catalogue.__file__).read_text(encoding="utf-8")

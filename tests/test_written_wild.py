@@ -77,7 +77,7 @@ MESSAGES = {  # (writeup, item) -> words its feedback must contain
     ("08_known_mistakes", "1d"): "sign is flipped for w = o",
     ("08_known_mistakes", "1e"): "transposed",
     ("08_known_mistakes", "2b_i"): "odds",
-    ("08_known_mistakes", "3a"): "wrong head",
+    ("08_known_mistakes", "3a"): "presented is attached to conference and conference to ROOT",
     ("08_known_mistakes", "3b"): "One step too many",
     ("08_known_mistakes", "3e_i"): "ReLU's derivative is missing",
     ("08_known_mistakes", "3e_ii"): "sign is flipped",

@@ -39,6 +39,12 @@ class KnownMistake(BugShape[Any]):
 
     applies_to: str = ""
 
+    def text(self, evidence: Any) -> str:
+        """The message, with the words of ``evidence`` filled in where it names them
+        ({attached}: evidence whose ``fields()`` gives them; other messages are used as written)."""
+        fields = getattr(evidence, "fields", None)
+        return self.message.format_map(fields()) if callable(fields) else self.message
+
 
 def mistake(id: str, applies_to: str, matches: Callable[[Any], bool], message: str,
             credit: float = 0.0) -> KnownMistake:
@@ -122,14 +128,21 @@ CATALOGUE: tuple[KnownMistake, ...] = (
                  "The −y_i term (−1 for the true class) is missing: ∂CE/∂l_i = ŷ_i − y_i."),
     mistake("softmax-ce-always-minus-one", "3e_ii", shape(r"\hat{y}_i - 1"),
                  "ŷ_i − 1 holds only for the true class i = c; for i ≠ c it is ŷ_i (in all, ŷ_i − y_i)."),
-    # 3(a): a row with the wrong head (the evidence: the first wrong row's arc and the expected one)
+    # 3(a): the table's evidence (grader/written/transitions.py's TableEvidence) names the words
     mistake("table-wrong-head", "3a",
-                 lambda ev: bool(getattr(ev, "wrong_head", False)),
-                 "A dependency in the table has the right dependent but the wrong head (LEFT-ARC attaches the "
-                 "second item of the stack to the top one; RIGHT-ARC the top one to the second)."),
-    # 3(f): the wrong keys of earlier versions, declared with the key in grader/written/keys.yaml
-    *(mistake(old.id, f"3f:{key.roman}", _reads_as(old.wrong), old.message)
-      for key in parser_error_keys() for old in key.old_keys),
+                 lambda ev: bool(ev.wrong_heads),
+                 "A word hangs on another head than in the gold tree: {attached}; in the gold tree {gold}."),
+    mistake("table-arc-reversed", "3a",
+                 lambda ev: bool(ev.reversed),
+                 "A dependency is written reversed: {reversed} for {right_way}. An arc is written head → "
+                 "dependent; LEFT-ARC makes the top of the stack the head of the item below it, RIGHT-ARC "
+                 "makes the item below the head of the top."),
+    # 3(f): the wrong keys of earlier versions and, for a wrong or missing error type, what kind of
+    # attachment it is and why: declared with the key in grader/written/keys.yaml
+    *(entry for key in parser_error_keys() for entry in (
+        *(mistake(old.id, f"3f:{key.roman}", _reads_as(old.wrong), old.message) for old in key.old_keys),
+        *([mistake(f"parse-errors-{key.roman}-type", f"3f:{key.roman}",
+                   lambda ev: getattr(ev, "kind_ok", None) is False, key.why)] if key.why else []))),
 )
 
 
@@ -143,6 +156,19 @@ def known(item: str, evidence: Any, catalogue: Iterable[KnownMistake] = CATALOGU
             except Exception:  # an entry that cannot be evaluated on this answer does not match
                 continue
     return None
+
+
+def every_known(item: str, evidence: Any, catalogue: Iterable[KnownMistake] = CATALOGUE) -> list[KnownMistake]:
+    """Every entry for ``item`` whose predicate holds on ``evidence``, in the catalogue's order."""
+    found = []
+    for entry in catalogue:
+        if entry.applies_to == item:
+            try:
+                if entry.matches(evidence):
+                    found.append(entry)
+            except Exception:  # an entry that cannot be evaluated on this answer does not match
+                continue
+    return found
 
 
 def credit_steps(credit: float) -> int:

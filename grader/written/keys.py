@@ -39,6 +39,7 @@ class Key:
     right: tuple[str, str]
     sentence: str = ""
     old_keys: tuple[OldKey, ...] = ()
+    why: str = ""              # one sentence: what kind of attachment it is, and why
 
 
 def _pair(value: object, where: str) -> tuple[str, str]:
@@ -64,7 +65,8 @@ def parser_error_keys(path: Path = KEYS_FILE) -> tuple[Key, ...]:
                             _pair(o.get("incorrect"), f"{where}: old_keys incorrect"), " ".join(str(o.get("message", "")).split()))
                      for o in e.get("old_keys") or [])
         keys.append(Key(e["roman"], str(e.get("clue") or e["roman"]), e["type"], _pair(e.get("incorrect"), f"{where}: incorrect"),
-                        _pair(e.get("correct"), f"{where}: correct"), str(e.get("sentence", "")), olds))
+                        _pair(e.get("correct"), f"{where}: correct"), str(e.get("sentence", "")), olds,
+                        " ".join(str(e.get("why") or "").split())))
     return tuple(keys)
 
 

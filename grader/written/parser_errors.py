@@ -15,7 +15,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from grader.written.catalogue import known
+from grader.written.catalogue import every_known
 from grader.written.keys import ERROR_TYPES, parser_error_keys
 from grader.written.registry import Verdict, WrittenContext, missing, written_check
 from grader.written.sections import Section
@@ -166,6 +166,7 @@ class ItemEvidence:
 
     wrong: tuple[str, str] | None
     right: tuple[str, str] | None
+    kind_ok: bool | None = None     # the error type right (None: the answer is about another sentence)
 
 
 def _short(kind: str) -> str:
@@ -201,9 +202,8 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
         if not about_it:
             lines.append(f"  {key.roman}: this answer does not mention the words of sentence {key.roman} "
                          "(another sentence?), so it earns nothing.")
-        mistake = known(f"3f:{key.roman}", ItemEvidence(wrong.key() if wrong else None,
-                                                       right.key() if right else None))
-        if mistake is not None and not (ok_wrong and ok_right):
-            lines.append(f"  {mistake.message}")
+        evidence = ItemEvidence(wrong.key() if wrong else None, right.key() if right else None,
+                                ok_kind if about_it else None)
+        lines += [f"  {mistake.text(evidence)}" for mistake in every_known(f"3f:{key.roman}", evidence)]
     return Verdict(passed, 3 * len(KEYS), [f"read: {' | '.join(reads)}" if reads else "read: nothing", *lines],
                    read=" | ".join(reads))

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from grader.arcstandard import ArcStandardParse
-from grader.written.catalogue import known
+from grader.written.catalogue import every_known
 from grader.written.registry import Verdict, WrittenContext, missing, written_check
 from grader.written.sections import Section
 from grader.written.tables import Dependency, TableRow, clean, dependency, norm_word, table_rows, word_list
@@ -163,60 +163,106 @@ def _dep_text(arc: tuple[str, str] | None) -> str:
     return f"{arc[0]} → {arc[1]}" if arc else "no new dependency"
 
 
-def replay(rows: list[Row]) -> tuple[int, list[str], bool]:
-    """Steps passed, messages (the first wrong row first), whether the final arcs are the gold tree."""
+def _gold_path() -> tuple[Config, ...]:
+    """The configurations of the gold parse: before step 1, after step 1, ..., after the last."""
+    path = [INITIAL]
+    while (step := oracle(path[-1])) is not None:
+        nxt = apply(path[-1], step)
+        if nxt is None:
+            break
+        path.append(nxt[0])
+    return tuple(path)
+
+
+GOLD_PATH = _gold_path()
+
+
+def _judge(row: Row, base: Config) -> tuple[str, tuple[Config, tuple[str, str] | None] | None]:
+    """What is wrong with ``row`` as the step from ``base`` ("" if nothing), and its step's result."""
+    if row.transition is None:
+        return (f"its transition {row.raw_transition!r} is not SHIFT, LEFT-ARC or RIGHT-ARC "
+                "(or S, LA, RA)"), None
+    if row.transition == "":
+        return "it names no transition", None
+    result = apply(base, row.transition)
+    if result is None:
+        return f"{row.transition} cannot be applied to {base.show()}", None
+    after, arc = result
+    want = oracle(base)
+    if want is not None and row.transition != want:
+        good = apply(base, want)
+        should = f"{want}, giving {good[0].show()} and {_dep_text(good[1])}" if good else want
+        return (f"from {base.show()} the step toward the gold tree is {should}; "
+                f"your row applies {row.transition}"), result
+    if row.stack is not None and row.stack != after.stack or row.buffer is not None and row.buffer != after.buffer:
+        return (f"{row.transition} from {base.show()} gives {after.show()}, but your row shows "
+                f"stack [{', '.join(row.stack or ())}], buffer [{', '.join(row.buffer or ())}]"), result
+    shown = row.dep.key() if row.dep else None
+    if row.has_dep_column and shown != ((norm_word(arc[0]), norm_word(arc[1])) if arc else None):
+        problem = f"{row.transition} there adds {_dep_text(arc)}, but your row shows {row.dep or 'no dependency'}"
+        if arc and shown == (norm_word(arc[1]), norm_word(arc[0])):
+            problem += (f": the same arc reversed (an arc is written head → dependent: here {arc[0]} is the head "
+                        f"and {arc[1]} its dependent)")
+        return problem, result
+    return "", result
+
+
+def _written_config(row: Row) -> Config | None:
+    """The gold configuration the row's stack and buffer show, if they show one."""
+    for config in GOLD_PATH:
+        if row.stack == config.stack and row.buffer == config.buffer:
+            return config
+    return None
+
+
+@dataclass(frozen=True)
+class Replayed:
+    passed: int                                 # rows right, at most STEPS
+    messages: list[str]                         # the first wrong rows' messages (three at most)
+    tree_ok: bool                               # the transitions build exactly the gold tree
+    reversed: tuple[tuple[str, str], ...]       # dependencies written reversed to the arc their step adds
+
+
+def replay(rows: list[Row]) -> Replayed:
+    """Steps passed, messages (the first wrong row first), whether the final arcs are the gold tree.
+
+    Each row is judged as the step from the configuration before it: the one its previous row's
+    transition leads to (the arcs as the transitions make them, whatever the dependency column
+    says), or the gold configuration before it, or the one the previous row shows where that row's
+    stack and buffer are a configuration of the gold parse. So one wrong row costs that row only:
+    a wrong dependency, a copying slip in a stack or a skipped step is not carried into the rows
+    after it."""
     passed = 0
     messages: list[str] = []
-    prev = INITIAL
-    claimed_arcs: set[tuple[str, str]] = set()
-    for row in rows:
-        problem = ""
-        want = oracle(prev)
-        if row.transition is None:
-            problem = (f"its transition {row.raw_transition!r} is not SHIFT, LEFT-ARC or RIGHT-ARC "
-                       "(or S, LA, RA)")
-            result = None
-        elif row.transition == "":
-            problem = "it names no transition"
-            result = None
-        else:
-            result = apply(prev, row.transition)
-            if result is None:
-                problem = f"{row.transition} cannot be applied to {prev.show()}"
-        if result is not None:
-            after, arc = result
-            if want is not None and row.transition != want:
-                good = apply(prev, want)
-                should = f"{want}, giving {good[0].show()} and {_dep_text(good[1])}" if good else want
-                problem = (f"from {prev.show()} the step toward the gold tree is {should}; "
-                           f"your row applies {row.transition}")
-            elif row.stack is not None and row.stack != after.stack or \
-                    row.buffer is not None and row.buffer != after.buffer:
-                problem = (f"{row.transition} from {prev.show()} gives {after.show()}, but your row shows "
-                           f"stack [{', '.join(row.stack or ())}], buffer [{', '.join(row.buffer or ())}]")
-            elif row.has_dep_column and (row.dep.key() if row.dep else None) != \
-                    ((norm_word(arc[0]), norm_word(arc[1])) if arc else None):
-                problem = (f"{row.transition} there adds {_dep_text(arc)}, but your row shows "
-                           f"{row.dep or 'no dependency'}")
+    written_reversed: list[tuple[str, str]] = []
+    bases: list[Config] = [INITIAL]
+    for k, row in enumerate(rows):
+        verdicts = [_judge(row, base) for base in bases]
+        right = next((v for v in verdicts if not v[0]), None)
+        problem, result = right or verdicts[0]
         if problem:
             if len(messages) < 3:
                 messages.append(f"Row {row.number}: {problem}.")
+            arc = result[1] if result else None
+            if arc and row.dep and row.dep.key() == (norm_word(arc[1]), norm_word(arc[0])):
+                written_reversed.append((arc[1], arc[0]))
         else:
             passed += 1
-        # The next row is judged from this row as written, when it can be read.
-        if row.stack is not None and row.buffer is not None and (row.stack or row.buffer):
-            if row.dep:
-                claimed_arcs.add((_CANON.get(norm_word(row.dep.head), row.dep.head),
-                                  _CANON.get(norm_word(row.dep.dependent), row.dep.dependent)))
-            arcs = frozenset(claimed_arcs) if any(r.has_dep_column for r in rows) else \
-                (result[0].arcs if result else prev.arcs)
-            prev = Config(row.stack, row.buffer, arcs)
-        elif result is not None:
-            prev = result[0]
-            if result[1]:
-                claimed_arcs.add(result[1])
+        following = [result[0]] if result else []
+        following += [GOLD_PATH[k + 1]] if k + 1 < len(GOLD_PATH) else []
+        shown = _written_config(row) if row.stack is not None and row.buffer is not None else None
+        following += [shown] if shown is not None else []
+        bases = list(dict.fromkeys(following)) or bases
     # The final tree: the student's transitions replayed from the start.
-    config = INITIAL
+    end, _ = built(rows)
+    tree_ok = end.arcs == GOLD and end.stack == ("ROOT",) and not end.buffer
+    return Replayed(min(passed, STEPS), messages, tree_ok, tuple(written_reversed))
+
+
+def built(rows: list[Row]) -> tuple[Config, list[tuple[str, str]]]:
+    """The configuration the student's transitions reach from the initial one (up to the first
+    transition that cannot be read or applied) and the arcs they add, in order."""
+    config, arcs = INITIAL, []
     for row in rows:
         if not row.transition:
             break
@@ -224,8 +270,8 @@ def replay(rows: list[Row]) -> tuple[int, list[str], bool]:
         if step is None:
             break
         config = step[0]
-    tree_ok = config.arcs == GOLD and config.stack == ("ROOT",) and not config.buffer
-    return min(passed, STEPS), messages, tree_ok
+        arcs += [step[1]] if step[1] else []
+    return config, arcs
 
 
 def _sequence_only(body: str) -> list[Row]:
@@ -248,29 +294,63 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
             return missing(section, "no configuration table")
         notes.append("No table was found, only a sequence of transitions: the configurations could not "
                      "be checked.")
-    passed, messages, tree_ok = replay(rows)
+    done = replay(rows)
+    passed, tree_ok = done.passed, done.tree_ok
     total = max(STEPS, len(rows)) + 1
     sequence = " ".join({SHIFT: "S", LEFT: "LA", RIGHT: "RA"}.get(r.transition or "", "?") for r in rows)
     read = f"{len(rows)} steps: {sequence if len(sequence) <= 120 else sequence[:120] + ' …'}"
     counted = f" ({len(rows)} rows after the initial one)" if len(rows) != STEPS else ""
     tree = ("the transitions build exactly the gold tree." if tree_ok else
             "the transitions do not build the gold tree (from the initial configuration).")
-    lines = [f"read: {read}", f"{passed} of {STEPS} steps right{counted}; {tree}", *messages, *notes]
-    if len(rows) < STEPS:
+    lines = [f"read: {read}", f"{passed} of {STEPS} steps right{counted}; {tree}", *done.messages, *notes]
+    if len(rows) < STEPS and rows[-1].stack == ("ROOT",) and rows[-1].buffer == ():
+        lines.append(f"Steps are missing: the table ends complete after {len(rows)} rows, but a row holds one "
+                     "transition, and this parse takes more (a row that shows two steps at once counts as one).")
+    elif len(rows) < STEPS:
         lines.append("Steps are missing: after the last row the parse is not complete (a complete parse "
                      "ends with an empty buffer and only ROOT on the stack).")
-    heads = {dep: head for head, dep in GOLD}
-    claimed = [(_CANON.get(norm_word(r.dep.head), r.dep.head), _CANON.get(norm_word(r.dep.dependent), r.dep.dependent))
-               for r in rows if r.dep]
-    evidence = TableEvidence(any(d in heads and heads[d] != h for h, d in claimed))
-    mistake = known("3a", evidence) if passed + int(tree_ok) < total else None
-    if mistake is not None:
-        lines.insert(2, mistake.message)
+    if passed + int(tree_ok) < total:
+        evidence = TableEvidence(done.reversed, _wrong_heads(rows, done.reversed))
+        for k, mistake in enumerate(every_known("3a", evidence)):
+            lines.insert(2 + k, mistake.text(evidence))
     return Verdict(passed + int(tree_ok), total, lines, read=read)
+
+
+_HEADS = {dep: head for head, dep in GOLD}
+
+
+def _wrong_heads(rows: list[Row], written_reversed) -> tuple[tuple[str, str], ...]:
+    """The arcs of the table whose dependent has another head in the gold tree, in the sentence's
+    order: those its dependency column shows (a dependency written reversed to its own step's arc
+    is not one: the step attaches the word right), or without that column those its transitions add."""
+    if any(r.has_dep_column for r in rows):
+        arcs = [(_CANON.get(norm_word(r.dep.head), r.dep.head), _CANON.get(norm_word(r.dep.dependent), r.dep.dependent))
+                for r in rows if r.dep]
+        arcs = [a for a in arcs if a not in written_reversed]
+    else:
+        arcs = built(rows)[1]
+    wrong = [a for a in dict.fromkeys(arcs) if a[1] in _HEADS and _HEADS[a[1]] != a[0]]
+    return tuple(sorted(wrong, key=lambda a: SENTENCE.index(a[1])))
+
+
+def _listed(items: list[str], most: int = 3) -> str:
+    if len(items) > most:
+        items = [*items[:most - 1], f"{len(items) - most + 1} more"]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 @dataclass(frozen=True)
 class TableEvidence:
-    """What the catalogue sees of a 3(a) table: whether a row attaches a word to the wrong head."""
+    """What the catalogue sees of a 3(a) table: the dependencies written reversed to the arc their
+    own step adds, and the arcs that give a word another head than the gold tree, (head, dependent)."""
 
-    wrong_head: bool
+    reversed: tuple[tuple[str, str], ...]
+    wrong_heads: tuple[tuple[str, str], ...]
+
+    def fields(self) -> dict[str, str]:
+        """The words a catalogue message names ({reversed}, {right_way}, {attached}, {gold})."""
+        attached = [f"{d} {'is attached ' if k == 0 else ''}to {h}" for k, (h, d) in enumerate(self.wrong_heads)]
+        return {"reversed": _listed([_dep_text(a) for a in self.reversed] or ["?"]),
+                "right_way": _listed([_dep_text((d, h)) for h, d in self.reversed] or ["?"]),
+                "attached": _listed(attached or ["?"]),
+                "gold": _listed([_dep_text((_HEADS[d], d)) for _, d in self.wrong_heads] or ["?"])}

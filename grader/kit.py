@@ -191,7 +191,7 @@ def recording_set(corpus: bool = True) -> list[Path]:
     found = [paths.REFERENCE_DIR, paths.TEMPLATE_DIR]
     buggy = paths.REPO_ROOT / "tests" / "submissions" / "buggy"
     if corpus and buggy.is_dir():
-        found += sorted(p for p in buggy.iterdir() if p.is_dir())
+        found += sorted(p for p in buggy.iterdir() if p.is_dir() and any(p.glob("*.py")))  # code bugs only
     return found
 
 

@@ -67,16 +67,18 @@ def run_script(folder: Path, *args: str, timeout: float = 300) -> subprocess.Com
 
 
 def assemble(overrides: Path | None, dest: Path) -> Path:
-    """A full submission in ``dest``: the reference's student files, with the ``*.py`` files of
-    ``overrides`` (e.g. a folder of tests/submissions/buggy/) laid over them."""
-    from grader.paths import STUDENT_FILES
+    """A full submission in ``dest``: the reference's student files, with the ``*.py`` files and
+    the written answers file (``answers.md``, ``answers.txt``) of ``overrides`` (e.g. a folder of
+    tests/submissions/buggy/) laid over them."""
+    from grader.paths import STUDENT_FILES, WRITTEN_FILES
 
     dest.mkdir()
     for name in STUDENT_FILES:
         shutil.copyfile(REFERENCE / name, dest / name)
     if overrides is not None:
-        for path in overrides.glob("*.py"):
-            shutil.copyfile(path, dest / path.name)
+        for path in [*overrides.glob("*.py"), *(overrides / n for n in WRITTEN_FILES)]:
+            if path.is_file():
+                shutil.copyfile(path, dest / path.name)
     return dest
 
 

@@ -17,9 +17,12 @@ from conftest import assemble
 
 from grader.checks import all_checks
 from grader.engine import grade
+from grader.paths import WRITTEN_FILES
+from grader.rubric import load_rubric
 
 BUGGY_DIR = Path(__file__).parent / "submissions" / "buggy"
 BUGS = sorted(p for p in BUGGY_DIR.iterdir() if p.is_dir())
+RUBRIC = load_rubric()
 
 
 def test_corpus_is_large_enough():
@@ -34,6 +37,10 @@ def test_bug_fails_exactly_its_checks(bug: Path, tmp_path: Path):
     # end-to-end training check of each model/run.py bug is test_checks_model.py's (slow) job.
     affected = [cid for cid, reg in all_checks().items()
                 if set(reg.files) & modified and cid != "train_uas"]
+    # A written answers file (the reference's answers with one mistake) is judged on every
+    # auto-graded written question.
+    if any((bug / name).is_file() for name in WRITTEN_FILES):
+        affected += [part.id for part in RUBRIC.written if part.auto > 0]
     seed = zlib.crc32(bug.name.encode())
     report = grade(assemble(bug, tmp_path / "submission"), seed=seed, only=affected)
     failing = {c.id for c in report.checks if c.score < c.max_score}

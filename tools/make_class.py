@@ -139,7 +139,7 @@ def plan_class(*, count: int = DEFAULT_COUNT, seed: int = 0) -> list[Member]:
         raise SystemExit(f"--count must be at least {len(FIXED_KINDS)} (one of each kind: "
                          f"{', '.join(FIXED_KINDS)}); got {count}")
     rng = random.Random(seed)
-    bugs = sorted(p for p in BUGGY.iterdir() if (p / "expect.yaml").is_file())
+    bugs = sorted(p for p in BUGGY.iterdir() if (p / "expect.yaml").is_file() and any(p.glob("*.py")))  # code bugs
     n_correct = min(CORRECT_COPIES, count - len(FIXED_KINDS)) + 1
     n_buggy = count - len(FIXED_KINDS) - (n_correct - 1)
     chosen = rng.sample(bugs, min(n_buggy, len(bugs)))

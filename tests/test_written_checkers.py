@@ -178,6 +178,55 @@ def test_3a_reversed_dependencies_lose_their_rows():
     assert verdict.passed == 9 and "your row shows I → presented" in "\n".join(verdict.feedback)
 
 
+def _gold_arcs() -> list[tuple[str, str]]:
+    config, arcs = INITIAL, []
+    for t in GOLD:
+        config, arc = apply(config, NAMES[t])
+        arcs += [arc] if arc else []
+    return arcs
+
+
+@pytest.mark.parametrize("arc", _gold_arcs(), ids=lambda a: f"{a[0]}-{a[1]}")
+def test_3a_one_dependency_written_reversed_costs_its_row_only(arc):
+    verdict = judge("transition_table", "3a", table(GOLD, dep=lambda a: f"{a[1]} → {a[0]}" if a == arc else f"{a[0]} → {a[1]}"))
+    text = "\n".join(verdict.feedback)
+    assert (verdict.passed, verdict.total) == (16, 17), text
+    assert f"your row shows {arc[1]} → {arc[0]}: the same arc reversed" in text and text.count("Row ") == 1
+    assert f"written reversed: {arc[1]} → {arc[0]} for {arc[0]} → {arc[1]}" in text and "another head" not in text
+
+
+@pytest.mark.parametrize("row", [2, 8, 12])
+def test_3a_a_copying_slip_in_one_stack_costs_that_row_only(row):
+    body = table(GOLD).split("\n")
+    line = body[row + 2]                                # the header, the separator, the initial row
+    cells = line.split(" | ")
+    cells[0] = cells[0].replace("ROOT, ", "")           # ROOT left out of that row's stack
+    body[row + 2] = " | ".join(cells)
+    verdict = judge("transition_table", "3a", "\n".join(body))
+    text = "\n".join(verdict.feedback)
+    assert (verdict.passed, verdict.total) == (16, 17) and f"Row {row}:" in text and text.count("Row ") == 1, text
+
+
+@pytest.mark.parametrize("seq, says", [
+    ("S S LA S S LA S S S S LA LA RA RA RA RA",         # at → conference, findings → at
+     "at is attached to findings and conference to at; in the gold tree conference → at and presented → conference"),
+    ("S S LA S S LA RA S RA S S S LA LA RA RA",         # at → presented
+     "at is attached to presented; in the gold tree conference → at"),
+    ("S S LA S S LA S S S S LA LA LA RA RA RA",         # the whole phrase under findings
+     "conference is attached to findings; in the gold tree presented → conference"),
+])
+def test_3a_a_word_on_another_head_is_said_in_words(seq, says):
+    verdict = judge("transition_table", "3a", table(seq.split()))
+    text = "\n".join(verdict.feedback)
+    assert says in text and "reversed" not in text and "LEFT-ARC makes" not in text, text
+
+
+def test_3a_a_skipped_row_costs_one_row_and_says_a_step_is_missing():
+    verdict = judge("transition_table", "3a", table(GOLD, skip=4))
+    text = "\n".join(verdict.feedback)
+    assert verdict.passed == 14 and text.count("Row ") == 1 and "the table ends complete after 15 rows" in text
+
+
 # 3(f) ------------------------------------------------------------------------------------------
 
 STRUCTURED = """
@@ -236,3 +285,22 @@ def test_a_derivative_formula_beats_a_passing_mention():
             r"one-hot vector and $\hat{y}$ the prediction.")
     verdict = judge("grad_center", "1b_i", body)
     assert verdict.passed == 1 and verdict.feedback[0] == "read: ∂J/∂v_c = U(ŷ − y)"
+
+
+@pytest.mark.parametrize("roman, right, wrong", [
+    ("i", "VP attachment error", "Modifier attachment error"),
+    ("ii", "Modifier Attachment Error", "Prepositional Phrase Attachment Error"),
+    ("iii", "Prepositonal Phrase Attachment Error", "Verb Phrase Attachment Error"),
+    ("iv", "coordination attachment error", "Prepositional Phrase Attachment Error"),
+])
+def test_3f_a_wrong_error_type_is_told_what_kind_of_attachment_it_is_and_why(roman, right, wrong):
+    from grader.written.keys import parser_error_keys
+
+    key = next(k for k in parser_error_keys() if k.roman == roman)
+    part = STRUCTURED.split(f"\n{roman}. ")[1].split("\n\n")[0]
+    verdict = judge("parser_errors", "3f", STRUCTURED.replace(f"{roman}. {part}", f"{roman}. {part.replace(right, wrong)}"))
+    assert verdict.passed == 11
+    lines = [line.strip() for line in verdict.feedback]
+    assert lines[lines.index(next(x for x in lines if x.startswith(f"{roman}: type"))) + 1] == key.why
+    whys = [k.why for k in parser_error_keys()]
+    assert not any(why in line for line in judge("parser_errors", "3f", STRUCTURED).feedback for why in whys)

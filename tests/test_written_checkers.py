@@ -304,3 +304,13 @@ def test_3f_a_wrong_error_type_is_told_what_kind_of_attachment_it_is_and_why(rom
     assert lines[lines.index(next(x for x in lines if x.startswith(f"{roman}: type"))) + 1] == key.why
     whys = [k.why for k in parser_error_keys()]
     assert not any(why in line for line in judge("parser_errors", "3f", STRUCTURED).feedback for why in whys)
+
+
+def test_3a_a_wrong_transition_name_over_a_right_row_is_not_called_reversed():
+    """RIGHT-ARC written where LEFT-ARC was due, with the LEFT-ARC's stack and arc: the transition is
+    named, the (right) dependency is not called reversed."""
+    body = table(GOLD).replace("| presented → I | LEFT-ARC |", "| presented → I | RIGHT-ARC |")
+    verdict = judge("transition_table", "3a", body)
+    text = "\n".join(verdict.feedback)
+    assert "Row 3: from stack [ROOT, I, presented]" in text and "your row applies RIGHT-ARC" in text
+    assert "reversed" not in text and text.count("Row ") == 1 and verdict.passed == 15, text

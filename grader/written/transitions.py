@@ -5,8 +5,11 @@ the transition it names (stack, buffer and the dependency it claims), and that t
 be the one that leads to the gold tree from there (the arc-standard oracle). The student's
 transitions replayed from the initial configuration must end with exactly the gold arcs. Points:
 one item per step of the 16-step gold sequence (a step passes when its row is right) plus one for
-the final tree; the rubric turns the fraction into points. The feedback names the first wrong
-row and what it should have been.
+the final tree; the rubric turns the fraction into points. Each row is judged from the
+configuration before it (see :func:`replay`), so one wrong row costs one row. The feedback names
+the first wrong rows and what they should have been, a dependency written reversed as reversed,
+and a word given another head than in the gold tree in words ("at is attached to findings; in the
+gold tree ...").
 """
 
 from __future__ import annotations
@@ -177,34 +180,36 @@ def _gold_path() -> tuple[Config, ...]:
 GOLD_PATH = _gold_path()
 
 
-def _judge(row: Row, base: Config) -> tuple[str, tuple[Config, tuple[str, str] | None] | None]:
-    """What is wrong with ``row`` as the step from ``base`` ("" if nothing), and its step's result."""
+def _judge(row: Row, base: Config) -> tuple[str, tuple[Config, tuple[str, str] | None] | None, bool]:
+    """What is wrong with ``row`` as the step from ``base`` ("" if nothing), its step's result, and
+    whether the one thing wrong is its dependency written reversed."""
     if row.transition is None:
         return (f"its transition {row.raw_transition!r} is not SHIFT, LEFT-ARC or RIGHT-ARC "
-                "(or S, LA, RA)"), None
+                "(or S, LA, RA)"), None, False
     if row.transition == "":
-        return "it names no transition", None
+        return "it names no transition", None, False
     result = apply(base, row.transition)
     if result is None:
-        return f"{row.transition} cannot be applied to {base.show()}", None
+        return f"{row.transition} cannot be applied to {base.show()}", None, False
     after, arc = result
     want = oracle(base)
     if want is not None and row.transition != want:
         good = apply(base, want)
         should = f"{want}, giving {good[0].show()} and {_dep_text(good[1])}" if good else want
         return (f"from {base.show()} the step toward the gold tree is {should}; "
-                f"your row applies {row.transition}"), result
+                f"your row applies {row.transition}"), result, False
     if row.stack is not None and row.stack != after.stack or row.buffer is not None and row.buffer != after.buffer:
         return (f"{row.transition} from {base.show()} gives {after.show()}, but your row shows "
-                f"stack [{', '.join(row.stack or ())}], buffer [{', '.join(row.buffer or ())}]"), result
+                f"stack [{', '.join(row.stack or ())}], buffer [{', '.join(row.buffer or ())}]"), result, False
     shown = row.dep.key() if row.dep else None
     if row.has_dep_column and shown != ((norm_word(arc[0]), norm_word(arc[1])) if arc else None):
         problem = f"{row.transition} there adds {_dep_text(arc)}, but your row shows {row.dep or 'no dependency'}"
-        if arc and shown == (norm_word(arc[1]), norm_word(arc[0])):
+        reversed_ = arc is not None and shown == (norm_word(arc[1]), norm_word(arc[0]))
+        if arc is not None and reversed_:
             problem += (f": the same arc reversed (an arc is written head → dependent: here {arc[0]} is the head "
                         f"and {arc[1]} its dependent)")
-        return problem, result
-    return "", result
+        return problem, result, reversed_
+    return "", result, False
 
 
 def _written_config(row: Row) -> Config | None:
@@ -239,13 +244,12 @@ def replay(rows: list[Row]) -> Replayed:
     for k, row in enumerate(rows):
         verdicts = [_judge(row, base) for base in bases]
         right = next((v for v in verdicts if not v[0]), None)
-        problem, result = right or verdicts[0]
+        problem, result, reversed_ = right or verdicts[0]
         if problem:
             if len(messages) < 3:
                 messages.append(f"Row {row.number}: {problem}.")
-            arc = result[1] if result else None
-            if arc and row.dep and row.dep.key() == (norm_word(arc[1]), norm_word(arc[0])):
-                written_reversed.append((arc[1], arc[0]))
+            if reversed_ and result and result[1]:
+                written_reversed.append((result[1][1], result[1][0]))
         else:
             passed += 1
         following = [result[0]] if result else []

@@ -433,8 +433,8 @@ BUGGY = Path(__file__).parent / "submissions" / "buggy"
 
 
 def _mb_runs(module: ModuleType, ref_module: ModuleType, runs: int = 12):
-    """(what the worker's probe reports, the expected results, what deleting by index gives) for
-    random sentences, random legal scripts and batch sizes, over 20 seeds."""
+    """(what the worker's probe reports, the expected results, what deleting by index and what
+    popping while enumerating give) for random sentences, legal scripts and batch sizes, 20 seeds."""
     from grader.checks.minibatch import _deleted_by_index
     from grader.checks.parsing_inputs import legal_sequence, sentence
     from grader.untrusted import probes_parser
@@ -456,7 +456,9 @@ def _mb_runs(module: ModuleType, ref_module: ModuleType, runs: int = 12):
                 got = probes_parser.mb_parse(sentences=sentences, scripts=scripts, batch_size=batch_size)
                 expected = [[[str(h), str(d)] for h, d in ref_module.PartialParse(list(s)).parse(t)]
                             for s, t in zip(sentences, scripts)]
-                yield got, expected, _deleted_by_index(scripts, expected, batch_size)
+                got["index_deletion"] = _deleted_by_index(scripts, expected, batch_size)
+                got["index_skipping"] = _deleted_by_index(scripts, expected, batch_size, skipping=True)
+                yield got, expected
     finally:
         if saved is None:
             del sys.modules["parser_transitions"]
@@ -464,25 +466,71 @@ def _mb_runs(module: ModuleType, ref_module: ModuleType, runs: int = 12):
             sys.modules["parser_transitions"] = saved
 
 
+def _same(got: dict, variant: str) -> bool:
+    run = got[variant]
+    return run is not None and {k: got[k] for k in run} == run
+
+
 def test_deleting_by_index_is_computed_as_the_code_gives_it(ref_modules):
     module = _load(BUGGY / "mb_delete_by_index" / "parser_transitions.py", "mb_delete_by_index")
     short = 0
-    for got, expected, by_index in _mb_runs(module, ref_modules["parser_transitions"]):
+    for got, expected in _mb_runs(module, ref_modules["parser_transitions"]):
         if "raised" in got:
-            assert by_index is None and got["raised"].startswith("IndexError"), got["raised"]
+            assert got["index_deletion"] is None and got["raised"].startswith("IndexError"), got["raised"]
             continue
-        assert {k: got[k] for k in by_index} == by_index
+        assert _same(got, "index_deletion")
         short += got["dependencies"] != expected
     assert short > 10     # the runs where the hint is shown
 
 
-@pytest.mark.parametrize("which", ["reference", "alternative", "mb_filters_batch_only", "mb_never_removes"])
-def test_index_hint_never_for_code_that_does_not_delete_by_index(which: str, ref_modules, alt_modules):
-    module = (ref_modules["parser_transitions"] if which == "reference" else alt_modules["parser_transitions"]
-              if which == "alternative" else _load(BUGGY / which / "parser_transitions.py", which))
-    wrong = 0
-    for got, expected, by_index in _mb_runs(module, ref_modules["parser_transitions"]):
+MB_LOOP = """        for parse, transition in zip(batch, transitions):
+            parse.parse_step(transition)
+        unfinished = [p for p in unfinished
+                      if not (len(p.buffer) == 0 and len(p.stack) == 1)]"""
+SKIPPING = """        for parse, transition in zip(batch, transitions):
+            parse.parse_step(transition)
+        for i, p in enumerate(unfinished):
+            if len(p.buffer) == 0 and len(p.stack) == 1:
+                unfinished.pop(i)"""
+SWEEP = """        for start in range(batch_size, len(partial_parses), batch_size):
+            part = partial_parses[start:start + batch_size]
+            for parse, transition in zip(part, model.predict(part)):
+                parse.parse_step(transition)
+        for parse, transition in zip(batch, transitions):
+            parse.parse_step(transition)
+        unfinished = [p for p in unfinished
+                      if not (len(p.buffer) == 0 and len(p.stack) == 1)]"""
+
+
+def test_popping_while_enumerating_is_computed_as_the_code_gives_it(ref_modules, tmp_path: Path):
+    """Popping finished parses by index while enumerating the unfinished list skips the next one:
+    the trusted process computes the same run, so 4.4's hint about it is shown on such runs."""
+    module = _variant(tmp_path, "parser_transitions.py", [(MB_LOOP, SKIPPING)])
+    partly = 0
+    for got, _ in _mb_runs(module, ref_modules["parser_transitions"]):
+        assert _same(got, "index_skipping")
+        partly += bool(got["finished_given"])
+    assert partly > 10
+
+
+@pytest.mark.parametrize("which", ["reference", "alternative", "mb_filters_batch_only", "mb_never_removes", "sweep"])
+def test_index_hints_never_for_code_that_does_not_delete_by_index(which: str, ref_modules, alt_modules, tmp_path: Path):
+    """Correct code, and wrong code that removes no parse by index (a sweep over the minibatches of
+    every parse, finished or not, gives predict finished parses in minibatches of varying sizes),
+    never gets a run that deleting by index would give."""
+    from grader.checks.minibatch import _is_run
+
+    module = (ref_modules["parser_transitions"] if which == "reference" else
+              alt_modules["parser_transitions"] if which == "alternative" else
+              _variant(tmp_path, "parser_transitions.py", [(MB_LOOP, SWEEP)]) if which == "sweep" else
+              _load(BUGGY / which / "parser_transitions.py", which))
+    wrong = given = 0
+    for got, expected in _mb_runs(module, ref_modules["parser_transitions"]):
         assert "raised" not in got
-        assert got["dependencies"] == expected or by_index is None or {k: got[k] for k in by_index} != by_index
+        assert got["dependencies"] == expected or not _same(got, "index_deletion")
+        if got["finished_given"]:
+            given += 1
+            assert not any(_is_run(got, v, ("finished_given", "batch_sizes")) for v in ("index_deletion", "index_skipping"))
         wrong += got["dependencies"] != expected
-    assert (wrong > 0) == (which == "mb_filters_batch_only")
+    assert (wrong > 0) == (which in ("mb_filters_batch_only", "sweep"))
+    assert (given > 0) == (which in ("mb_filters_batch_only", "mb_never_removes", "sweep"))

@@ -86,11 +86,17 @@ def _results_problem(got: dict[str, Any], expected) -> str:
     return ""
 
 
+def _is_run(got: dict[str, Any], variant: str, keys: tuple[str, ...] | None = None) -> bool:
+    """Whether the worker's report is, on ``keys`` (default: all), what the trusted process
+    computed for that wrong ``variant`` of minibatch_parse on the same inputs."""
+    run = got.get(variant)
+    return run is not None and all(got.get(k) == run[k] for k in keys or run)
+
+
 def _why_stopped(got: dict[str, Any]) -> str:
     """Why a parse stopped short, said only as far as the run shows it: the index hint only when
     every sentence's result is what deleting finished parses by index gives (computed here)."""
-    by_index = got.get("index_deletion")
-    if by_index is not None and all(got[k] == v for k, v in by_index.items()):
+    if _is_run(got, "index_deletion"):
         return (": it left the unfinished parses before it was finished. Deleting parses by index while "
                 "iterating shifts the indices of the later ones: build the list of unfinished parses anew instead")
     if not got["returned_normally"] and got["finished_given"]:
@@ -103,32 +109,41 @@ def _why_stopped(got: dict[str, Any]) -> str:
     return ": minibatch_parse returned before it was finished; go on until no unfinished parse is left"
 
 
-def _deleted_by_index(scripts: list[list[str]], expected, batch_size: int) -> dict[str, Any] | None:
+def _deleted_by_index(scripts: list[list[str]], expected, batch_size: int,
+                      skipping: bool = False) -> dict[str, Any] | None:
     """What the worker reports (each sentence's dependencies, whether it returned, how often a
-    finished parse was given to predict) when finished parses are deleted from the unfinished list
-    by their index in the minibatch as they finish (``del unfinished[i]``: each deletion shifts the
-    later parses, so the wrong ones leave), with the worker's scripted model; None when that
-    raises IndexError. Plain bookkeeping over the scripts: no parser runs here."""
+    finished parse was given to predict, the minibatch sizes) when finished parses are deleted by
+    index while the loop goes on, with the worker's scripted model: as they finish, by their index
+    in the minibatch (``del unfinished[i]``: each deletion shifts the later parses, so the wrong
+    ones leave), or, ``skipping``, by their index in the unfinished list while iterating over it
+    (the parse shifted into the slot just checked is skipped). None when that raises IndexError.
+    Plain bookkeeping over the scripts: no parser runs here."""
     steps = [0] * len(scripts)
     unfinished = list(range(len(scripts)))
-    calls, given, limit = 0, 0, 20 * (1 + sum(len(s) for s in scripts))
+    sizes: list[int] = []
+    given, limit = 0, 20 * (1 + sum(len(s) for s in scripts))
     returned = True
     while unfinished:
         batch = unfinished[:batch_size]
-        calls += 1
+        sizes.append(len(batch))
         done = [steps[j] >= len(scripts[j]) for j in batch]
         given += sum(done)
-        if calls > limit or all(done) and all(k >= len(s) for k, s in zip(steps, scripts)):
+        if len(sizes) > limit or all(done) and all(k >= len(s) for k, s in zip(steps, scripts)):
             returned = False    # where the worker's model stops a minibatch_parse that goes on
             break
         for i, j in enumerate(batch):
             steps[j] = min(steps[j] + 1, len(scripts[j]))
-            if steps[j] == len(scripts[j]):
+            if not skipping and steps[j] == len(scripts[j]):
                 if i >= len(unfinished):
                     return None
                 del unfinished[i]
+        i = 0
+        while skipping and i < len(unfinished):
+            if steps[unfinished[i]] == len(scripts[unfinished[i]]):
+                del unfinished[i]
+            i += 1
     deps = [e[:sum(t != "S" for t in script[:k])] for e, script, k in zip(expected, scripts, steps)]
-    return {"dependencies": deps, "returned_normally": returned, "finished_given": given}
+    return {"dependencies": deps, "returned_normally": returned, "finished_given": given, "batch_sizes": sizes}
 
 
 def _together(ctx: CheckContext) -> list[list[str]]:
@@ -157,8 +172,12 @@ def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:
             trials.note("your PartialParse gave wrong configurations, so minibatch_parse was run "
                         "with stand-in parses that replay the right configurations (its own bugs are "
                         "charged in 3(c) only)")
-        # Compared here, not in the worker: the sentences as they were sent, and as they came back.
+        # Compared here, not in the worker: the sentences as they were sent, and as they came back;
+        # and what two wrong ways of removing finished parses give on the same inputs.
         got["sentences_unchanged"] = got.get("sentences_after") == sentences
+        expected = _expected(ctx, sentences, scripts)
+        got["index_deletion"] = _deleted_by_index(scripts, expected, batch_size)
+        got["index_skipping"] = _deleted_by_index(scripts, expected, batch_size, skipping=True)
         if "raised" in got:
             named = diagnose(RAISED, got)
             raised = f"{what} raised {got['raised']}" + (f": {named.message}" if named else "")
@@ -173,8 +192,6 @@ def _mb_trials(ctx: CheckContext, kinds: list[str], judge) -> Outcome:
                             "to predict before it were judged here")
             trials.record(not problem, f"{what}: {problem}")
             continue
-        expected = _expected(ctx, sentences, scripts)
-        got["index_deletion"] = _deleted_by_index(scripts, expected, batch_size)
         problem = judge(got, expected, batch_size)
         if problem and 0 in got["batch_sizes"]:  # one cause, named in every check it breaks
             problem = EMPTY_BATCH
@@ -228,9 +245,10 @@ PARTLY_REMOVED = ("; some finished parses were removed and others were not, as w
 def _judge_finished(got, expected, batch_size) -> str:
     problems = []
     if got["finished_given"]:
+        partly = any(_is_run(got, v, ("finished_given", "batch_sizes")) for v in ("index_deletion", "index_skipping"))
         problems.append(f"model.predict was given already-finished parses {got['finished_given']} time(s); "
                         "remove a parse from the unfinished ones as soon as its buffer is empty and "
-                        "its stack holds only ROOT" + (PARTLY_REMOVED if len(set(got["batch_sizes"])) > 1 else ""))
+                        "its stack holds only ROOT" + (PARTLY_REMOVED if partly else ""))
     if not got["returned_normally"]:
         problems.append("minibatch_parse kept going after every parse had finished (it was stopped)")
     if not got["sentences_unchanged"]:

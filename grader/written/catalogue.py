@@ -11,7 +11,9 @@ only sees an evidence object.
 For formula answers the evidence is :class:`Evidence`: ``agrees_with(latex)`` says whether the
 student's formula has the values of ``latex`` at every instance the checker draws (so "Uᵀ for U",
 "the sign flipped" or "1 − p for γ" is recognised in any equivalent spelling). Other checkers
-pass their own evidence (3(a): the first wrong row; 3(f): the dependencies read).
+pass their own evidence (3(a): the dependencies written reversed and the arcs that give a word
+another head, whose words a message names as ``{attached}``, see :meth:`KnownMistake.text`; 3(f):
+the dependencies read and whether the error type is right).
 """
 
 from __future__ import annotations

@@ -181,6 +181,7 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
     passed = 0
     lines: list[str] = []
     reads: list[str] = []
+    why: list[str] = []           # a known wrong dependency's message: the explanation only
     for key in KEYS:
         text = parts.get(key.roman)
         if text is None:
@@ -204,6 +205,6 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
         mistake = known(f"3f:{key.roman}", ItemEvidence(wrong.key() if wrong else None,
                                                        right.key() if right else None))
         if mistake is not None and not (ok_wrong and ok_right):
-            lines.append(f"  {mistake.message}")
+            why.append(f"{key.roman}: {mistake.message}")
     return Verdict(passed, 3 * len(KEYS), [f"read: {' | '.join(reads)}" if reads else "read: nothing", *lines],
-                   read=" | ".join(reads))
+                   read=" | ".join(reads), why=why)

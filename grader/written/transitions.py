@@ -252,12 +252,13 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     total = max(STEPS, len(rows)) + 1
     sequence = " ".join({SHIFT: "S", LEFT: "LA", RIGHT: "RA"}.get(r.transition or "", "?") for r in rows)
     read = f"{len(rows)} steps: {sequence if len(sequence) <= 120 else sequence[:120] + ' …'}"
-    counted = f" ({len(rows)} rows after the initial one)" if len(rows) != STEPS else ""
     tree = ("the transitions build exactly the gold tree." if tree_ok else
             "the transitions do not build the gold tree (from the initial configuration).")
-    lines = [f"read: {read}", f"{passed} of {STEPS} steps right{counted}; {tree}", *messages, *notes]
+    # Shown at once, so it states no count of steps the answer should have (that is 3(b)'s answer).
+    lines = [f"read: {read}", f"{passed} of the {len(rows)} rows after the initial one right; {tree}", *notes]
+    why = list(messages)      # the first wrong row and the step toward the gold tree: the explanation only
     if len(rows) < STEPS:
-        lines.append("Steps are missing: after the last row the parse is not complete (a complete parse "
+        why.append("Steps are missing: after the last row the parse is not complete (a complete parse "
                      "ends with an empty buffer and only ROOT on the stack).")
     heads = {dep: head for head, dep in GOLD}
     claimed = [(_CANON.get(norm_word(r.dep.head), r.dep.head), _CANON.get(norm_word(r.dep.dependent), r.dep.dependent))
@@ -265,8 +266,8 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     evidence = TableEvidence(any(d in heads and heads[d] != h for h, d in claimed))
     mistake = known("3a", evidence) if passed + int(tree_ok) < total else None
     if mistake is not None:
-        lines.insert(2, mistake.message)
-    return Verdict(passed + int(tree_ok), total, lines, read=read)
+        why.insert(0, mistake.message)
+    return Verdict(passed + int(tree_ok), total, lines, read=read, why=why)
 
 
 @dataclass(frozen=True)

@@ -300,9 +300,9 @@ def test_dropout_kit_judges_the_scale_without_recording_it(name, tmp_path):
     value is written question 2(b)(i)'s answer, and the kit's recorded data must not hold it): it
     judges the scale the model applies by the expected value it gives a unit, with the full
     grader's verdict, and no recorded value is 1/(1 - p) for a p the check drew."""
-    from grader.reference import load_reference
     from answer_scan import numeric_answer_hits, recorded_numbers
 
+    from grader.reference import load_reference
     from grader.replay import RecordingRef
 
     code, ok = DROPOUT_SCALES[name]

@@ -99,7 +99,8 @@ def _written_from_json(w: Any) -> WrittenRead | None:
     if not isinstance(w, dict):
         return None
     return WrittenRead(str(w.get("raw", "")), str(w.get("read", "")), str(w.get("where", "")),
-                       str(w.get("review", "")))
+                       str(w.get("review", "")), tuple(str(line) for line in w.get("why", ())),
+                       str(w.get("why_visibility", "after_due_date")))
 
 
 

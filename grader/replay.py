@@ -195,6 +195,9 @@ class _Namespace:
     """``ctx.ref``: one handle per reference module (``ctx.ref.word2vec``...)."""
 
     kit = False
+    #: True while recording for the kit and in the kit: a check asks only what the kit may hold
+    #: (the dropout check never asks for its scale there: it is written question 2(b)(i)'s answer).
+    for_kit = False
 
     def __init__(self, book: _Book, modules: dict[str, Any]) -> None:
         self._book = book
@@ -204,6 +207,8 @@ class _Namespace:
 
 class RecordingRef(_Namespace):
     """The real reference behind handles, recording every answer into ``self.table``."""
+
+    for_kit = True
 
     def __init__(self, reference: Any) -> None:
         super().__init__(_Book(recording=True), dict(vars(reference)))
@@ -217,6 +222,7 @@ class ReplayRef(_Namespace):
     """The recorded answers of one check and seed, with no reference behind them (the kit)."""
 
     kit = True
+    for_kit = True
 
     def __init__(self, table: Table, modules: tuple[str, ...]) -> None:
         super().__init__(_Book(table, recording=False), dict.fromkeys(modules))

@@ -81,16 +81,23 @@ class WrittenRead:
     grader understood it (the formula it read, as text); where: file and line; review: why a TA should
     look at this item ("" when the grader is confident either way). An item with a review reason
     keeps the points the grader could prove and is listed for TA review in every report.
+
+    why: what is wrong and the expected form (it implies the answer key), kept apart from the
+    outcome's feedback (what was read and the verdict); why_visibility: when students see it (the
+    written part's ``explanation`` in rubric.yaml). Instructors' reports show both.
     """
 
     raw: str = ""
     read: str = ""
     where: str = ""
     review: str = ""
+    why: tuple[str, ...] = ()
+    why_visibility: str = "after_due_date"
 
     def __post_init__(self) -> None:
         for name in ("raw", "read", "where", "review"):
             object.__setattr__(self, name, safe(getattr(self, name), MAX_CHECK_OUTPUT_CHARS))
+        object.__setattr__(self, "why", safe_lines(self.why))
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 #: would give its verdict away; these keep a check secret until the deadline or publication.
 SECRET_VISIBILITIES = ("after_due_date", "after_published")
 PART_KINDS = ("code", "written")
+DEFAULT_EXPLANATION = "after_due_date"
+"""When students see a written item's explanation if rubric.yaml's defaults name none."""
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 1800.0
 GRADESCOPE_TIMEOUT_S = 600.0
@@ -75,6 +77,9 @@ class Part:
     timeout: float = DEFAULT_TIMEOUT
     partial: bool = True
     line: int = 0
+    explanation: str = DEFAULT_EXPLANATION
+    """Who sees the auto share's explanation (what is wrong, the expected form: it implies the key) and
+    when; the verdict itself has ``visibility``."""
 
     @property
     def manual_points(self) -> float:
@@ -174,16 +179,16 @@ def _number(value: Any) -> bool:
 
 
 PART_KEYS = {"id", "kind", "points", "name", "files", "number", "auto", "checker", "visibility",
-             "timeout", "partial"}
-WRITTEN_ONLY_KEYS = {"number", "auto", "checker", "visibility", "timeout", "partial"}
+             "timeout", "partial", "explanation"}
+WRITTEN_ONLY_KEYS = {"number", "auto", "checker", "visibility", "timeout", "partial", "explanation"}
 _NUMBER = re.compile(r"^[0-9]+(\.[0-9]+)*$")
 
 
-def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, Any, Any],
+def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, ...],
                   problems: list[str]) -> dict[str, Any]:
     """Validate a written part's grading keys; return the Part fields they give."""
     pid = entry["id"]
-    d_timeout, d_visibility, d_partial = defaults
+    d_timeout, d_visibility, d_partial, d_explanation = defaults
     fields: dict[str, Any] = {}
     number = entry.get("number")
     if number is None:
@@ -214,6 +219,11 @@ def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, Any, A
     elif problem := hidden_points_problem(where, f"written part {pid!r}", visibility, auto):
         problems.append(problem)
     fields["visibility"] = str(visibility)
+    explanation = entry.get("explanation", d_explanation)
+    if explanation not in VISIBILITIES:
+        problems.append(f"{where}: written part {pid!r} has explanation {explanation!r}; use one of "
+                        f"{', '.join(VISIBILITIES)} (when students see what is wrong and the expected form)")
+    fields["explanation"] = str(explanation)
     timeout = entry.get("timeout", d_timeout)
     if not _number(timeout) or not 0 < timeout <= MAX_TIMEOUT:
         problems.append(f"{where}: written part {pid!r} has timeout {timeout!r}; use seconds in (0, {MAX_TIMEOUT:g}]")
@@ -255,6 +265,7 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
     d_timeout = defaults.get("timeout", DEFAULT_TIMEOUT)
     d_visibility = defaults.get("visibility", "visible")
     d_partial = defaults.get("partial", True)
+    d_explanation = defaults.get("explanation", DEFAULT_EXPLANATION)
 
     parts: list[Part] = []
     for line, entry in zip(_lines(node, "parts"), data.get("parts") or []):
@@ -270,7 +281,7 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
             continue
         fields: dict[str, Any] = {}
         if entry["kind"] == "written":
-            fields = _written_part(entry, where, (d_timeout, d_visibility, d_partial), problems)
+            fields = _written_part(entry, where, (d_timeout, d_visibility, d_partial, d_explanation), problems)
         elif set(entry) & WRITTEN_ONLY_KEYS:
             problems.append(f"{where}: code part {entry['id']!r} has {sorted(set(entry) & WRITTEN_ONLY_KEYS)}, "
                             "which only written parts take; a code part's points come from its checks")

@@ -33,12 +33,13 @@ RUBRIC_SCHEMA: dict[str, Any] = {
         "budget": {"type": "number", "exclusiveMinimum": 0},
         "defaults": {"type": "object", "additionalProperties": False,
                      "properties": {"timeout": _TIMEOUT, "visibility": {"enum": VISIBILITIES},
-                                    "partial": {"type": "boolean"}}},
+                                    "partial": {"type": "boolean"}, "explanation": {"enum": VISIBILITIES}}},
         "parts": {"type": "array", "items": {
             "type": "object", "additionalProperties": False, "required": ["id", "kind", "points"],
             "properties": {**_COMMON, "kind": {"enum": ["code", "written"]},
                            "files": {"type": ["array", "string"], "items": {"type": "string"}},
-                           "auto": {"type": "number", "minimum": 0}, "checker": {"type": "string"}}}},
+                           "auto": {"type": "number", "minimum": 0}, "checker": {"type": "string"},
+                           "explanation": {"enum": VISIBILITIES}}}},
         "checks": {"type": "array", "items": {
             "type": "object", "additionalProperties": False, "required": ["id", "part", "name", "number", "points"],
             "properties": {**_COMMON, "part": {"type": "string"}}}},

@@ -3,7 +3,8 @@
 ``answer_hits(text)``: the written answer key of ../shared/ASSIGNMENT.md as patterns over a
 normalised text (γ of 2(b)(i), the 2n of 3(b), the gradient formulas of 1(b), 1(d), 1(e), 3(e)(i)
 and 3(e)(ii), the 3(a) transition sequence, the 3(f) dependencies). ``semantic_hits(zip)``: the AST
-rules over the kit's own modules (the template's files excepted).
+rules over the kit's own modules (the template's files excepted) and its recorded data: its strings,
+and its numbers (a dropout scale recorded at a drawn p is γ of 2(b)(i)).
 """
 
 from __future__ import annotations
@@ -98,6 +99,34 @@ def json_strings(value: object) -> list[str]:
     return []
 
 
+def recorded_numbers(value: object) -> list[float]:
+    """Every number the kit's recorded data holds as a number (grader/replay.py: ``{"f": hex}``
+    floats and 0-d arrays ``{"g": [dtype, [], base64]}``)."""
+    if isinstance(value, dict):
+        if set(value) == {"f"} and isinstance(value["f"], str):
+            return [float.fromhex(value["f"])]
+        if set(value) == {"g"} and isinstance(value["g"], list) and len(value["g"]) == 3 and value["g"][1] == []:
+            import base64
+
+            import numpy as np
+            dtype, _, data = value["g"]
+            return [float(np.frombuffer(base64.b64decode(data), dtype=np.dtype(dtype))[0])]
+        return [n for k, v in value.items() for n in recorded_numbers(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in recorded_numbers(v)]
+    return []
+
+
+def numeric_answer_hits(number: float) -> list[str]:
+    """The written answers a recorded number gives away: γ = 1/(1 − p) of 2(b)(i) at a dropout
+    probability the checks draw (three decimals in (0, 1)), from which γ's formula is read off. A
+    number with few decimals itself (2.0, 1.25: sizes, rates) is no such scale."""
+    if not 1 < number < 1e6 or abs(1000 * number - round(1000 * number)) < 1e-6:
+        return []
+    p = 1000 * (1 - 1 / number)
+    return ["2(b)(i) gamma"] if abs(p - round(p)) < 1e-9 and 0 < round(p) < 1000 else []
+
+
 def semantic_hits(zip_path: Path, template: dict[str, str] | None = None, package: str = "grader/") -> list[str]:
     """The rules over every module and recorded value of the kit's package (``package`` inside
     the kit folder). The template's own files (``template``: relative path -> text, as students
@@ -116,7 +145,10 @@ def semantic_hits(zip_path: Path, template: dict[str, str] | None = None, packag
             if name.endswith(".py"):
                 hits += module_hits(name, text)
             elif name.endswith(".json"):
-                hits += [f"{name}: states {a}" for v in json_strings(json.loads(text)) for a in answer_hits(v)]
+                doc = json.loads(text)
+                hits += [f"{name}: states {a}" for v in json_strings(doc) for a in answer_hits(v)]
+                hits += [f"{name}: the recorded value {n!r} gives away {a}" for n in recorded_numbers(doc)
+                         for a in numeric_answer_hits(n)]
             elif name.endswith((".yaml", ".md", ".txt")):
                 hits += [f"{name}: states {a}" for a in answer_hits(text)]
     return list(dict.fromkeys(hits))

@@ -284,3 +284,41 @@ def test_grader_minibatch_parse_is_correct(ref):
         ours = arcstandard.minibatch_parse(sentences, RandomLegal(), batch_size)
         theirs = ref.parser_transitions.minibatch_parse(sentences, RandomLegal(), batch_size)
         assert ours == theirs
+
+
+DROPOUT_SCALES = {  # what a train-mode forward multiplies the kept units by: whether the check passes
+    "reference": ("self.dropout(h) @", True),
+    "unscaled": ("(h * (torch.rand_like(h) >= self.dropout_prob).float()) @", False),
+    "keep_prob": ("(h * (torch.rand_like(h) >= self.dropout_prob).float() * (1 - self.dropout_prob)) @", False),
+    "inverse_p": ("(h * (torch.rand_like(h) >= self.dropout_prob).float() / self.dropout_prob) @", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DROPOUT_SCALES))
+def test_dropout_kit_judges_the_scale_without_recording_it(name, tmp_path):
+    """Issue 20: recorded for the student kit, the dropout check asks the grader for no scale (its
+    value is written question 2(b)(i)'s answer, and the kit's recorded data must not hold it): it
+    judges the scale the model applies by the expected value it gives a unit, with the full
+    grader's verdict, and no recorded value is 1/(1 - p) for a p the check drew."""
+    from answer_scan import numeric_answer_hits, recorded_numbers
+
+    from grader.reference import load_reference
+    from grader.replay import RecordingRef
+
+    code, ok = DROPOUT_SCALES[name]
+    bug = tmp_path / "bug"
+    bug.mkdir()
+    (bug / "parser_model.py").write_text((REFERENCE / "parser_model.py").read_text().replace("self.dropout(h) @", code))
+    upload = assemble(bug, tmp_path / "sub")
+    books: list[RecordingRef] = []
+
+    def provider(check_id: str, seed: int) -> RecordingRef:
+        books.append(RecordingRef(load_reference()))
+        return books[-1]
+
+    for seed in (5, 6):
+        full = grade_in_process(upload, ("model_dropout",), seed=seed).checks[0]
+        kit = grade(upload, seed=seed, only=("model_dropout",), runner_factory=InProcessRunner,
+                    ref_provider=provider).checks[0]
+        assert (kit.score, kit.status, full.passed) == (full.score, full.status, ok), kit.outcome.feedback
+    assert books and [n for b in books for n in recorded_numbers(b.table) if numeric_answer_hits(n)] == []

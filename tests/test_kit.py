@@ -373,8 +373,12 @@ def test_semantic_scan_catches_each_planted_rule(tmp_path):
             zf.writestr(f"a2_student/grader/{name}", text)
         zf.writestr("a2_student/grader/kit_data/replay.json", json.dumps({"k": [["S", "S", "LA", "S", "S", "LA", "RA", "S",
                                                                                 "S", "S", "S", "LA", "LA", "LA", "RA", "RA"]]}))
+        # A dropout scale recorded as the kit records a reference answer: 1/(1 - p) at p = 0.327.
+        scale = {"checks": {"model_dropout": {"1": {"k1": encode(1 / (1 - 0.327)), "k2": encode(0.327),
+                                                    "k3": encode(np.float64(1.5))}}}}
+        zf.writestr("a2_student/grader/kit_data/scale.json", json.dumps(scale))
         zf.writestr("a2_student/parser_transitions.py", "def minibatch_parse(s, m, b):\n    return []\n")
     hits = semantic_hits(path)
-    assert len(hits) == 5, hits
-    for name in ("model.py", "function.py", "step.py", "message.py", "replay.json"):
+    assert len(hits) == 6, hits
+    for name in ("model.py", "function.py", "step.py", "message.py", "replay.json", "scale.json"):
         assert sum(name in h for h in hits) == 1, (name, hits)

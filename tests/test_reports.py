@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import jsonschema
 from conftest import RESULTS_SCHEMA
 from rich.console import Console
 
+from grader.gradebook import report_from_json
 from grader.reports import gradescope, jsonout, terminal
-from grader.results import ERROR, TIMEOUT, CheckResult, GradeReport, ManualItem, Outcome, score_outcome
+from grader.results import (
+    ERROR,
+    TIMEOUT,
+    CheckResult,
+    GradeReport,
+    ManualItem,
+    Outcome,
+    WrittenRead,
+    score_outcome,
+)
 
 
 def sample_report() -> GradeReport:
@@ -140,3 +151,46 @@ def test_json_and_table_list_manual_items():
     assert "Written answers for TA grading (3 points, not in the total)" in out
     assert "answers.md, line 9" in out and "No answer found for 1(d)." in out
     assert "read (w ≠ o): ∂J/∂u_w = ŷ_o v_c: wrong" in out
+
+
+WHY = ("case w ≠ o:", "  At a random instance (d = 3, |V| = 5, o = 2) your expression is 0.1 but the true ∂J/∂u_w is 0.2.")
+
+
+def report_with_explanation(visibility: str = "after_due_date") -> GradeReport:
+    base = report_with_written()
+    written = base.checks[-1]
+    read = WrittenRead("(ŷ_o − 1)v_c; ŷ_o v_c", "w = o: ...; w ≠ o: ...", "answers.md, line 40", "", WHY, visibility)
+    return GradeReport(base.submission, base.seed, base.checks[:-1] + (dataclasses.replace(written, written=read),),
+                       base.seconds, base.notes, base.manual)
+
+
+def test_written_explanation_is_a_zero_point_entry_with_the_rubric_s_visibility():
+    """Issue 20: a written item shows what was read and the verdict when it is visible; what is
+    wrong and the expected form (it implies the key) is an entry of its own, worth nothing, with
+    the visibility rubric.yaml's explanation gives it. The score is the same as without it."""
+    doc = gradescope.to_results_json(report_with_explanation())
+    jsonschema.validate(doc, RESULTS_SCHEMA)
+    assert doc["score"] == gradescope.to_results_json(report_with_written())["score"]
+    tests = {t["number"]: t for t in doc["tests"]}
+    item, why = tests["6.6"], tests["6.6.2"]
+    assert item["visibility"] == "visible" and "the true" not in item["output"]
+    assert "What is wrong and the expected form: shown after the due date (entry 6.6.2)." in item["output"]
+    assert (why["visibility"], why["score"], why["max_score"]) == ("after_due_date", 0.0, 0.0)
+    assert why["output"] == "\n".join(WHY) and "explanation" in why["tags"]
+    assert "why" not in json.dumps(item["extra_data"])
+    shown_now = gradescope.to_results_json(report_with_explanation("visible"))
+    assert [t["visibility"] for t in shown_now["tests"] if "explanation" in t["tags"]] == ["visible"]
+    assert "What is wrong" not in {t["number"]: t for t in shown_now["tests"]}["6.6"]["output"]
+
+
+def test_instructor_reports_keep_the_explanation():
+    report = report_with_explanation()
+    doc = jsonout.to_json(report)
+    written = next(c for c in doc["checks"] if c["id"] == "1d")["written"]
+    assert written["why"] == list(WHY) and written["why_visibility"] == "after_due_date"
+    rebuilt = report_from_json(json.loads(json.dumps(doc)))
+    assert rebuilt.checks[-1].written == report.checks[-1].written
+    console = Console(record=True, width=200)
+    terminal.render(report, console)
+    out = console.export_text()
+    assert "Why (students see it: after due date):" in out and "the true ∂J/∂u_w is 0.2" in out

@@ -142,6 +142,11 @@ def test_written_parts_split_auto_and_manual_points(tmp_path):
     [auto] = rubric.written_checks
     assert (auto.id, auto.points, auto.number, auto.kind, auto.checker) == (b.id, 1.0, "8.2", "written", "steps")
     assert auto.name == b.name + " (auto-graded)" and rubric.check(b.id) == auto
+    # When students see what is wrong with an auto-graded answer (issue 20): after the due date unless told.
+    assert b.explanation == "after_due_date"
+    other = load_rubric(write(tmp_path, WRITTEN.replace("checker: steps", "checker: steps, explanation: visible")),
+                        registered={"a"}, checkers={"steps"})
+    assert other.part("3b").explanation == "visible"
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -156,6 +161,7 @@ def test_written_parts_split_auto_and_manual_points(tmp_path):
     (('number: "8.6"}', 'number: "8.6", colour: red}'), "line 5: part '3g' has unknown key 'colour'"),
     (("kind: code, points: 1}", "kind: code, points: 1, auto: 1}"), "line 3: code part 'p' has ['auto']"),
     (('number: "8.6"}', 'number: "8.6", visibility: secret}'), "line 5: written part '3g' has visibility 'secret'"),
+    (("checker: steps", "checker: steps, explanation: soon"), "line 4: written part '3b' has explanation 'soon'"),
 ])
 def test_bad_written_keys_are_reported_with_line_and_fix(tmp_path, edit, message):
     path = write(tmp_path, WRITTEN.replace(*edit))
@@ -186,7 +192,7 @@ def test_a_misspelt_key_is_refused_in_one_line_with_its_line_and_the_fix(tmp_pat
     message = str(info.value)
     assert "\n" not in message
     assert message == (f"{path}, line 2: defaults has unknown key 'timeot'; did you mean 'timeout'? allowed: "
-                       "partial, timeout, visibility (rename or remove it)")
+                       "explanation, partial, timeout, visibility (rename or remove it)")
     path = write(tmp_path, GOOD + "chekcs: []\n")
     with pytest.raises(RubricError, match="line 8: the top level has unknown key 'chekcs'; did you mean 'checks'"):
         load_rubric(path, registered={"a", "b"})

@@ -99,15 +99,20 @@ def test_verdicts_do_not_depend_on_the_seed(checker, question):
 
 
 def test_feedback_shows_what_was_read_and_why_it_is_wrong():
+    """What was read and the verdict are the feedback; why it is wrong (it implies the key) is the
+    verdict's ``why``, which students see after the due date (issue 20)."""
     verdict = judge("grad_center", "1b_i", r"**Answer:** $\mathbf{U}^\top(\hat{\mathbf{y}} - \mathbf{y})$")
-    assert verdict.feedback[0] == "read: ∂J/∂v_c = Uᵀ(ŷ − y)"
-    assert "Uᵀ is |V|×d and ŷ − y has |V| rows" in "\n".join(verdict.feedback)
+    assert verdict.feedback == ["read: ∂J/∂v_c = Uᵀ(ŷ − y)", "∂J/∂v_c: wrong."]
+    assert "Uᵀ is |V|×d and ŷ − y has |V| rows" in "\n".join(verdict.why)
     verdict = judge("dropout_gamma", "2b_i", r"Answer: $\gamma = \frac{1}{1 - p_{\text{drop}}}$")
-    assert verdict.feedback[0] == "read: γ = 1/(1 − p_drop)"
+    assert verdict.feedback[0] == "read: γ = 1/(1 − p_drop)" and verdict.why == []
+    verdict = judge("dropout_gamma", "2b_i", r"Answer: $\gamma = 1 - p$")
+    assert verdict.feedback[1] == "γ: wrong." and "but the answer is" in "\n".join(verdict.why)
+    assert "but the answer is" not in "\n".join(verdict.feedback)
     verdict = judge("grad_center", "1b_i", r"Answer: $-U(\hat y - y)$")
-    assert "negative" in "\n".join(verdict.feedback)
+    assert "negative" in "\n".join(verdict.why) and "negative" not in "\n".join(verdict.feedback)
     verdict = judge("relu_jacobian", "3e_i", r"Answer: $W_{ji}$")
-    assert "z_i < 0" in "\n".join(verdict.feedback)
+    assert "z_i < 0" in "\n".join(verdict.why)
 
 
 def test_missing_and_unreadable_answers_say_which():
@@ -162,7 +167,8 @@ def test_3a_wrong_attachment_names_the_first_wrong_row():
     wrong = "S S LA S S LA RA S RA S S S LA LA RA RA".split()      # "at" attached to "presented"
     verdict = judge("transition_table", "3a", table(wrong))
     assert verdict.passed < verdict.total - 1
-    text = "\n".join(verdict.feedback)
+    text = "\n".join(verdict.feedback + verdict.why)
+    assert "Row 9:" in "\n".join(verdict.why) and "Row 9:" not in "\n".join(verdict.feedback)
     assert "Row 9:" in text and "the step toward the gold tree is SHIFT" in text and "do not build the gold tree" in text
 
 
@@ -170,12 +176,13 @@ def test_3a_wrong_attachment_names_the_first_wrong_row():
 def test_3a_a_skipped_row_loses_points(skip):
     verdict = judge("transition_table", "3a", table(GOLD, skip=skip))
     assert verdict.passed < verdict.total
-    assert f"Row {skip + 1}:" in "\n".join(verdict.feedback) or "Steps are missing" in "\n".join(verdict.feedback)
+    why = "\n".join(verdict.why)
+    assert f"Row {skip + 1}:" in why or "Steps are missing" in why
 
 
 def test_3a_reversed_dependencies_lose_their_rows():
     verdict = judge("transition_table", "3a", table(GOLD, dep=lambda a: f"{a[1]} → {a[0]}"))
-    assert verdict.passed == 9 and "your row shows I → presented" in "\n".join(verdict.feedback)
+    assert verdict.passed == 9 and "your row shows I → presented" in "\n".join(verdict.why)
 
 
 def _gold_arcs() -> list[tuple[str, str]]:

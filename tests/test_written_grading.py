@@ -27,7 +27,8 @@ def graded(*files: Path, seed: int = 11, parts=PARTS, runner=None):
 
 
 def text(result) -> str:
-    return "\n".join(result.outcome.feedback)
+    """The whole message, as instructors read it: the feedback and the explanation (issue 20)."""
+    return "\n".join(result.outcome.feedback + (result.written.why if result.written else ()))
 
 
 def as_answers(tmp_path: Path, source: Path) -> Path:

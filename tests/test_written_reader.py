@@ -99,7 +99,8 @@ def test_evidence_flags_instead_of_a_silent_zero_and_never_raises_a_score():
                          evidence=[["$$\\frac{\\partial J}{\\partial v_c} = U(\\hat{y} - y)$$", "answers.md, line 3", "1b_i"]])
     first = checker(wrong_last, _ctx("1b_i"))
     verdict = reconsider(checker, wrong_last, _ctx("1b_i"), first)
-    assert verdict.passed == first.passed == 0 and "scores more" in verdict.review and "U(\\hat{y} - y)" in verdict.raw
+    assert verdict.passed == first.passed == 0 and "not the only formula" in verdict.review and "U(\\hat{y} - y)" in verdict.raw
+    assert "scores more" in " ".join(verdict.why) and "scores more" not in verdict.review  # the review is shown at once
     no_section = Section("1b_i", "", where="answers.md, line 9",
                          evidence=[["dJ/dv_c = U(y_hat - y)", "answers.md, line 9", ""]])
     verdict = reconsider(checker, no_section, _ctx("1b_i"), checker(no_section, _ctx("1b_i")))

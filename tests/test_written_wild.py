@@ -107,7 +107,7 @@ def test_each_item_as_a_ta_grades_it(name):
         if r.needs_review:
             assert r.written is not None and r.written.raw and r.written.where, where
         if (name, item) in MESSAGES:
-            assert MESSAGES[name, item] in "\n".join(r.outcome.feedback), where
+            assert MESSAGES[name, item] in "\n".join(r.outcome.feedback + (r.written.why if r.written else ())), where
 
 
 def test_template_prompts_are_never_read_as_answers():

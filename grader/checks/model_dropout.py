@@ -54,7 +54,9 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
     out_w = np.zeros((s.hidden, N_CLASSES), np.float32)
     out_w[j] = u
     values["hidden_to_logits_weight"] = out_w
-    gamma = float(ctx.ref.grader_math.dropout_scale(p))
+    # The kit holds no expected scale (it is written question 2(b)(i)'s answer): there the scale the
+    # student's model applies is judged by the expected value it gives a unit (_kit_scale_problem).
+    gamma = None if getattr(ctx.ref, "for_kit", False) else float(ctx.ref.grader_math.dropout_scale(p))
 
     inst = Instance(ctx, s, dropout_prob=p, values=values)
     what = f"{inst.what}, forward(w) with w of shape {w.shape}"
@@ -72,7 +74,8 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
                           **inst.ctor(0.0), assign=inst.assign(),
                           calls=[{**fwd, "mode": "eval", "assign": with_out(np.zeros_like(out_w))},
                                  {**fwd, "mode": "eval", "assign": with_out(out_w)},
-                                 {**fwd, "mode": "eval", "assign": with_out(gamma * out_w)}])
+                                 *([] if gamma is None else
+                                   [{**fwd, "mode": "eval", "assign": with_out(gamma * out_w)}])])
     got = None
     if not err:
         got, err = try_call(ctx, "model_run", what, **inst.ctor(), assign=inst.assign(),
@@ -89,7 +92,7 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
             trials.record(False, f"{what} ({label}): cannot be judged: forward returned shapes {shapes}; "
                                  f"expected ({DROPOUT_ROWS}, {N_CLASSES}) (see the forward check)")
         return
-    without, kept, scaled, eval1, eval2, train = arrays
+    without, kept, *given, eval1, eval2, train = arrays
 
     trials.record(bool(np.array_equal(eval1, eval2)),
                   f"{what}: in eval mode two identical calls returned different logits: dropout must be "
@@ -107,8 +110,11 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
                              "(see the forward check)")
         return
     dropped = _rows_close(train, without) & informative
+    common = 1.0 if gamma is not None else _common_scale(train, kept, without, informative & ~dropped)
+    scaled = given[0] if gamma is not None else without + common * (kept - without)
     as_gamma = _rows_close(train, scaled) & informative & ~dropped
-    unscaled = _rows_close(train, kept) & informative & ~dropped & ~as_gamma
+    as_kept = _rows_close(train, kept) & informative & ~dropped
+    unscaled = as_kept & ~as_gamma
     other = informative & ~dropped & ~as_gamma & ~unscaled
     frac = dropped.sum() / n
     sigma = np.sqrt(p * (1 - p) / n)
@@ -118,7 +124,7 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
     if named is not None:
         trials.record(False, f"{what}: {named.message}")
         return
-    if dropped.sum() == 0 and unscaled.sum() == n:
+    if dropped.sum() == 0 and as_kept.sum() == n:
         problems.append("in train mode no hidden unit was zeroed: apply dropout (self.dropout) to the "
                         "hidden layer in forward")
     else:
@@ -139,7 +145,31 @@ def _dropout_trial(ctx: CheckContext, trials: Trials, p: float) -> None:
             problems.append(f"{int(unscaled.sum() + other.sum())} of {survivors} surviving units are scaled by "
                             f"{scale:.3g}, which does not keep the expected value of each unit unchanged (the "
                             "scale of written question 2(b)(i); nn.Dropout applies it itself)")
+        elif gamma is None and survivors:
+            problems += _kit_scale_problem(survivors / n, common, n)
     trials.record(not problems, f"{what}: " + "; ".join(problems))
+
+
+def _common_scale(train: np.ndarray, kept: np.ndarray, without: np.ndarray, survived: np.ndarray) -> float:
+    """The scale most surviving rows show: each row is ``without + s * (kept - without)``."""
+    if not survived.any():
+        return 1.0
+    num = ((train - without) * (kept - without)).sum(axis=1)
+    den = ((kept - without) ** 2).sum(axis=1)
+    return float(np.median(num[survived] / den[survived]))
+
+
+def _kit_scale_problem(kept_share: float, scale: float, n: int) -> list[str]:
+    """The kit's judgement of the scale, without the expected one: in train mode a unit's expected
+    value (the share of rows that kept it times their scale) must be its eval-mode value, within
+    DROPOUT_SIGMAS standard deviations of the kept share."""
+    expected_value = kept_share * scale
+    sigma = scale * np.sqrt(max(kept_share * (1 - kept_share), 1e-6) / n)
+    if abs(expected_value - 1.0) <= DROPOUT_SIGMAS * sigma:
+        return []
+    return [f"in train mode {kept_share:.1%} of the hidden units were kept, each scaled by {scale:.3g}, so a unit's "
+            f"expected value is {expected_value:.3g} times its value in eval mode; it must stay the same (the scale "
+            "of written question 2(b)(i); nn.Dropout applies it itself)"]
 
 
 @check("model_dropout", files=FILES, names=("parser_model.ParserModel",))

@@ -108,7 +108,7 @@ def answers_of(doc: dict, key: str, names: str, parts: list[Part]) -> list[Answe
                 out.append(Answer(part.id, "", key, names, str(w.get("raw", "")), str(w.get("read", "")),
                                   str(w.get("where", "")), float(check.get("score", 0)),
                                   float(check.get("max_score", 0)), str(w.get("review", "")),
-                                  tuple(check.get("feedback", [])), part.checker or ""))
+                                  (*check.get("feedback", []), *w.get("why", [])), part.checker or ""))
         item = manual.get(part.id)
         if part.manual_points > 0 and item is not None:
             text = str(item.get("text", "")) if item.get("found") else ""

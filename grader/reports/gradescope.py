@@ -36,12 +36,47 @@ def review_lines(read: WrittenRead) -> list[str]:
             "a TA will look at this answer.", f"Text read{where}: {text}"]
 
 
+_WHEN = {"after_due_date": "after the due date", "after_published": "when grades are published"}
+
+
 def check_output(c: CheckResult) -> str:
-    """A scored item's output; an item on the review list starts with the review lines."""
+    """A scored item's output; an item on the review list starts with the review lines. A written
+    item's explanation (what is wrong, the expected form) is not in it: it has an entry of its own
+    (:func:`explanation_test`), shown as rubric.yaml's ``explanation`` says."""
     out = test_output(c.outcome.feedback, c.status)
     if c.written is not None and c.written.review:
         out = "\n".join(review_lines(c.written)) + "\n" + out
+    if c.written is not None and c.written.why and c.written.why_visibility != c.visibility:
+        when = _WHEN.get(c.written.why_visibility, "to course staff only")
+        out += f"\nWhat is wrong and the expected form: shown {when} (entry {explanation_number(c)})."
     return out
+
+
+EXPLAINED = "what is wrong and the expected form"
+
+
+def explanation_number(c: CheckResult) -> str:
+    """Gradescope's number of a written item's explanation: after the item and its TA share (``.1``)."""
+    return f"{c.number}.2"
+
+
+def explanation_test(c: CheckResult) -> dict[str, Any] | None:
+    """A written auto item's explanation as a test of its own, worth 0 of 0 points (Gradescope adds
+    tests' scores), with the visibility rubric.yaml gives it; None when there is nothing to explain."""
+    if c.written is None or not c.written.why:
+        return None
+    return {
+        "name": f"{c.name}: {EXPLAINED}",
+        "number": explanation_number(c),
+        "score": 0.0,
+        "max_score": 0.0,
+        "status": _STATUS.get(c.status, "failed"),
+        "output": "\n".join(c.written.why),
+        "output_format": "text",
+        "visibility": c.written.why_visibility,
+        "tags": [c.part, "written", "explanation"],
+        "extra_data": {"question": c.id, "explains": c.number},
+    }
 
 
 def _written_extra(c: CheckResult) -> dict[str, Any]:
@@ -76,9 +111,6 @@ def manual_test(item: ManualItem) -> dict[str, Any]:
         "extra_data": {"question": item.id, "manual_points": item.points, "found": item.found,
                        "where": item.where},
     }
-
-
-_WHEN = {"after_due_date": "after the due date", "after_published": "when grades are published"}
 
 
 def score_lines(report: GradeReport, shown: list[CheckResult]) -> list[str]:
@@ -120,6 +152,7 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
                        "trials_passed": c.outcome.trials_passed,
                        "trials_total": c.outcome.trials_total, **_written_extra(c)},
     } for c in report.checks]
+    tests += [t for c in report.checks if (t := explanation_test(c)) is not None]
     tests += [manual_test(m) for m in report.manual]
     tests.sort(key=lambda t: tuple(int(x) for x in str(t["number"]).split(".")) if t["number"] else ())
     shown = [c for c in report.checks if c.visibility == "visible"]

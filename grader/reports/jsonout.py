@@ -24,7 +24,8 @@ def to_json(report: GradeReport) -> dict[str, Any]:
             "trials_passed": c.outcome.trials_passed, "trials_total": c.outcome.trials_total,
             "feedback": list(c.outcome.feedback), "seconds": round(c.seconds, 3),
             **({"written": {"raw": c.written.raw, "read": c.written.read, "where": c.written.where,
-                            "review": c.written.review, "needs_review": bool(c.written.review)}}
+                            "review": c.written.review, "needs_review": bool(c.written.review),
+                            "why": list(c.written.why), "why_visibility": c.written.why_visibility}}
                if c.written is not None else {}),
         } for c in report.checks],
         "review": [{"id": c.id, "number": c.number, "name": c.name, "score": c.score,

@@ -49,6 +49,10 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
             console.print(f"\n[bold]{c.number} {c.name}[/bold] — {c.score:g}/{c.max_score:g}")
             for line in c.outcome.feedback:
                 console.print(Text(line))
+            if c.written is not None and c.written.why:  # instructors see all; students when rubric.yaml says
+                console.print(Text(f"Why (students see it: {c.written.why_visibility.replace('_', ' ')}):"))
+                for line in c.written.why:
+                    console.print(Text(f"  {line}"))
 
 
 def render_reviews(report: GradeReport, console: Console) -> None:

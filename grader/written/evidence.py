@@ -146,10 +146,12 @@ def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: S
         return verdict
     text, where = better[0]
     read = verdict.read or "no answer"
-    return replace(verdict, review=f"the answer read ({read}) scores {verdict.passed}/{verdict.total}, but another "
-                                   f"formula for {pretty(section.question)} in the writeup scores more: "
-                                   f"{' '.join(text.split())[:300]} ({where})",
-                   raw=f"{verdict.raw}  |  {text}" if verdict.raw else text)
+    shown = f"{' '.join(text.split())[:300]} ({where})"
+    # The review reason is shown with the verdict: it names the rival, not which one scores more.
+    return replace(verdict, review=f"the answer read ({read}) is not the only formula for {pretty(section.question)} "
+                                   f"in the writeup: {shown}",
+                   raw=f"{verdict.raw}  |  {text}" if verdict.raw else text,
+                   why=[*verdict.why, f"Another formula in the writeup scores more than the answer read: {shown}."])
 
 
 def _elsewhere_disagrees(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,

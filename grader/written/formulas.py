@@ -246,14 +246,16 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
     ok, lines = judge(got.formula, question, ctx.rng)
     read = f"{question.what} = {got.text}"
     verdict = "right at every random instance" if ok else "wrong"
-    out = Verdict(int(ok), 1, [f"read: {read}", f"{question.what}: {verdict}.", *lines], read=read,
-                  raw=got.candidate.latex)
+    # What was read and the verdict are shown at once; why it is wrong only with the explanation.
+    out = Verdict(int(ok), 1, [f"read: {read}", f"{question.what}: {verdict}."], read=read,
+                  raw=got.candidate.latex, why=list(lines))
     conflict = [r for r in rivals(section, got, question) if judge(r.formula, question, ctx.rng)[0] != ok]
     if conflict:
         other = conflict[0]
         out.passed = 0
-        out.review = (f"two different answers to {question.what}: {got.text} "
-                      f"({'right' if ok else 'wrong'}) and {other.text} ({'wrong' if ok else 'right'})")
+        out.review = f"two different answers to {question.what}: {got.text} and {other.text}"
+        out.why.append(f"Of the two answers, {got.text if ok else other.text} is right and "
+                       f"{other.text if ok else got.text} is wrong.")
         out.feedback.append(f"Another answer in this section, {question.what} = {other.text}, disagrees with it; "
                             "a TA will decide which one is your answer.")
         out.raw = f"{got.candidate.latex}  |  {other.candidate.latex}"
@@ -264,10 +266,10 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
     if not ok:
         mistake = known_mistake(item or section.question, got.formula, question)
         if mistake is not None:
-            out.feedback.insert(2, mistake.message)
+            out.why.insert(0, mistake.message)
             if mistake.credit:
                 out.passed, out.total = credit_steps(mistake.credit), CREDIT_STEPS
-                out.feedback.insert(3, f"Partial credit for this known mistake: {mistake.credit:g} of the points.")
+                out.feedback.append(f"Partial credit for this known mistake: {mistake.credit:g} of the points.")
     return out
 
 
@@ -293,9 +295,9 @@ def grad_outside_matrix(section: Section, ctx: WrittenContext) -> Verdict:
                                   "gradient for one outside vector: right."], read=read)
         if layout == "rows":
             read = "∂J/∂U = the ∂J/∂u_w stacked as rows"
-            return Verdict(0, 1, [f"read: {read}", "These gradients are stacked as rows, but "
-                                  f"{_CONVENTION_W2V}, so ∂J/∂U (the shape of U) has them as its columns."],
-                           read=read)
+            return Verdict(0, 1, [f"read: {read}", "∂J/∂U: wrong."], read=read,
+                           why=["These gradients are stacked as rows, but "
+                                f"{_CONVENTION_W2V}, so ∂J/∂U (the shape of U) has them as its columns."])
         if explicit:
             break
     return grade_formula(section, ctx, MATRIX)

@@ -137,7 +137,8 @@ def written_read(reply: ProbeResult | None, section: dict | None, locate_problem
             review = "the answer could not be read" + (f": {first}" if first else "")
         elif verdict.get("status") == MISSING:
             review = "the section has text but no final answer the grader recognises"
-    return WrittenRead(raw, str(verdict.get("read", "")), str(verdict.get("where") or where), review)
+    return WrittenRead(raw, str(verdict.get("read", "")), str(verdict.get("where") or where), review,
+                       tuple(str(line) for line in verdict.get("why", ())))
 
 
 def _manual(part: Part, section: dict | None, locate_problem: str) -> ManualItem:
@@ -206,8 +207,8 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                         outcome = _outcome(check_reply, part, section_notes)
                     except BudgetExhausted:
                         ran_out, outcome = True, not_run_outcome()
-                result = replace(score(spec, outcome, time.monotonic() - t0),
-                                 written=written_read(check_reply, section, locate_problem))
+                read = replace(written_read(check_reply, section, locate_problem), why_visibility=part.explanation)
+                result = replace(score(spec, outcome, time.monotonic() - t0), written=read)
                 results.append(result)
                 if progress:
                     progress(spec, result)

@@ -121,7 +121,8 @@ def make_relu(rng: np.random.Generator, k: int) -> Instance:
     env = Env({"x": x, "W": W, "b_1": b, "b": b, "z": z, "h": h}, {"i": i, "j": j},
               dims={n_in: "D_x", hidden: "D_h"},
               convention="here x is a row vector (1×D_x), W is D_x×D_h and h = ReLU(xW + b_1)",
-              allowed="x_j, W_ji, b_1, z_i = (xW + b_1)_i, h_i, and indicators such as 1{z_i > 0}")
+              allowed="x_j, the entries of W (W_ab: row a, column b), b_1, z_i = (xW + b_1)_i, h_i, and indicators "
+                      "such as 1{z_i > 0}")
     return Instance(env, expected, f"D_x = {n_in}, D_h = {hidden}, i = {i + 1}, j = {j + 1}, "
                                    f"z_i {'>' if sign > 0 else '<'} 0")
 

@@ -86,6 +86,7 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
     steps = 0                     # in 1/CREDIT_STEPS of a case
     lines: list[str] = []
     reads: list[str] = []
+    teach: list[str] = []         # why a case is wrong: shown with the explanation only
     review = ""
     for case, question, title in (("eq", OUTSIDE_EQ, "w = o"), ("neq", OUTSIDE_NEQ, "w ≠ o")):
         found_pick = chosen.get(case) or fallback
@@ -102,12 +103,15 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
         ok, why = judge(formula, question, ctx.rng)
         steps += CREDIT_STEPS * int(ok)
         lines.append(f"read ({title}): ∂J/∂u_w = {text}: {'right at every random instance' if ok else 'wrong'}.")
-        lines.extend(f"  {w}" for w in why)
         mistake = None if ok else known_mistake(f"1d:{case}", formula, question)
+        explained = [mistake.message] if mistake is not None else []
+        explained += why
+        if explained:
+            teach.append(f"case {title}:")
+            teach.extend(f"  {w}" for w in explained)
         if mistake is not None:
-            lines.append(f"  {mistake.message}")
             steps += credit_steps(mistake.credit)
     status = "" if reads else UNREADABLE
     passed, total = (steps // CREDIT_STEPS, 2) if steps % CREDIT_STEPS == 0 else (steps, 2 * CREDIT_STEPS)
     return Verdict(passed, total, lines, read="; ".join(reads), status=status, review=review,
-                   raw="  |  ".join(dict.fromkeys(raws)))
+                   raw="  |  ".join(dict.fromkeys(raws)), why=teach)

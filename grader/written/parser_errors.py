@@ -182,6 +182,7 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
     passed = 0
     lines: list[str] = []
     reads: list[str] = []
+    why: list[str] = []           # a known wrong dependency's message: the explanation only
     for key in KEYS:
         text = parts.get(key.roman)
         if text is None:
@@ -204,6 +205,6 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
                          "(another sentence?), so it earns nothing.")
         evidence = ItemEvidence(wrong.key() if wrong else None, right.key() if right else None,
                                 ok_kind if about_it else None)
-        lines += [f"  {mistake.text(evidence)}" for mistake in every_known(f"3f:{key.roman}", evidence)]
+        why += [f"{key.roman}: {mistake.text(evidence)}" for mistake in every_known(f"3f:{key.roman}", evidence)]
     return Verdict(passed, 3 * len(KEYS), [f"read: {' | '.join(reads)}" if reads else "read: nothing", *lines],
-                   read=" | ".join(reads))
+                   read=" | ".join(reads), why=why)

@@ -34,11 +34,16 @@ class Verdict:
     review: str = ""        # why a TA should look (an answer that exists but could not be judged)
     raw: str = ""           # the student's text the answer was read from ("" = the whole section)
     where: str = ""         # where that text is ("" = the section's place)
+    why: list[str] = field(default_factory=list)
+    """What is wrong and the expected form (known mistakes, values at the instances tried, the
+    step toward the gold tree): it implies the answer key, so students see it only when rubric.yaml's
+    ``explanation`` visibility allows (after the due date); ``feedback`` is what was read, the verdict
+    and reading problems, and never states a key."""
 
     def to_dict(self) -> dict:
         return {"passed": self.passed, "total": self.total, "feedback": list(self.feedback),
                 "read": self.read, "status": self.status, "review": self.review, "raw": self.raw,
-                "where": self.where}
+                "where": self.where, "why": list(self.why)}
 
 
 @dataclass

@@ -303,21 +303,21 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     total = max(STEPS, len(rows)) + 1
     sequence = " ".join({SHIFT: "S", LEFT: "LA", RIGHT: "RA"}.get(r.transition or "", "?") for r in rows)
     read = f"{len(rows)} steps: {sequence if len(sequence) <= 120 else sequence[:120] + ' …'}"
-    counted = f" ({len(rows)} rows after the initial one)" if len(rows) != STEPS else ""
     tree = ("the transitions build exactly the gold tree." if tree_ok else
             "the transitions do not build the gold tree (from the initial configuration).")
-    lines = [f"read: {read}", f"{passed} of {STEPS} steps right{counted}; {tree}", *done.messages, *notes]
+    # Shown at once, so it states no count of steps the answer should have (that is 3(b)'s answer).
+    lines = [f"read: {read}", f"{passed} of the {len(rows)} rows after the initial one right; {tree}", *notes]
+    why = list(done.messages)  # each wrong row and the step toward the gold tree: the explanation only
     if len(rows) < STEPS and rows[-1].stack == ("ROOT",) and rows[-1].buffer == ():
-        lines.append(f"Steps are missing: the table ends complete after {len(rows)} rows, but a row holds one "
-                     "transition, and this parse takes more (a row that shows two steps at once counts as one).")
+        why.append(f"Steps are missing: the table ends complete after {len(rows)} rows, but a row holds one "
+                   "transition, and this parse takes more (a row that shows two steps at once counts as one).")
     elif len(rows) < STEPS:
-        lines.append("Steps are missing: after the last row the parse is not complete (a complete parse "
-                     "ends with an empty buffer and only ROOT on the stack).")
+        why.append("Steps are missing: after the last row the parse is not complete (a complete parse "
+                   "ends with an empty buffer and only ROOT on the stack).")
     if passed + int(tree_ok) < total:
         evidence = TableEvidence(done.reversed, _wrong_heads(rows, done.reversed))
-        for k, mistake in enumerate(every_known("3a", evidence)):
-            lines.insert(2 + k, mistake.text(evidence))
-    return Verdict(passed + int(tree_ok), total, lines, read=read)
+        why[:0] = [mistake.text(evidence) for mistake in every_known("3a", evidence)]
+    return Verdict(passed + int(tree_ok), total, lines, read=read, why=why)
 
 
 _HEADS = {dep: head for head, dep in GOLD}

@@ -1,7 +1,8 @@
 """Find each question's section in a writeup, whatever its heading style.
 
 A writeup is Markdown (``answers.md``, or a ``.tex`` file converted by
-:mod:`grader.written.latex_doc`). markdown-it-py gives its block structure with line numbers;
+:mod:`grader.written.latex_doc`). The one Markdown tokenizer of :mod:`grader.written.blocks`
+(markdown-it-py with its math plugins) gives its block structure with line numbers;
 labels are read from headings (``## (b)(i)``, ``### b-i``, ``### ii`` under a ``(b)`` parent,
 ``# Part 2``) and from paragraphs that start with one (``**(e)(ii)**``, ``3(b) ...``,
 ``$$3(b) ...``, ``i. "The university..."``). A label may give only some of part, letter and
@@ -19,14 +20,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from markdown_it import MarkdownIt
+from grader.written.blocks import markdown_tokens
 
 MAX_FILE_CHARS = 1_000_000
 """Characters read from one written file; the rest is ignored (and said so)."""
 MAX_FILES = 20
 """Written files read from one submission."""
-
-_MD = MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
 @dataclass(frozen=True)
@@ -161,7 +160,7 @@ class _Marker:
 
 def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
     """Label candidates (headings, paragraph starts) and the lines to leave out of answers."""
-    tokens = _MD.parse(text)
+    tokens = markdown_tokens(text)
     lines = text.split("\n")
     markers: list[_Marker] = []
     excluded: set[int] = set()
@@ -185,7 +184,8 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
             if tok.markup in ("=", "-"):      # setext heading: the text is the line(s) above
                 head = " ".join(lines[tok.map[0]:tok.map[1] - 1]).strip()
             markers.append(_Marker(tok.map[0], parse_label(head, heading=True), head, True))
-        elif tok.type == "paragraph_open" and tok.map and not quote_depth and not list_depth:
+        elif tok.type in ("paragraph_open", "math_block", "math_block_label", "amsmath") and tok.map \
+                and not quote_depth and not list_depth:
             first = lines[tok.map[0]]
             label = parse_label(first, heading=False)
             if label is None and tok.map[1] - tok.map[0] == 1 and _PART_LINE.match(first):

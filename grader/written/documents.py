@@ -39,7 +39,7 @@ from grader.written.sections import (
 from grader.written.targets import split_foreign_tail
 from grader.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.written.tex_macros import Macro, definitions, expand_safely
-from grader.written.tex_walk import MAX_WALK_CHARS
+from grader.written.tex_walk import read_to
 
 MAX_EXPANDED_CHARS = 200_000
 """A non-template .tex file longer than this is read without macro expansion."""
@@ -132,6 +132,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         for key, macro in defs.items():
             macros.setdefault(key, macro)
     order, _included, input_notes = resolve_inputs(tex)
+    unread: dict[str, str] = {}
     notes += input_notes
     for name, text in files:
         base = PurePosixPath(name).name
@@ -139,21 +140,28 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             hint = _NAME_HINT.search(base)
             start_part = int(hint.group(1)) if hint else order.get(name)
             body = tex[name]
-            if len(body) > MAX_WALK_CHARS:
-                notes.append(f"{name} is {len(body)} characters long; the structure of only its first "
-                             f"{MAX_WALK_CHARS} was read")
             if is_exam(body):
                 found = _exam_sections(name, body, questions, macros, start_part)
             else:
                 if len(body) <= MAX_EXPANDED_CHARS:
                     body = expand_safely(definitions(body)[1], macros)[0]
                 found = locate_markdown(tex_to_markdown(body), questions, source=name, start_part=start_part or 1)
+            if read_to(body) < len(body):
+                unread[name] = (f"{name} is {len(body)} characters long; its structure was read up to line "
+                                f"{body.count(chr(10), 0, read_to(body)) + 1} only (the reader's time bound), "
+                                "so an answer after that line was not read")
+                notes.append(unread[name])
+                for section in found.sections.values():
+                    section.unread = unread[name]
         else:
             found = locate_markdown(text, questions, source=name, plain=name.lower().endswith(".txt"))
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
+    for name, why in unread.items():
+        for q in questions - set(merged):
+            merged[q] = Section(q, "", where=name, unread=why)
     model = [(name, tex.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
     attach(merged, questions, outside_sections(model, merged, questions,
                                                lambda latex: expand_safely(latex, macros)[0]))

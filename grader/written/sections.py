@@ -51,6 +51,7 @@ class Section:
     notes: list[str] = field(default_factory=list)
     block: bool = False          # read from a LaTeX answer block (only the answer, no prompt)
     evidence: list[list[str]] = field(default_factory=list)   # [text, where] of equations naming its target
+    unread: str = ""             # why part of its file was not read (an answer below full is then flagged)
 
     @property
     def empty(self) -> bool:

@@ -27,11 +27,18 @@ from pylatexenc.latexwalker import (
 )
 from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
 
-MAX_WALK_CHARS = 60_000
-"""Characters of one LaTeX file whose structure is read (a course writeup is a few tens of
-thousands; the parser takes about a second per 10 000 characters of dense markup on a busy
-machine, and the whole writeup must be read within the reader's time limit)."""
+WALK_BUDGET_CHARS = 60_000
+"""Characters of one LaTeX file whose structure is parsed (the time bound: pylatexenc reads dense
+markup at a few microseconds a character, and a whole writeup must be read well under 0.5 s). The
+preamble is never parsed (macro definitions are read by :mod:`tex_macros`); a longer body is
+parsed piece by piece up to this budget, and what lies beyond is reported by :func:`read_to`, so
+that the answers there are flagged for a TA instead of read as absent."""
+CHUNK_CHARS = 20_000
+"""A body longer than this is parsed in pieces cut before a question or section command, so that
+an unclosed group in one piece (tolerant mode's costly recovery) cannot slow the others down."""
 _BEGIN = re.compile(r"\\begin\s*\{[^}]*\}(?:\s*\[[^\]]*\])?")
+_DOCUMENT = re.compile(r"\\begin\s*\{document\}")
+_CUT = re.compile(r"(?m)^[ \t]*\\(?:titledquestion|question|section|subsection)(?![A-Za-z])")
 BLOCK_MACROS = ("answer", "ans", "ifans", "solution")
 BLOCK_ENVS = ("answer", "solution", "ans")
 EXAM_MACROS = (MacroSpec("titledquestion", "{["), MacroSpec("question", "["), MacroSpec("part", "["),
@@ -50,17 +57,69 @@ def _context() -> Any:
     return db
 
 
-@functools.lru_cache(maxsize=8)
-def nodes(text: str) -> tuple:
-    """The top-level nodes of ``text`` (none when the parser gives up); a document's structure and
-    its answer blocks are read from one parse."""
-    text = text[:MAX_WALK_CHARS]
+def _cuts(text: str, start: int) -> list[int]:
+    """Where the body from ``start`` is cut into pieces of at least :data:`CHUNK_CHARS`: only
+    before a line's question or section command (a template's ``parts`` never spans one)."""
+    cuts = [start]
+    while len(text) - cuts[-1] > CHUNK_CHARS:
+        found = _CUT.search(text, cuts[-1] + CHUNK_CHARS)
+        if found is None:
+            break
+        cuts.append(found.start())
+    return cuts + [len(text)]
+
+
+def _shift(node: Any, offset: int, seen: set[int]) -> None:
+    """Move ``node`` and everything under it by ``offset`` characters (a piece's nodes -> the file's)."""
+    if node is None or id(node) in seen:
+        return
+    seen.add(id(node))
+    node.pos += offset
+    for child in getattr(node, "nodelist", None) or ():
+        _shift(child, offset, seen)
+    argd = getattr(node, "nodeargd", None)
+    for arg in (getattr(argd, "argnlist", None) or ()) if argd is not None else ():
+        _shift(arg, offset, seen)
+
+
+def _parse(piece: str) -> list:
     try:
-        walker = LatexWalker(text, latex_context=_context(), tolerant_parsing=True)
+        walker = LatexWalker(piece, latex_context=_context(), tolerant_parsing=True)
         found, _, _ = walker.get_latex_nodes(pos=0)
     except (LatexWalkerError, RecursionError, IndexError, ValueError):
-        return ()
-    return tuple(n for n in found if n is not None)
+        return []
+    return [n for n in found if n is not None]
+
+
+@functools.lru_cache(maxsize=8)
+def _walk(text: str) -> tuple[tuple, int]:
+    begin = _DOCUMENT.search(text)
+    start = begin.start() if begin else 0
+    out: list = []
+    cuts = _cuts(text, start)
+    for a, b in zip(cuts, cuts[1:]):
+        if b - start > WALK_BUDGET_CHARS:
+            if a > start:
+                return tuple(out), a
+            b = text.rfind("\n", a, start + WALK_BUDGET_CHARS) + 1 or start + WALK_BUDGET_CHARS
+        seen: set[int] = set()
+        for node in _parse(text[a:b]):
+            _shift(node, a, seen)
+            out.append(node)
+        if b < cuts[1]:
+            return tuple(out), b      # one piece longer than the budget: read up to it
+    return tuple(out), len(text)
+
+
+def nodes(text: str) -> tuple:
+    """The top-level nodes of ``text``'s body (none when the parser gives up); a document's
+    structure and its answer blocks are read from one parse."""
+    return _walk(text)[0]
+
+
+def read_to(text: str) -> int:
+    """Where the structure read of ``text`` ends (``len(text)`` when the whole file was read)."""
+    return _walk(text)[1]
 
 
 @dataclass(frozen=True)

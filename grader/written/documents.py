@@ -11,7 +11,8 @@ the upload). For LaTeX:
   name and title do not. An included file that is not in the upload (``dep_parses.tex``, the
   figures of 3(f)) is skipped.
 * A document in the course's ``exam``-class template is read by :mod:`tex_exam` (answer blocks,
-  numbering by position); any other ``.tex`` by :mod:`latex_doc` and the Markdown reader.
+  numbering by position); any other ``.tex`` through the same parser by :mod:`latex_doc` (to the
+  Markdown the section reader reads).
 
 Several files answering the same question are merged: an answered one beats an empty one, an
 answer block beats free text, and two different answers are both kept (the checker then sees
@@ -133,6 +134,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             macros.setdefault(key, macro)
     order, _included, input_notes = resolve_inputs(tex)
     unread: dict[str, str] = {}
+    parsed: dict[str, str] = {}
     notes += input_notes
     for name, text in files:
         base = PurePosixPath(name).name
@@ -146,6 +148,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
                 if len(body) <= MAX_EXPANDED_CHARS:
                     body = expand_safely(definitions(body)[1], macros)[0]
                 found = locate_markdown(tex_to_markdown(body), questions, source=name, start_part=start_part or 1)
+            parsed[name] = body         # the document model reads the text the sections came from (one parse)
             if read_to(body) < len(body):
                 unread[name] = (f"{name} is {len(body)} characters long; its structure was read up to line "
                                 f"{body.count(chr(10), 0, read_to(body)) + 1} only (the reader's time bound), "
@@ -162,7 +165,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     for name, why in unread.items():
         for q in questions - set(merged):
             merged[q] = Section(q, "", where=name, unread=why)
-    model = [(name, tex.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
+    model = [(name, parsed.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
     attach(merged, questions, outside_sections(model, merged, questions,
                                                lambda latex: expand_safely(latex, macros)[0]))
     return Located(merged, notes)

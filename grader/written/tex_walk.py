@@ -111,6 +111,11 @@ def _walk(text: str) -> tuple[tuple, int]:
     return tuple(out), len(text)
 
 
+def fragment(text: str) -> list:
+    """The nodes of a short text (an answer block, a section's body), parsed whole and not kept."""
+    return _parse(text)
+
+
 def nodes(text: str) -> tuple:
     """The top-level nodes of ``text``'s body (none when the parser gives up); a document's
     structure and its answer blocks are read from one parse."""

@@ -4,7 +4,8 @@ understands, read through the one LaTeX tokenizer (pylatexenc, :mod:`grader.writ
 The course's LaTeX template numbers questions with nested ``enumerate`` lists (``(a)``, ``(b)``
 at the first level, ``i.``, ``ii.`` inside), under ``\\section`` headings, and students write
 their answers below each ``\\item``. The parser's nodes are turned into Markdown: sections and
-numbered items into headings (``## (b)``, ``### (ii)``), display math and math environments into
+numbered items into headings (``## (b)``, ``### (ii)``; under a ``\\subsection`` whose title names one
+question, ``3(f)``, a list is the answer's own: plain lines), display math and math environments into
 ``$$...$$``, ``tabular`` rows into Markdown table rows, ``\\textbf{Answer:}`` into
 ``**Answer:**``; every other node is kept as written. Inside one answer (:func:`body_to_markdown`)
 lists become plain ``i.``/``-`` lines instead of headings. It never follows
@@ -26,6 +27,7 @@ from pylatexenc.latexwalker import (
 )
 
 from grader.written import tex_walk
+from grader.written.sections import parse_label
 
 _LEVEL = {"section": "#", "subsection": "##", "subsubsection": "###", "paragraph": "####",
           "subparagraph": "#####"}
@@ -85,6 +87,7 @@ class _Writer:
     headings: bool                      # numbered items become headings (a whole document) or lines
     out: list[str] = field(default_factory=list)
     lists: list[list] = field(default_factory=list)     # [environment, items so far, numbered]
+    under_subsection: bool = False      # a subsection labelled (f), 3(f)...: its lists are the answer's
 
     def verbatim(self, node) -> str:
         return self.text[node.pos:node.pos + node.len]
@@ -144,6 +147,8 @@ class _Writer:
         if name in _LEVEL and self.headings:
             title = self.verbatim(args[-1])[1:-1] if args and isinstance(args[-1], LatexGroupNode) else ""
             self.out.append(f"\n\n{_LEVEL[name]} {' '.join(title.split())}\n\n")
+            label = parse_label(title, heading=True) if name != "section" else None
+            self.under_subsection = label is not None and label.letter is not None
         elif name in _ITEM_WORDS:
             self.item(node, args)
         elif name in _BOLD and args and isinstance(args[-1], LatexGroupNode):
@@ -166,7 +171,7 @@ class _Writer:
             self.lists.append(["enumerate", 0, True])
         frame = self.lists[-1]
         frame[1] += 1
-        if not self.headings:
+        if not self.headings or self.under_subsection:      # a list inside one question's answer
             mark = explicit or (f"{ROMANS[(frame[1] - 1) % len(ROMANS)]}." if frame[0] == "enumerate" else "-")
             self.out.append(f"\n\n{mark} ")
             return

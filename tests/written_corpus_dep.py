@@ -165,6 +165,6 @@ def parser_errors(c: DepChoices, fmt: str) -> str:
         return [f"Error type: {kind}", f"{dep(wrong)} is incorrect", f"{dep(right)} is correct"]
 
     if fmt == "tex":
-        items = "\n".join(f"\\item " + " \\\\\n".join(parts(kind, wrong, right)) for _r, kind, wrong, right in errors)
+        items = "\n".join("\\item " + " \\\\\n".join(parts(kind, wrong, right)) for _r, kind, wrong, right in errors)
         return f"\\begin{{enumerate}}[label=\\roman*.]\n{items}\n\\end{{enumerate}}"
     return "\n\n".join(f"{roman}. " + "\n".join(parts(kind, wrong, right)) for roman, kind, wrong, right in errors)

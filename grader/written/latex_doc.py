@@ -166,7 +166,8 @@ class _Writer:
 
     def item(self, node: LatexMacroNode, args: list) -> None:
         """Number an item the way the template's nested lists print it."""
-        explicit = self.verbatim(args[0]).strip("[] ") if args and not isinstance(args[0], LatexGroupNode) else ""
+        optional = [a for a in args if isinstance(a, LatexGroupNode) and a.delimiters[0] == "["]
+        explicit = self.verbatim(optional[0])[1:-1].strip() if optional else ""
         if not self.lists:
             self.lists.append(["enumerate", 0, True])
         frame = self.lists[-1]

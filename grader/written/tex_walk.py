@@ -209,3 +209,24 @@ def answer_blocks(text: str) -> list[tuple[int, int, str]]:
 
     walk(nodes(text))
     return sorted(out)
+
+
+def list_items(text: str, environment: str) -> list[tuple[int, str]]:
+    """(offset, text) of each top-level ``\\item`` of the first ``environment`` list in ``text``
+    (the text after the item's command and label, up to the next item or the list's end)."""
+    def first(items: list | tuple) -> LatexEnvironmentNode | None:
+        for node in items:
+            if isinstance(node, LatexEnvironmentNode) and node.environmentname == environment:
+                return node
+            if isinstance(node, (LatexEnvironmentNode, LatexGroupNode)):
+                found = first(node.nodelist)
+                if found is not None:
+                    return found
+        return None
+
+    env = first(fragment(text))
+    if env is None:
+        return []
+    items = [n for n in env.nodelist if isinstance(n, LatexMacroNode) and n.macroname == "item"]
+    ends = [n.pos for n in items[1:]] + [end_tag(text, env)]
+    return [(n.pos + n.len, text[n.pos + n.len:end]) for n, end in zip(items, ends)]

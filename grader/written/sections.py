@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from grader.written.blocks import markdown_tokens
+from grader.written.targets import fraction
 
 MAX_FILE_CHARS = 1_000_000
 """Characters read from one written file; the rest is ignored (and said so)."""
@@ -222,7 +223,6 @@ def _lines(lines: list[str]) -> tuple[list[_Marker], set[int]]:
 
 _DERIVATIVE_FAMILY = ("1b_i", "1d", "1e", "3e_i", "3e_ii")
 _WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?\$+([^$]{1,80})\$", re.I)
-_FRAC_PARTIAL = re.compile(r"\\frac\s*\{\s*\\partial[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\s*\{\s*\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
 _SLASH_PARTIAL = re.compile(r"(?:\\partial|∂)\s*J\s*/\s*(?:\\partial|∂)\s*(\\?[A-Za-z{}\\_ ]{1,30})")
 
 
@@ -250,12 +250,20 @@ def derivative_target(heading: str, body: str) -> str | None:
             target = _target_of(m.group(1))
             if target:
                 return target
-    for pattern in (_FRAC_PARTIAL, _SLASH_PARTIAL):
-        found = pattern.search(body)
-        if found:
-            target = _target_of(found.group(1))
-            if target:
-                return target
+    for wrt in (_partial_fraction(body), _SLASH_PARTIAL.search(body)):
+        target = _target_of(wrt if isinstance(wrt, str) else wrt.group(1)) if wrt else None
+        if target:
+            return target
+    return None
+
+
+def _partial_fraction(body: str) -> str | None:
+    """What the first ``\\frac{\\partial ...}{\\partial X}`` of ``body`` differentiates by (X), its
+    groups read by the one group scanner (nested to any depth)."""
+    for m in re.finditer(r"\\frac\s*(?=\{)", body):
+        parts = fraction(body[m.start():m.start() + 400])
+        if parts and parts["num"].lstrip().startswith("\\partial") and parts["den"].lstrip().startswith("\\partial"):
+            return parts["den"].lstrip()[len("\\partial"):]
     return None
 
 

@@ -16,7 +16,7 @@ from grader.written.mathparse import parse_formula
 from grader.written.notation import to_latex
 from grader.written.registry import WrittenContext
 from grader.written.sections import Section, locate, parse_label
-from grader.written.tex_walk import answer_blocks, markers
+from grader.written.tex_walk import answer_blocks, inputs, markers
 
 QUESTIONS = {"1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii"}
 
@@ -42,6 +42,8 @@ def test_the_template_structure_comes_from_the_latex_parser():
     assert [c for _, _, c in answer_blocks(text)] == ["x {nested {deep}} \\} y"]
     env = "\\begin{mdframed}[backgroundcolor=gray!10]\\begin{answer}[x] body \\end{answer}\\end{mdframed}"
     assert [c.strip() for _, _, c in answer_blocks(env)] == ["body"]
+    main = "\\input{macros}\\begin{document}\\input{q1.tex} \\include{ q2 } {\\subfile{sub/q3}} \\input{a b}\\end{document}"
+    assert inputs(main) == ["q1.tex", "q2", "sub/q3"]          # the body's, from the parser (not the preamble's)
 
 
 @pytest.mark.parametrize(("text", "start", "end"), [

@@ -40,12 +40,11 @@ from grader.written.sections import (
 from grader.written.targets import split_foreign_tail
 from grader.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.written.tex_macros import Macro, definitions, expand_safely
-from grader.written.tex_walk import read_to
+from grader.written.tex_walk import inputs, read_to
 
 MAX_EXPANDED_CHARS = 200_000
 """A non-template .tex file longer than this is read without macro expansion."""
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
-_INPUT = re.compile(r"\\(?:input|include|subfile)\s*\{\s*([^{}\s]+)\s*\}")
 _NAME_HINT = re.compile(r"(?:part|p|q)[_\- ]?([1-3])(?!\d)", re.I)
 
 
@@ -66,8 +65,8 @@ def resolve_inputs(tex: dict[str, str]) -> tuple[dict[str, int], set[str], list[
     notes: list[str] = []
     for name, text in tex.items():
         k = 0
-        for m in _INPUT.finditer(text):
-            target = by_key.get(_key(m.group(1))) or by_key.get(PurePosixPath(_key(m.group(1))).name)
+        for included_name in inputs(text):
+            target = by_key.get(_key(included_name)) or by_key.get(PurePosixPath(_key(included_name)).name)
             if target is None or target == name:
                 continue
             k += 1

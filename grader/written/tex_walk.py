@@ -42,7 +42,7 @@ _CUT = re.compile(r"(?m)^[ \t]*\\(?:titledquestion|question|section|subsection)(
 BLOCK_MACROS = ("answer", "ans", "ifans", "solution")
 BLOCK_ENVS = ("answer", "solution", "ans")
 EXAM_MACROS = (MacroSpec("titledquestion", "{["), MacroSpec("question", "["), MacroSpec("part", "["),
-               MacroSpec("subpart", "["), MacroSpec("subsubpart", "["),
+               MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("subfile", "{"),
                *(MacroSpec(name, "{") for name in BLOCK_MACROS))
 EXAM_ENVS = (EnvironmentSpec("parts"), EnvironmentSpec("subparts"), EnvironmentSpec("questions"),
              EnvironmentSpec("mdframed", "["), EnvironmentSpec("enumerate", "["),
@@ -230,3 +230,24 @@ def list_items(text: str, environment: str) -> list[tuple[int, str]]:
     items = [n for n in env.nodelist if isinstance(n, LatexMacroNode) and n.macroname == "item"]
     ends = [n.pos for n in items[1:]] + [end_tag(text, env)]
     return [(n.pos + n.len, text[n.pos + n.len:end]) for n, end in zip(items, ends)]
+
+
+INCLUDES = ("input", "include", "subfile")
+
+
+def inputs(text: str) -> list[str]:
+    """The files ``text``'s body includes (``\\input{q1}``, ``\\include``, ``\\subfile``), in order."""
+    out: list[str] = []
+
+    def walk(items: list | tuple) -> None:
+        for node in items:
+            if isinstance(node, LatexMacroNode) and node.macroname in INCLUDES:
+                name = (_arg_text(text, node, 0) or "").strip()
+                if name and not any(ch.isspace() or ch in "{}" for ch in name):
+                    out.append(name)
+            elif isinstance(node, (LatexEnvironmentNode, LatexGroupNode)):
+                walk(node.nodelist)
+
+    if any(f"\\{word}" in text for word in INCLUDES):
+        walk(nodes(text))
+    return out

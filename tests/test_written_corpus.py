@@ -1,7 +1,8 @@
 """The reader against a generated corpus: several hundred writeups from independent, seeded choices.
 
-Each writeup (tests/written_corpus.py) says, for every formula item, whether its final answer is
-right, a catalogued wrong answer, or absent. For every item of every writeup: a right answer scores
+Each writeup (tests/written_corpus.py) says, for every formula item and for the 3(a) transition
+table and the 3(f) dependency errors (tests/written_corpus_dep.py), whether its answer is right, a
+catalogued wrong answer, or absent. For every item of every writeup: a right answer scores
 full or is flagged for a TA (never below full in silence), a catalogued wrong answer never scores
 full, an absent one scores 0; and the messages of absent answers fit the file (a .tex answer block is
 told about \\answer{}, Markdown about "Answer:" lines). The reader is warm (one process), as in a
@@ -15,6 +16,7 @@ import time
 
 import pytest
 import written_corpus as wc
+import written_corpus_dep as dep
 
 from grader.rubric import load_rubric
 from grader.written.grade import grade_written
@@ -49,7 +51,7 @@ def corpus(tmp_path_factory):
 
 def outcomes(corpus_items):
     for w, results in corpus_items:
-        for item in wc.ITEMS:
+        for item in wc.ALL_ITEMS:
             yield w, item, w.truth[item], results[item]
 
 
@@ -57,7 +59,7 @@ def test_no_silent_false_fail_and_no_false_pass(corpus):
     silent, false_pass, absent_credit = [], [], []
     for w, item, truth, r in outcomes(corpus[0]):
         full = r.score >= r.max_score - 1e-9
-        where = (w.seed, item, w.choices.fmt, w.choices.notation, w.choices.place[item], r.outcome.feedback[:2])
+        where = (w.seed, item, w.choices.fmt, w.choices.notation, w.choices.place.get(item), r.outcome.feedback[:2])
         if truth == wc.RIGHT and not full and not r.needs_review:
             silent.append(where)
         elif truth == wc.ABSENT and r.score > 0:
@@ -103,6 +105,12 @@ def test_the_corpus_covers_every_choice_and_class_of_failure(corpus):
         seen["block"].add(c.block if c.fmt.startswith("exam") else "-")
         for sub in c.truth:
             seen[f"truth {sub}"].add(c.truth[sub])
+        d = w.dep
+        seen["3a table"].add(d.table)
+        seen["3a spelling"].add((d.transitions, d.arrow % 3, d.initial_row, d.bracketed))
+        seen["3a truth"].add(d.truth_3a)
+        seen["3f layout"].add((d.errors, d.type_spelling, d.marks_first))
+        seen["3f truth"].add(d.truth_3f)
         for item in wc.ITEMS:
             seen["place"].add(c.place[item])
             seen["remark"].add(c.remark[item])
@@ -113,6 +121,10 @@ def test_the_corpus_covers_every_choice_and_class_of_failure(corpus):
     assert seen["remark"] == {-1, 0, 1, 2, 3} and seen["steps"] == {0, 1, 2}
     for sub, keys in wc.KEYS.items():      # every equivalent spelling's item and every catalogued wrong answer
         assert set(keys) <= seen[f"truth {sub}"], sub
+    # 3(a) and 3(f): every table format, spelling and catalogued wrong version.
+    assert seen["3a table"] == set(dep.TABLE_FORMATS) and seen["3a truth"] == {dep.RIGHT, *dep.TABLE_WRONG}
+    assert len(seen["3a spelling"]) >= 40 and len(seen["3f layout"]) == 12
+    assert seen["3f truth"] == {dep.RIGHT, *dep.ERRORS_WRONG}
     # The six classes of failure of issue 21, each drawn many times.
     texts = [text for w, _ in corpus[0] for _, text in w.files]
     classes = {

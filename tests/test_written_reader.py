@@ -7,15 +7,16 @@ import numpy as np
 import pytest
 
 from grader.written import braces
-from grader.written.answers import cut_remark, last_rhs
+from grader.written.answers import cut_remark, last_rhs, math_spans
 from grader.written.blocks import DISPLAY, HEADING, INLINE, PARAGRAPH, TABLE, read_blocks
 from grader.written.checkers import all_written_checkers
 from grader.written.evidence import reconsider
+from grader.written.latex_doc import tex_to_markdown
 from grader.written.mathparse import parse_formula
 from grader.written.notation import to_latex
 from grader.written.registry import WrittenContext
 from grader.written.sections import Section, locate, parse_label
-from grader.written.tex_walk import answer_blocks, markers
+from grader.written.tex_walk import answer_blocks, inputs, markers
 
 QUESTIONS = {"1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii"}
 
@@ -41,12 +42,36 @@ def test_the_template_structure_comes_from_the_latex_parser():
     assert [c for _, _, c in answer_blocks(text)] == ["x {nested {deep}} \\} y"]
     env = "\\begin{mdframed}[backgroundcolor=gray!10]\\begin{answer}[x] body \\end{answer}\\end{mdframed}"
     assert [c.strip() for _, _, c in answer_blocks(env)] == ["body"]
+    main = "\\input{macros}\\begin{document}\\input{q1.tex} \\include{ q2 } {\\subfile{sub/q3}} \\input{a b}\\end{document}"
+    assert inputs(main) == ["q1.tex", "q2", "sub/q3"]          # the body's, from the parser (not the preamble's)
 
 
 @pytest.mark.parametrize(("text", "start", "end"), [
     ("{a{b}c}", 0, 6), ("{a\\}b}", 0, 5), ("{a\\\\}", 0, 4), ("(x(y))z", 0, 5), ("\\{a \\{b\\} c\\}", 0, 11), ("{open", 0, -1)])
 def test_one_group_scanner(text, start, end):
     assert braces.closing(text, start) == end
+
+
+def test_math_spans_come_from_the_group_scanner_with_its_escapes():
+    text = "cost \\$5, $a$ and $$b = 1$$ \\[c\\] \\(d\\) \\begin{align*}e\\end{align*} $f\\$g$ $open\nline$"
+    spans = [(body, display) for _s, _e, body, display in braces.math_groups(text)]
+    assert spans == [("a", False), ("b = 1", True), ("c", True), ("d", False), ("e", True), ("f\\$g", False)]
+    assert [(s.latex, s.start) for s in math_spans("x $y$")] == [("y", 2)]
+
+
+def test_an_article_is_read_through_the_latex_parser():
+    text = ("\\documentclass{article}\\newcommand{\\R}{\\mathbb{R}}\\begin{document}\n\\section*{Question 3}\n"
+            "\\begin{enumerate}\\item[(b)] It takes $2n$ steps. % not $3n$\n\\end{enumerate}\n"
+            "\\subsection*{3(f)}\n\\begin{enumerate}\n\\item \\textbf{Error type}: VP \\\\ {\\em wrong} a $\\to$ b\n"
+            "\\item Modifier\n\\end{enumerate}\n\\begin{tabular}{ll} \\textbf{Stack} & x \\\\ \\hline 1 & 2 \\\\ \\end{tabular}\n"
+            "\\[ \\gamma =\n \\frac{1}{2} \\]\n\\end{document}\n")
+    markdown = tex_to_markdown(text)
+    assert "mathbb" not in markdown and "3n" not in markdown             # no preamble, no comment
+    assert "### (b)\n\nIt takes $2n$ steps." in markdown and "# Question 3" in markdown
+    assert "## 3(f)" in markdown and "i. **Error type**: VP" in markdown and "ii. Modifier" in markdown
+    assert "| **Stack** | x |\n|---|---|\n| 1 | 2 |" in markdown and "$$\\gamma = \\frac{1}{2}$$" in markdown
+    found = locate([("solutions.tex", text)], QUESTIONS | {"3f"})
+    assert "Modifier" in found.sections["3f"].body and "2n" in found.sections["3b"].body
 
 
 def test_top_level_splits_leave_groups_and_cases_whole():

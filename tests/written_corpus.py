@@ -20,7 +20,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+import written_corpus_dep as dep
+
 ITEMS = ("1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii")
+TABLE_ITEMS = ("3a", "3f")
+"""The transition table and the dependency errors (tests/written_corpus_dep.py)."""
+ALL_ITEMS = ITEMS + TABLE_ITEMS
 RIGHT = "right"
 ABSENT = "absent"
 FORMATS = ("exam_files", "exam_one", "article", "markdown", "plain")
@@ -159,10 +164,11 @@ class Writeup:
     seed: int
     choices: Choices
     files: list[tuple[str, str]]
+    dep: dep.DepChoices
 
     @property
     def truth(self) -> dict[str, str]:
-        return self.choices.truth
+        return {**self.choices.truth, "3a": self.dep.truth_3a, "3f": self.dep.truth_3f}
 
 
 def draw(seed: int) -> Choices:
@@ -195,15 +201,15 @@ def draw(seed: int) -> Choices:
 
 def make(seed: int) -> Writeup:
     c = draw(seed)
-    render = _Render(c, random.Random(seed * 7 + 1))
-    return Writeup(seed, c, render.files())
+    render = _Render(c, random.Random(seed * 7 + 1), dep.draw(seed))
+    return Writeup(seed, c, render.files(), render.dep)
 
 
 # ---------------------------------------------------------------------------------------------
 
 class _Render:
-    def __init__(self, c: Choices, r: random.Random) -> None:
-        self.c, self.r = c, r
+    def __init__(self, c: Choices, r: random.Random, dep_choices: dep.DepChoices) -> None:
+        self.c, self.r, self.dep = c, r, dep_choices
         self.tex = c.fmt.startswith("exam") or c.fmt == "article"
         self.neighbour_tail: dict[str, str] = {}
 
@@ -308,6 +314,10 @@ class _Render:
                                prefix=f"w {neq_word} o: " if c.notation != "latex" else f"$w {neq_word} o$: ")
         return f"{first}\n\n{second}"
 
+    def table_answer(self, item: str, fmt: str) -> str:
+        """3(a) or 3(f) in ``fmt`` (``tex``, ``markdown``, ``plain``)."""
+        return dep.transition_table(self.dep, fmt) if item == "3a" else dep.parser_errors(self.dep, fmt)
+
     # documents ---------------------------------------------------------------------------
     def files(self) -> list[tuple[str, str]]:
         fmt = self.c.fmt
@@ -336,8 +346,10 @@ class _Render:
         parts = {1: "Understanding word2vec", 2: "Machine Learning & Neural Networks", 3: "Neural Transition-Based Dependency Parsing"}
         sections = [(1, "a", None, "1a"), (1, "b", "i", "1b_i"), (1, "b", "ii", "1b_ii"), (1, "c", None, "1c"),
                     (1, "d", None, "1d"), (1, "e", None, "1e"), (2, "a", "i", "2a_i"), (2, "b", "i", "2b_i"),
-                    (3, "b", None, "3b"), (3, "e", "i", "3e_i"), (3, "e", "ii", "3e_ii")]
-        bodies = {q: (self.answer_text(q) if q in ITEMS else PROSE.get(q, "See the derivation.")) for *_, q in sections}
+                    (3, "a", None, "3a"), (3, "b", None, "3b"), (3, "e", "i", "3e_i"), (3, "e", "ii", "3e_ii"),
+                    (3, "f", None, "3f")]
+        bodies = {q: (self.answer_text(q) if q in ITEMS else self.table_answer(q, "plain" if plain else "markdown")
+                      if q in TABLE_ITEMS else PROSE.get(q, "See the derivation.")) for *_, q in sections}
         for k, (part, letter, roman, q) in enumerate(sections):
             if k == 0 or sections[k - 1][0] != part:
                 out.append(f"Part {part}: {parts[part]}" if plain else f"# {part}. {parts[part]}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from written_corpus import ITEMS, PROSE
+from written_corpus import ITEMS, PROSE, TABLE_ITEMS
 
 PREAMBLE = r"""\documentclass{exam}
 \usepackage{amsmath,amssymb,mdframed}
@@ -53,6 +53,8 @@ OTHER = {"1b_iii": "It pulls the center vector towards the true outside vector."
 def _content(render: Any, item: str) -> str:
     if item in ITEMS:
         return render.answer_text(item)
+    if item in TABLE_ITEMS:
+        return render.table_answer(item, "tex")
     return PROSE.get(item) or OTHER.get(item, "")
 
 
@@ -106,8 +108,8 @@ def exam_files(render: Any, *, one: bool) -> list[tuple[str, str]]:
 def article(render: Any) -> str:
     out = [r"\documentclass{article}", r"\usepackage{amsmath,amssymb}", r"\begin{document}"]
     sections = [(1, "a", None, "1a"), (1, "b", "i", "1b_i"), (1, "b", "ii", "1b_ii"), (1, "d", None, "1d"),
-                (1, "e", None, "1e"), (2, "b", "i", "2b_i"), (3, "b", None, "3b"), (3, "e", "i", "3e_i"),
-                (3, "e", "ii", "3e_ii")]
+                (1, "e", None, "1e"), (2, "b", "i", "2b_i"), (3, "a", None, "3a"), (3, "b", None, "3b"),
+                (3, "e", "i", "3e_i"), (3, "e", "ii", "3e_ii"), (3, "f", None, "3f")]
     titles = {1: "Understanding word2vec", 2: "Machine Learning", 3: "Dependency Parsing"}
     bodies = {q: _content(render, q) for *_, q in sections}
     for k, (part, letter, roman, q) in enumerate(sections):

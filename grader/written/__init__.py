@@ -12,7 +12,7 @@ with a time limit per request. One module per step:
     sections.py       find each question's section (any heading style; content beats a wrong label)
     tex_exam.py       the course's exam-class template: parts by position, answer blocks
     tex_macros.py     the document's own \\newcommand/\\def and the template's bold shorthands
-    latex_doc.py      any other .tex writeup -> the Markdown sections.py reads
+    latex_doc.py      any other .tex writeup (pylatexenc nodes) -> the Markdown sections.py reads
     answers.py        the final answer inside a section ("Answer:", boxed, last line, plain text)
     targets.py        what a formula answers, from its left-hand side (∂J/∂v_c, ∂CE/∂l_i, γ ...)
     latex_normal.py   one formula's LaTeX rewritten into the grammar the parser reads

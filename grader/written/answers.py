@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grader.written.braces import group, opening, scan, top_level_split
+from grader.written.braces import group, math_groups, opening, scan, top_level_split
 from grader.written.notation import word_cases
 
 MAX_CANDIDATES = 40
@@ -55,12 +55,6 @@ class Candidate:
 
 _MARKER = re.compile(r"(?im)(?:^|(?<=[\s>*_#(]))(?:\*\*|__|\\textbf\{)?[ \t]*(?:final[ \t]+answer|answer|result|solution)"
                      r"[ \t]*(?:\*\*|__|\})?[ \t]*[:：][ \t]*(?:\*\*|__)?")
-_MATH = re.compile(
-    r"\$\$(?P<dd>.+?)\$\$|\\\[(?P<br>.+?)\\\]|\\begin\{(?P<env>equation\*?|align\*?|gather\*?|multline\*?|displaymath)\}"
-    r"(?P<envbody>.+?)\\end\{(?P=env)\}|(?<![\\$])\$(?P<d>[^$\n]+?)\$(?!\$)|\\\((?P<pr>.+?)\\\)",
-    re.S)
-
-
 _CONDITION_ONLY = re.compile(r"^\s*[a-z](?:_\{?\w\}?)?\s*(?:=|\\neq?|≠|!=|>|<|\\geq?|\\leq?)\s*[a-z0-9](?:_\{?\w\}?)?\s*$")
 
 
@@ -70,20 +64,9 @@ def is_condition(latex: str) -> bool:
 
 
 def math_spans(text: str) -> list[MathSpan]:
-    """Every math span of ``text`` in order: ``$$..$$``, ``\\[..\\]``, environments, ``$..$``, ``\\(..\\)``."""
-    spans = []
-    for m in _MATH.finditer(text):
-        if m.group("dd") is not None:
-            spans.append(MathSpan(m.group("dd"), True, m.start(), m.end()))
-        elif m.group("br") is not None:
-            spans.append(MathSpan(m.group("br"), True, m.start(), m.end()))
-        elif m.group("envbody") is not None:
-            spans.append(MathSpan(m.group("envbody"), True, m.start(), m.end()))
-        elif m.group("d") is not None:
-            spans.append(MathSpan(m.group("d"), False, m.start(), m.end()))
-        elif m.group("pr") is not None:
-            spans.append(MathSpan(m.group("pr"), False, m.start(), m.end()))
-    return spans
+    """Every math span of ``text`` in order (:func:`grader.written.braces.math_groups`: ``$$..$$``,
+    ``\\[..\\]``, display environments, ``$..$``, ``\\(..\\)``)."""
+    return [MathSpan(body, display, start, end) for start, end, body, display in math_groups(text)]
 
 
 def _line_before(text: str, pos: int) -> str:

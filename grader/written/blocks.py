@@ -65,10 +65,16 @@ def _markdown() -> MarkdownIt:
             .use(dollarmath_plugin, double_inline=True).use(amsmath_plugin))
 
 
+def markdown_tokens(text: str) -> list:
+    """The token stream of a Markdown text: the one Markdown tokenizer of the reader (the section
+    finder reads its headings and paragraphs, :func:`markdown_blocks` its blocks and math)."""
+    return _markdown().parse(text)
+
+
 def markdown_blocks(text: str, file: str) -> list[Block]:
     """The blocks of a Markdown file (blockquotes, the template's quoted prompts, are left out)."""
     out: list[Block] = []
-    tokens = _markdown().parse(text)
+    tokens = markdown_tokens(text)
     lines = text.split("\n")
     quote = 0
     kind_of_next = PARAGRAPH

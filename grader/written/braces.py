@@ -136,3 +136,55 @@ def depth(text: str) -> int:
         elif ch in "})]":
             level -= 1
     return best
+
+
+DISPLAY_ENVS = ("equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",
+                "displaymath")
+"""Environments whose body is display math when they appear in a section's text."""
+
+
+def _math_end(text: str, i: int) -> tuple[int, int, int, bool] | None:
+    """The math group opening at ``i``: (body start, body end, group end, display), or None."""
+    if text.startswith("$$", i):
+        stop = text.find("$$", i + 3)
+        return (i + 2, stop, stop + 2, True) if stop >= 0 else None
+    if text[i] == "$":
+        k = i + 1
+        while k < len(text) and text[k] not in "$\n":
+            k += 2 if text[k] == "\\" else 1
+        if k >= len(text) or text[k] != "$" or k == i + 1 or text.startswith("$$", k):
+            return None
+        return i + 1, k, k + 1, False
+    if text.startswith("\\[", i) or text.startswith("\\(", i):
+        close = "\\]" if text[i + 1] == "[" else "\\)"
+        k = i + 2
+        while k < len(text) and not text.startswith(close, k):
+            k += 2 if text[k] == "\\" else 1
+        return (i + 2, k, k + 2, close == "\\]") if k < len(text) else None
+    if text.startswith("\\begin{", i):
+        stop = text.find("}", i)
+        name = text[i + 7:stop] if stop > 0 else ""
+        if name in DISPLAY_ENVS:
+            end = text.find(f"\\end{{{name}}}", stop + 2)
+            if end >= 0:
+                return stop + 1, end, end + len(name) + 6, True
+    return None
+
+
+def math_groups(text: str) -> Iterator[tuple[int, int, str, bool]]:
+    """(start, end, body, display) of every math group of ``text`` in order: ``$$..$$``, ``\\[..\\]``,
+    the display environments, ``$..$`` (on one line) and ``\\(..\\)``. A backslash escapes the
+    character after it here as in :func:`closing` (``\\$`` is a dollar, not a delimiter)."""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch != "$" and ch != "\\":
+            i += 1
+            continue
+        found = _math_end(text, i)
+        if found is None:
+            i += 2 if ch == "\\" or text.startswith("$$", i) else 1
+            continue
+        body_start, body_end, end, display = found
+        yield i, end, text[body_start:body_end], display
+        i = end

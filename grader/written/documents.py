@@ -11,7 +11,8 @@ the upload). For LaTeX:
   name and title do not. An included file that is not in the upload (``dep_parses.tex``, the
   figures of 3(f)) is skipped.
 * A document in the course's ``exam``-class template is read by :mod:`tex_exam` (answer blocks,
-  numbering by position); any other ``.tex`` by :mod:`latex_doc` and the Markdown reader.
+  numbering by position); any other ``.tex`` through the same parser by :mod:`latex_doc` (to the
+  Markdown the section reader reads).
 
 Several files answering the same question are merged: an answered one beats an empty one, an
 answer block beats free text, and two different answers are both kept (the checker then sees
@@ -39,12 +40,11 @@ from grader.written.sections import (
 from grader.written.targets import split_foreign_tail
 from grader.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.written.tex_macros import Macro, definitions, expand_safely
-from grader.written.tex_walk import MAX_WALK_CHARS
+from grader.written.tex_walk import inputs, read_to
 
 MAX_EXPANDED_CHARS = 200_000
 """A non-template .tex file longer than this is read without macro expansion."""
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
-_INPUT = re.compile(r"\\(?:input|include|subfile)\s*\{\s*([^{}\s]+)\s*\}")
 _NAME_HINT = re.compile(r"(?:part|p|q)[_\- ]?([1-3])(?!\d)", re.I)
 
 
@@ -65,8 +65,8 @@ def resolve_inputs(tex: dict[str, str]) -> tuple[dict[str, int], set[str], list[
     notes: list[str] = []
     for name, text in tex.items():
         k = 0
-        for m in _INPUT.finditer(text):
-            target = by_key.get(_key(m.group(1))) or by_key.get(PurePosixPath(_key(m.group(1))).name)
+        for included_name in inputs(text):
+            target = by_key.get(_key(included_name)) or by_key.get(PurePosixPath(_key(included_name)).name)
             if target is None or target == name:
                 continue
             k += 1
@@ -132,6 +132,8 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         for key, macro in defs.items():
             macros.setdefault(key, macro)
     order, _included, input_notes = resolve_inputs(tex)
+    unread: dict[str, str] = {}
+    parsed: dict[str, str] = {}
     notes += input_notes
     for name, text in files:
         base = PurePosixPath(name).name
@@ -139,22 +141,30 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             hint = _NAME_HINT.search(base)
             start_part = int(hint.group(1)) if hint else order.get(name)
             body = tex[name]
-            if len(body) > MAX_WALK_CHARS:
-                notes.append(f"{name} is {len(body)} characters long; the structure of only its first "
-                             f"{MAX_WALK_CHARS} was read")
             if is_exam(body):
                 found = _exam_sections(name, body, questions, macros, start_part)
             else:
                 if len(body) <= MAX_EXPANDED_CHARS:
                     body = expand_safely(definitions(body)[1], macros)[0]
                 found = locate_markdown(tex_to_markdown(body), questions, source=name, start_part=start_part or 1)
+            parsed[name] = body         # the document model reads the text the sections came from (one parse)
+            if read_to(body) < len(body):
+                unread[name] = (f"{name} is {len(body)} characters long; its structure was read up to line "
+                                f"{body.count(chr(10), 0, read_to(body)) + 1} only (the reader's time bound), "
+                                "so an answer after that line was not read")
+                notes.append(unread[name])
+                for section in found.sections.values():
+                    section.unread = unread[name]
         else:
             found = locate_markdown(text, questions, source=name, plain=name.lower().endswith(".txt"))
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
-    model = [(name, tex.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
+    for name, why in unread.items():
+        for q in questions - set(merged):
+            merged[q] = Section(q, "", where=name, unread=why)
+    model = [(name, parsed.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
     attach(merged, questions, outside_sections(model, merged, questions,
                                                lambda latex: expand_safely(latex, macros)[0]))
     return Located(merged, notes)

@@ -143,7 +143,7 @@ def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: S
             better.append((text, where))
             break
     if not better:
-        return verdict
+        return replace(verdict, review=section.unread) if section.unread else verdict
     text, where = better[0]
     read = verdict.read or "no answer"
     shown = f"{' '.join(text.split())[:300]} ({where})"

@@ -1,7 +1,8 @@
 """Find each question's section in a writeup, whatever its heading style.
 
 A writeup is Markdown (``answers.md``, or a ``.tex`` file converted by
-:mod:`grader.written.latex_doc`). markdown-it-py gives its block structure with line numbers;
+:mod:`grader.written.latex_doc`). The one Markdown tokenizer of :mod:`grader.written.blocks`
+(markdown-it-py with its math plugins) gives its block structure with line numbers;
 labels are read from headings (``## (b)(i)``, ``### b-i``, ``### ii`` under a ``(b)`` parent,
 ``# Part 2``) and from paragraphs that start with one (``**(e)(ii)**``, ``3(b) ...``,
 ``$$3(b) ...``, ``i. "The university..."``). A label may give only some of part, letter and
@@ -19,14 +20,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from markdown_it import MarkdownIt
+from grader.written.blocks import markdown_tokens
+from grader.written.targets import fraction
 
 MAX_FILE_CHARS = 1_000_000
 """Characters read from one written file; the rest is ignored (and said so)."""
 MAX_FILES = 20
 """Written files read from one submission."""
-
-_MD = MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ class Section:
     notes: list[str] = field(default_factory=list)
     block: bool = False          # read from a LaTeX answer block (only the answer, no prompt)
     evidence: list[list[str]] = field(default_factory=list)   # [text, where] of equations naming its target
+    unread: str = ""             # why part of its file was not read (an answer below full is then flagged)
 
     @property
     def empty(self) -> bool:
@@ -161,7 +162,7 @@ class _Marker:
 
 def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
     """Label candidates (headings, paragraph starts) and the lines to leave out of answers."""
-    tokens = _MD.parse(text)
+    tokens = markdown_tokens(text)
     lines = text.split("\n")
     markers: list[_Marker] = []
     excluded: set[int] = set()
@@ -185,7 +186,8 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
             if tok.markup in ("=", "-"):      # setext heading: the text is the line(s) above
                 head = " ".join(lines[tok.map[0]:tok.map[1] - 1]).strip()
             markers.append(_Marker(tok.map[0], parse_label(head, heading=True), head, True))
-        elif tok.type == "paragraph_open" and tok.map and not quote_depth and not list_depth:
+        elif tok.type in ("paragraph_open", "math_block", "math_block_label", "amsmath") and tok.map \
+                and not quote_depth and not list_depth:
             first = lines[tok.map[0]]
             label = parse_label(first, heading=False)
             if label is None and tok.map[1] - tok.map[0] == 1 and _PART_LINE.match(first):
@@ -221,7 +223,6 @@ def _lines(lines: list[str]) -> tuple[list[_Marker], set[int]]:
 
 _DERIVATIVE_FAMILY = ("1b_i", "1d", "1e", "3e_i", "3e_ii")
 _WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?\$+([^$]{1,80})\$", re.I)
-_FRAC_PARTIAL = re.compile(r"\\frac\s*\{\s*\\partial[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\s*\{\s*\\partial\s*([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
 _SLASH_PARTIAL = re.compile(r"(?:\\partial|∂)\s*J\s*/\s*(?:\\partial|∂)\s*(\\?[A-Za-z{}\\_ ]{1,30})")
 
 
@@ -249,12 +250,20 @@ def derivative_target(heading: str, body: str) -> str | None:
             target = _target_of(m.group(1))
             if target:
                 return target
-    for pattern in (_FRAC_PARTIAL, _SLASH_PARTIAL):
-        found = pattern.search(body)
-        if found:
-            target = _target_of(found.group(1))
-            if target:
-                return target
+    for wrt in (_partial_fraction(body), _SLASH_PARTIAL.search(body)):
+        target = _target_of(wrt if isinstance(wrt, str) else wrt.group(1)) if wrt else None
+        if target:
+            return target
+    return None
+
+
+def _partial_fraction(body: str) -> str | None:
+    """What the first ``\\frac{\\partial ...}{\\partial X}`` of ``body`` differentiates by (X), its
+    groups read by the one group scanner (nested to any depth)."""
+    for m in re.finditer(r"\\frac\s*(?=\{)", body):
+        parts = fraction(body[m.start():m.start() + 400])
+        if parts and parts["num"].lstrip().startswith("\\partial") and parts["den"].lstrip().startswith("\\partial"):
+            return parts["den"].lstrip()[len("\\partial"):]
     return None
 
 

@@ -22,7 +22,7 @@ _STYLE = re.compile(r"\\(?:mathbf|boldsymbol|bm|vec|mathrm|text|operatorname|mat
 _FRAC_HEAD = re.compile(r"^\\[dt]?frac\s*(?=\{)")
 
 
-def _fraction(text: str) -> dict[str, str] | None:
+def fraction(text: str) -> dict[str, str] | None:
     """``\\frac{num}{den}rest`` -> its parts, braces nested to any depth (the one scanner's groups)."""
     head = _FRAC_HEAD.match(text)
     num = group(text, head.end()) if head else None
@@ -70,7 +70,7 @@ def lhs_target(lhs: str) -> str | None:
     if re.fullmatch(r"(?:\\#)?(?:steps|n_?steps|numberofsteps|#steps|transitions)", flat, re.I):
         return "3b"
     slash = _SLASH.match(text.replace("\\partial", "∂"))
-    m = _fraction(text) or (slash.groupdict() if slash else None)
+    m = fraction(text) or (slash.groupdict() if slash else None)
     if not m:
         return None
     num, den, rest = _flat(m["num"]), m["den"], _flat(m["rest"])

@@ -137,24 +137,9 @@ def _units(text: str, start_part: int | None) -> list[Unit]:
 
 
 def enumerate_items(text: str) -> list[tuple[int, str]]:
-    """(offset, text) of each top-level ``\\item`` of the first ``enumerate`` in ``text``."""
-    begin = re.search(r"\\begin\s*\{enumerate\}(?:\s*\[[^\]]*\])?", text)
-    if not begin:
-        return []
-    token = re.compile(r"\\begin\s*\{(?:enumerate|itemize)\}|\\end\s*\{(?:enumerate|itemize)\}|\\item(?![A-Za-z])")
-    depth, starts, stop = 1, [], len(text)
-    for m in token.finditer(text, begin.end()):
-        word = m.group(0)
-        if word.startswith("\\begin"):
-            depth += 1
-        elif word.startswith("\\end"):
-            depth -= 1
-            if depth == 0:
-                stop = m.start()
-                break
-        elif depth == 1:
-            starts.append(m.end())
-    return [(s, text[s:(starts[k + 1] - 5 if k + 1 < len(starts) else stop)]) for k, s in enumerate(starts)]
+    """(offset, text) of each top-level ``\\item`` of the first ``enumerate`` in ``text`` (from the
+    LaTeX parser's nodes: an item of a nested list is its list's, not this one's)."""
+    return tex_walk.list_items(text, "enumerate")
 
 
 def flatten(latex: str) -> str:

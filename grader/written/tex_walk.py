@@ -27,15 +27,22 @@ from pylatexenc.latexwalker import (
 )
 from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
 
-MAX_WALK_CHARS = 60_000
-"""Characters of one LaTeX file whose structure is read (a course writeup is a few tens of
-thousands; the parser takes about a second per 10 000 characters of dense markup on a busy
-machine, and the whole writeup must be read within the reader's time limit)."""
+WALK_BUDGET_CHARS = 60_000
+"""Characters of one LaTeX file whose structure is parsed (the time bound: pylatexenc reads dense
+markup at a few microseconds a character, and a whole writeup must be read well under 0.5 s). The
+preamble is never parsed (macro definitions are read by :mod:`tex_macros`); a longer body is
+parsed piece by piece up to this budget, and what lies beyond is reported by :func:`read_to`, so
+that the answers there are flagged for a TA instead of read as absent."""
+CHUNK_CHARS = 20_000
+"""A body longer than this is parsed in pieces cut before a question or section command, so that
+an unclosed group in one piece (tolerant mode's costly recovery) cannot slow the others down."""
 _BEGIN = re.compile(r"\\begin\s*\{[^}]*\}(?:\s*\[[^\]]*\])?")
+_DOCUMENT = re.compile(r"\\begin\s*\{document\}")
+_CUT = re.compile(r"(?m)^[ \t]*\\(?:titledquestion|question|section|subsection)(?![A-Za-z])")
 BLOCK_MACROS = ("answer", "ans", "ifans", "solution")
 BLOCK_ENVS = ("answer", "solution", "ans")
 EXAM_MACROS = (MacroSpec("titledquestion", "{["), MacroSpec("question", "["), MacroSpec("part", "["),
-               MacroSpec("subpart", "["), MacroSpec("subsubpart", "["),
+               MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("subfile", "{"),
                *(MacroSpec(name, "{") for name in BLOCK_MACROS))
 EXAM_ENVS = (EnvironmentSpec("parts"), EnvironmentSpec("subparts"), EnvironmentSpec("questions"),
              EnvironmentSpec("mdframed", "["), EnvironmentSpec("enumerate", "["),
@@ -50,17 +57,74 @@ def _context() -> Any:
     return db
 
 
-@functools.lru_cache(maxsize=8)
-def nodes(text: str) -> tuple:
-    """The top-level nodes of ``text`` (none when the parser gives up); a document's structure and
-    its answer blocks are read from one parse."""
-    text = text[:MAX_WALK_CHARS]
+def _cuts(text: str, start: int) -> list[int]:
+    """Where the body from ``start`` is cut into pieces of at least :data:`CHUNK_CHARS`: only
+    before a line's question or section command (a template's ``parts`` never spans one)."""
+    cuts = [start]
+    while len(text) - cuts[-1] > CHUNK_CHARS:
+        found = _CUT.search(text, cuts[-1] + CHUNK_CHARS)
+        if found is None:
+            break
+        cuts.append(found.start())
+    return cuts + [len(text)]
+
+
+def _shift(node: Any, offset: int, seen: set[int]) -> None:
+    """Move ``node`` and everything under it by ``offset`` characters (a piece's nodes -> the file's)."""
+    if node is None or id(node) in seen:
+        return
+    seen.add(id(node))
+    node.pos += offset
+    for child in getattr(node, "nodelist", None) or ():
+        _shift(child, offset, seen)
+    argd = getattr(node, "nodeargd", None)
+    for arg in (getattr(argd, "argnlist", None) or ()) if argd is not None else ():
+        _shift(arg, offset, seen)
+
+
+def _parse(piece: str) -> list:
     try:
-        walker = LatexWalker(text, latex_context=_context(), tolerant_parsing=True)
+        walker = LatexWalker(piece, latex_context=_context(), tolerant_parsing=True)
         found, _, _ = walker.get_latex_nodes(pos=0)
     except (LatexWalkerError, RecursionError, IndexError, ValueError):
-        return ()
-    return tuple(n for n in found if n is not None)
+        return []
+    return [n for n in found if n is not None]
+
+
+@functools.lru_cache(maxsize=8)
+def _walk(text: str) -> tuple[tuple, int]:
+    begin = _DOCUMENT.search(text)
+    start = begin.start() if begin else 0
+    out: list = []
+    cuts = _cuts(text, start)
+    for a, b in zip(cuts, cuts[1:]):
+        if b - start > WALK_BUDGET_CHARS:
+            if a > start:
+                return tuple(out), a
+            b = text.rfind("\n", a, start + WALK_BUDGET_CHARS) + 1 or start + WALK_BUDGET_CHARS
+        seen: set[int] = set()
+        for node in _parse(text[a:b]):
+            _shift(node, a, seen)
+            out.append(node)
+        if b < cuts[1]:
+            return tuple(out), b      # one piece longer than the budget: read up to it
+    return tuple(out), len(text)
+
+
+def fragment(text: str) -> list:
+    """The nodes of a short text (an answer block, a section's body), parsed whole and not kept."""
+    return _parse(text)
+
+
+def nodes(text: str) -> tuple:
+    """The top-level nodes of ``text``'s body (none when the parser gives up); a document's
+    structure and its answer blocks are read from one parse."""
+    return _walk(text)[0]
+
+
+def read_to(text: str) -> int:
+    """Where the structure read of ``text`` ends (``len(text)`` when the whole file was read)."""
+    return _walk(text)[1]
 
 
 @dataclass(frozen=True)
@@ -145,3 +209,45 @@ def answer_blocks(text: str) -> list[tuple[int, int, str]]:
 
     walk(nodes(text))
     return sorted(out)
+
+
+def list_items(text: str, environment: str) -> list[tuple[int, str]]:
+    """(offset, text) of each top-level ``\\item`` of the first ``environment`` list in ``text``
+    (the text after the item's command and label, up to the next item or the list's end)."""
+    def first(items: list | tuple) -> LatexEnvironmentNode | None:
+        for node in items:
+            if isinstance(node, LatexEnvironmentNode) and node.environmentname == environment:
+                return node
+            if isinstance(node, (LatexEnvironmentNode, LatexGroupNode)):
+                found = first(node.nodelist)
+                if found is not None:
+                    return found
+        return None
+
+    env = first(fragment(text))
+    if env is None:
+        return []
+    items = [n for n in env.nodelist if isinstance(n, LatexMacroNode) and n.macroname == "item"]
+    ends = [n.pos for n in items[1:]] + [end_tag(text, env)]
+    return [(n.pos + n.len, text[n.pos + n.len:end]) for n, end in zip(items, ends)]
+
+
+INCLUDES = ("input", "include", "subfile")
+
+
+def inputs(text: str) -> list[str]:
+    """The files ``text``'s body includes (``\\input{q1}``, ``\\include``, ``\\subfile``), in order."""
+    out: list[str] = []
+
+    def walk(items: list | tuple) -> None:
+        for node in items:
+            if isinstance(node, LatexMacroNode) and node.macroname in INCLUDES:
+                name = (_arg_text(text, node, 0) or "").strip()
+                if name and not any(ch.isspace() or ch in "{}" for ch in name):
+                    out.append(name)
+            elif isinstance(node, (LatexEnvironmentNode, LatexGroupNode)):
+                walk(node.nodelist)
+
+    if any(f"\\{word}" in text for word in INCLUDES):
+        walk(nodes(text))
+    return out

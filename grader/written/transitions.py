@@ -279,8 +279,9 @@ def built(rows: list[Row]) -> tuple[Config, list[tuple[str, str]]]:
 
 
 def _sequence_only(body: str) -> list[Row]:
-    """A transition sequence written without a table ("S, S, LA, ..."), as rows without configurations."""
-    tokens = re.findall(r"\b(SHIFT|LEFT[- ]?ARC|RIGHT[- ]?ARC|LA|RA|S)\b", clean(body))
+    """A transition sequence written without a table ("S, S, LA, ...", "Shift, Left-Arc, ..."), as rows
+    without configurations."""
+    tokens = re.findall(r"\b((?i:SHIFT|LEFT[- ]?ARC|RIGHT[- ]?ARC)|LA|RA|S)\b", clean(body))
     if len(tokens) < STEPS // 2:
         return []
     return [Row(k + 1, transition_name(t), t, None, None, None, False) for k, t in enumerate(tokens)]

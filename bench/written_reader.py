@@ -1,0 +1,96 @@
+#!/usr/bin/env python
+"""The written-answer reader on the generated corpus (tests/written_corpus.py): agreement with the
+truth, review flags, the combinations covered, the time per writeup and the largest module.
+
+    .venv/bin/python bench/written_reader.py                # 300 writeups, prints the figures
+    .venv/bin/python bench/written_reader.py --count 60
+
+An item agrees when a right answer scores full, a catalogued wrong answer scores below full and an
+absent one scores 0. A right answer below full with a review flag is "flagged" (a TA decides); one
+below full without a flag is a silent false fail. The time is the reader's own CPU time (in
+process, warm: one reader for the whole run), per writeup, whatever else the machine runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+import written_corpus as wc  # noqa: E402
+
+from grader.rubric import load_rubric  # noqa: E402
+from grader.written.grade import grade_written  # noqa: E402
+from grader.written.process import InProcess  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=300, help="writeups (seeds 0..count-1)")
+    args = ap.parse_args()
+    parts = load_rubric().written
+    runner = InProcess()
+    times: list[float] = []
+    counts: collections.Counter = collections.Counter()
+    by_item: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    combos: set[tuple] = set()
+    table_combos: set[tuple] = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(args.count):
+            w = wc.make(seed)
+            c, d = w.choices, w.dep
+            combos.add((c.fmt, c.notation, c.heading, c.delim, c.style, c.layout, c.block))
+            table_combos.add((c.fmt, d.table, d.transitions, d.arrow % 3, d.errors, d.type_spelling, d.marks_first))
+            folder = Path(tmp) / str(seed)
+            folder.mkdir()
+            paths = []
+            for name, text in w.files:
+                (folder / name).write_text(text, encoding="utf-8")
+                paths.append(folder / name)
+            t0 = time.process_time()
+            results, _, _ = grade_written(paths, parts, seed, runner=runner)
+            times.append(time.process_time() - t0)
+            got = {r.id: r for r in results}
+            for item in wc.ALL_ITEMS:
+                truth, r = w.truth[item], got[item]
+                full = r.score >= r.max_score - 1e-9
+                kind = "right" if truth == wc.RIGHT else "absent" if truth == wc.ABSENT else "wrong"
+                if kind == "right":
+                    outcome = "agree" if full else "flagged" if r.needs_review else "silent false fail"
+                elif kind == "wrong":
+                    outcome = "false pass" if full else "agree"
+                else:
+                    outcome = "agree" if r.score == 0 else "absent credited"
+                counts[(kind, outcome)] += 1
+                by_item[item][outcome] += 1
+                if kind == "wrong" and not full and r.needs_review:
+                    counts[("wrong", "flagged too")] += 1
+    items = sum(counts[k] for k in counts if k[1] != "flagged too")
+    agree = sum(n for (k, o), n in counts.items() if o == "agree")
+    right = sum(n for (k, _), n in counts.items() if k == "right")
+    print(f"writeups: {args.count}   items: {items}")
+    print(f"agreement with the truth: {agree}/{items} = {agree / items:.1%}")
+    print(f"right answers: {right}; flagged for a TA: {counts[('right', 'flagged')]} "
+          f"({counts[('right', 'flagged')] / max(1, right):.1%}); silent false fails: {counts[('right', 'silent false fail')]}")
+    print(f"wrong answers: {sum(n for (k, o), n in counts.items() if k == 'wrong' and o != 'flagged too')}; "
+          f"false passes: {counts[('wrong', 'false pass')]}; flagged as well: {counts[('wrong', 'flagged too')]}")
+    print(f"absent answers given points: {counts[('absent', 'absent credited')]}")
+    for item in wc.ALL_ITEMS:
+        print(f"  {item:6} " + ", ".join(f"{o}: {n}" for o, n in sorted(by_item[item].items())))
+    print(f"combinations: {len(combos)} of format x notation x heading x delimiters x style x layout x block; "
+          f"{len(table_combos)} of 3(a)/3(f) format x spellings")
+    warm = times[1:] or times
+    slowest = max(range(1, len(times)), key=times.__getitem__, default=0)
+    print(f"reader time per writeup (CPU, warm: after the first): mean {sum(warm) / len(warm):.3f} s, "
+          f"max {max(warm):.3f} s (seed {slowest}); the first (cold: imports, parser tables) {times[0]:.3f} s")
+    sizes = sorted((len(p.read_text().splitlines()), p.name) for p in (REPO / "grader" / "written").glob("*.py"))
+    print(f"largest module in grader/written: {sizes[-1][1]} ({sizes[-1][0]} lines)")
+
+
+if __name__ == "__main__":
+    main()

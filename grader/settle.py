@@ -20,12 +20,15 @@ def _label(result: CheckResult) -> str:
     return f"check {result.number} ({result.name})"
 
 
-def _rescored(result: CheckResult, spec: CheckSpec, passed: int, total: int, lines: Sequence[str]) -> CheckResult:
-    """``result`` with ``passed`` of ``total`` trials and ``lines`` before its feedback, scored again."""
+def _rescored(result: CheckResult, spec: CheckSpec, passed: int, total: int, lines: Sequence[str],
+              *, after_count: bool = False) -> CheckResult:
+    """``result`` with ``passed`` of ``total`` trials and ``lines`` before its feedback (or after its
+    count of trials passed), scored again."""
     outcome = result.outcome
     count = f"{outcome.trials_passed}/{outcome.trials_total} randomized trials passed"
     feedback = [line.replace(count, f"{passed}/{total} randomized trials passed", 1) for line in outcome.feedback]
-    settled = Outcome(passed, total, (*lines, *feedback),
+    at = 1 if after_count and feedback and "randomized trials passed" in feedback[0] else 0
+    settled = Outcome(passed, total, (*feedback[:at], *lines, *feedback[at:]),
                       status="" if outcome.status in (PASSED, PARTIAL, FAILED) else outcome.status,
                       leaderboard=outcome.leaderboard)
     return replace(score(spec, settled, result.seconds), written=result.written)
@@ -92,7 +95,7 @@ def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, Check
                 f"here, on the same arguments):")
         lines = [head, *shown[:3], *([f"({len(shown) - 3} more not shown)"] if len(shown) > 3 else [])]
         settled[target_id] = _rescored(target, specs[target_id], target.outcome.trials_passed,
-                                       target.outcome.trials_total + count, lines)
+                                       target.outcome.trials_total + count, lines, after_count=True)
     if depends_on:
         done: set[str] = set()
         for check_id in list(settled):

@@ -126,7 +126,6 @@ def _cap(check_id: str, settled: dict[str, CheckResult], depends_on: Mapping[str
             f"{'they fail' if len(failing) > 1 else 'it fails'} in this grading, so that bug is the likely cause here")
     new_score = round(max(result.score, result.max_score - cap), 4)
     if new_score > result.score:
-        line += (f"; this check loses at most what that check lost ({cap:g} of its points), "
-                 f"not {_lost(result):g}")
+        line += f"; this check loses at most what that check lost: {cap:g} point(s) here, not {_lost(result):g}"
     outcome = replace(result.outcome, feedback=(line + ".", *result.outcome.feedback))
     settled[check_id] = replace(result, score=new_score, outcome=outcome)

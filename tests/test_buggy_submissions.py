@@ -3,7 +3,8 @@
 ``expect.yaml``: ``fails`` lists the checks the bug must fail (no others may lose points);
 ``says`` lists phrases that must appear in the feedback of those checks (or, for a bug that is
 tolerated or charged elsewhere, in the feedback of the checks it touched): the bug's name in
-words a student can act on.
+words a student can act on. A failing check that depends on another failing one (``@check(...,
+depends_on=...)``) names it first and loses no more than it.
 """
 
 from __future__ import annotations
@@ -43,6 +44,15 @@ def test_bug_fails_exactly_its_checks(bug: Path, tmp_path: Path):
     for c in report.checks:
         if c.id in failing:
             assert c.outcome.feedback, c.id
+    # A check that depends on a failing one names it first and costs no more than it.
+    by_id = {c.id: c for c in report.checks}
+    registry = all_checks()
+    for c in report.checks:
+        failing_prerequisites = [by_id[p] for p in registry[c.id].depends_on if p in failing]
+        if c.id in failing and failing_prerequisites:
+            worst = max(p.max_score - p.score for p in failing_prerequisites)
+            assert c.max_score - c.score <= worst + 1e-9, (c.id, c.score, worst)
+            assert any(f"Fix check {p.number} " in c.outcome.feedback[0] for p in failing_prerequisites), c.id
     shown = " ".join(" ".join(c.outcome.feedback) for c in report.checks
                      if c.id in failing or not failing)
     shown = " ".join(shown.split())

@@ -80,7 +80,7 @@ def test_a_dependent_check_names_the_failing_prerequisite_and_loses_at_most_what
     capped = settled["train_uas"]
     assert capped.score == 1.75 and capped.status == FAILED
     assert capped.outcome.feedback[0].startswith("Fix check 5.7 (name of train_loop) first:")
-    assert "loses at most what that check lost (0.25 of its points), not 2" in capped.outcome.feedback[0]
+    assert "loses at most what that check lost: 0.25 point(s) here, not 2" in capped.outcome.feedback[0]
     assert settled["train_loop"] is loop
 
 

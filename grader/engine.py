@@ -347,10 +347,11 @@ def _run_one(spec: CheckSpec, *, registry: Mapping[str, RegisteredCheck], files:
         absent = [(f"{m}.py", a) for m, a in (n.split(".") for n in registered.names)
                   if a in files[f"{m}.py"].missing]
         if blocked:
-            outcome = Outcome(0, 1, blocked[0], status=ERROR)
+            outcome = Outcome(0, 1, blocked[0], status=ERROR, ran=False)
         elif absent:
             file, attribute = absent[0]
-            outcome = Outcome(0, 1, missing_name_lines(file, attribute, files[file].defined), status=ERROR)
+            outcome = Outcome(0, 1, missing_name_lines(file, attribute, files[file].defined), status=ERROR,
+                              ran=False)
         else:
             check_ref = ref if ref_provider is None else ref_provider(spec.id, seed)
             ctx = CheckContext(spec.id, DeadlineRunner(runner, check_deadline(spec)), check_rng(seed, spec.id),

@@ -78,7 +78,9 @@ class Outcome:
     trials_passed/trials_total: randomized instances that passed; feedback: lines a student
     reads (each made printable and bounded here: they quote student code's output); status: one
     of STATUSES (derived from the trials unless the check aborted); charged: trials passed on
-    credit another check must confirm by failing.
+    credit another check must confirm by failing; ran: False when nothing of the check ran (its
+    file missing or not importable, a name missing, a stub, no time left), so no other check's
+    failure explains it (grader.settle).
     """
 
     trials_passed: int
@@ -87,6 +89,7 @@ class Outcome:
     status: str = ""
     leaderboard: tuple[tuple[str, float], ...] = ()
     charged: tuple[Charge, ...] = ()
+    ran: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "feedback", safe_lines(self.feedback))
@@ -240,7 +243,7 @@ def stub_outcome(outcome: Outcome) -> Outcome:
             what = found.group("what")
             return Outcome(0, max(outcome.trials_total, 1),
                            (f"{what} is not implemented yet (it still raises NotImplementedError).",),
-                           status=NOT_IMPLEMENTED)
+                           status=NOT_IMPLEMENTED, ran=False)
     return outcome
 
 
@@ -263,7 +266,7 @@ def score(spec: CheckSpec, outcome: Outcome, seconds: float) -> CheckResult:
 
 def not_run_outcome() -> Outcome:
     """The outcome of a check the grading's time budget could not afford, or cut short."""
-    return Outcome(0, 1, NOT_RUN_FEEDBACK, status=NOT_RUN)
+    return Outcome(0, 1, NOT_RUN_FEEDBACK, status=NOT_RUN, ran=False)
 
 
 def internal_error(detail: Sequence[str], *, during: str = "in this check") -> Outcome:

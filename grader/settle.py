@@ -51,9 +51,10 @@ def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, Check
     it must not pass both checks; nor move the credit because the sigmoid fails somewhere else.)
 
     Dependencies (``depends_on``: check id -> the checks it depends on, declared with ``@check``):
-    a failing check whose prerequisite fails in this run names that check first, and loses at
-    most what its most costly failing prerequisite lost, so no bug costs a dependent check more
-    than its own check (which itself lost points: a broken submission never has both full).
+    a failing check that ran, whose prerequisite fails in this run, names that check first and loses
+    at most what its most costly failing prerequisite lost, so no bug costs a dependent check more
+    than its own check (which itself lost points: a broken submission never has both full). A check
+    that could not run at all (a stub, a file that does not import: ``Outcome.ran``) is not capped.
     """
     settled = dict(results)
     extra: dict[str, list[str]] = {}      # target check id -> the failed trials it gets
@@ -118,8 +119,8 @@ def _cap(check_id: str, settled: dict[str, CheckResult], depends_on: Mapping[str
     done.add(check_id)
     result = settled[check_id]
     failing = [settled[p] for p in prerequisites if _lost(settled[p]) > 0]
-    if _lost(result) <= 0 or not failing:
-        return
+    if _lost(result) <= 0 or not failing or not result.outcome.ran:
+        return  # (a check none of which ran, its file unimportable say, fails on its own account)
     cap = max(_lost(p) for p in failing)
     names = " and ".join(_label(p) for p in failing)
     line = (f"Fix {names} first: this check depends on {'them' if len(failing) > 1 else 'it'}, and "

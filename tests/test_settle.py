@@ -93,6 +93,14 @@ def test_a_dependent_check_is_unchanged_when_its_prerequisite_passes_or_it_passe
     assert settle_charges({"train_loop": broken_loop, "train_uas": good_uas}, specs, DEPENDS)["train_uas"] is good_uas
 
 
+def test_a_check_that_could_not_run_is_not_capped():
+    """run.py that does not import: 5.9 did not run either, so 5.7's failure does not explain it."""
+    loop = _result(LOOP, Outcome(0, 1, ("importing run.py raised ImportError",), status="error", ran=False))
+    uas = _result(UAS, Outcome(0, 1, ("importing run.py raised ImportError",), status="error", ran=False))
+    settled = settle_charges({"train_loop": loop, "train_uas": uas}, {s.id: s for s in (LOOP, UAS)}, DEPENDS)
+    assert settled["train_uas"] is uas and uas.score == 0
+
+
 def test_a_chain_caps_each_check_at_what_its_settled_prerequisite_lost():
     a, b, c = _spec("a", "1", 1.0), _spec("b", "2", 2.0), _spec("c", "3", 3.0)
     results = {"c": _result(c, Outcome(0, 1)), "b": _result(b, Outcome(0, 1)), "a": _result(a, Outcome(1, 2))}

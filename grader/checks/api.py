@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.course_env import support_import_line
 from grader.results import CRASHED, ERROR, TIMEOUT, Charge, Outcome, Proof
 from grader.sandbox.runner import ProbeResult, Runner
 
@@ -133,6 +134,9 @@ def describe_failure(result: ProbeResult, what: str, timeout: float) -> tuple[st
     err = result.error
     lines = [f"{what} raised {_capped(err.type, 200)}: {_capped(err.message, MAX_FEEDBACK_MESSAGE_CHARS)}"
              if err else f"{what} failed"]
+    support = support_import_line(err.type, err.message) if err else None
+    if support:
+        lines.append(support)
     if err and err.traceback:
         lines.append("Traceback (your files only):")
         budget = MAX_FEEDBACK_TRACEBACK_CHARS

@@ -98,9 +98,9 @@ def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, Check
         settled[target_id] = _rescored(target, specs[target_id], target.outcome.trials_passed,
                                        target.outcome.trials_total + count, lines, after_count=True)
     if depends_on:
-        done: set[str] = set()
+        roots: dict[str, tuple[str, ...]] = {}
         for check_id in list(settled):
-            _cap(check_id, settled, depends_on, done, ())
+            _cap(check_id, settled, depends_on, roots, ())
     return settled
 
 
@@ -109,24 +109,30 @@ def _lost(result: CheckResult) -> float:
 
 
 def _cap(check_id: str, settled: dict[str, CheckResult], depends_on: Mapping[str, Sequence[str]],
-         done: set[str], path: tuple[str, ...]) -> None:
-    """Cap ``check_id``'s loss at its failing prerequisites' (settled first: a chain caps in turn)."""
-    if check_id in done or check_id in path:
+         roots: dict[str, tuple[str, ...]], path: tuple[str, ...]) -> None:
+    """Cap ``check_id``'s loss at what the checks that carry the bug lost (its failing
+    prerequisites, or, where those fail because of theirs, the checks at the start of the chain:
+    ``roots``, filled as each check is settled, prerequisites first)."""
+    if check_id in roots or check_id in path:
         return
     prerequisites = [p for p in depends_on.get(check_id, ()) if p in settled and p != check_id]
     for prerequisite in prerequisites:
-        _cap(prerequisite, settled, depends_on, done, (*path, check_id))
-    done.add(check_id)
+        _cap(prerequisite, settled, depends_on, roots, (*path, check_id))
     result = settled[check_id]
-    failing = [settled[p] for p in prerequisites if _lost(settled[p]) > 0]
+    failing = [p for p in prerequisites if _lost(settled[p]) > 0 and p in roots]
     if _lost(result) <= 0 or not failing or not result.outcome.ran:
-        return  # (a check none of which ran, its file unimportable say, fails on its own account)
-    cap = max(_lost(p) for p in failing)
-    names = " and ".join(_label(p) for p in failing)
-    line = (f"Fix {names} first: this check depends on {'them' if len(failing) > 1 else 'it'}, and "
-            f"{'they fail' if len(failing) > 1 else 'it fails'} in this grading, so that bug is the likely cause here")
+        roots[check_id] = (check_id,)  # (a check that could not run, its file unimportable say, fails on its own)
+        return
+    carriers = tuple(dict.fromkeys(root for p in failing for root in roots[p]))
+    roots[check_id] = carriers
+    several = len(carriers) > 1
+    cap = max(_lost(settled[c]) for c in carriers)
+    line = (f"Fix {' and '.join(_label(settled[c]) for c in carriers)} first: this check depends on "
+            f"{'them' if several else 'it'}, and {'they fail' if several else 'it fails'} in this grading, so "
+            "that bug is the likely cause here")
     new_score = round(max(result.score, result.max_score - cap), 4)
     if new_score > result.score:
-        line += f"; this check loses at most what that check lost: {cap:g} point(s) here, not {_lost(result):g}"
+        line += (f"; this check loses at most what {'they' if several else 'that check'} lost: {cap:g} point(s) "
+                 f"here, not {_lost(result):g}")
     outcome = replace(result.outcome, feedback=(line + ".", *result.outcome.feedback))
     settled[check_id] = replace(result, score=new_score, outcome=outcome)

@@ -106,7 +106,9 @@ def test_a_chain_caps_each_check_at_what_its_settled_prerequisite_lost():
     results = {"c": _result(c, Outcome(0, 1)), "b": _result(b, Outcome(0, 1)), "a": _result(a, Outcome(1, 2))}
     settled = settle_charges(results, {s.id: s for s in (a, b, c)}, {"c": ("b",), "b": ("a",)})
     assert [settled[k].score for k in "abc"] == [0.5, 1.5, 2.5]
-    assert settled["c"].outcome.feedback[0].startswith("Fix check 2 (name of b) first")
+    # c names the check that carries the bug, at the start of the chain, not b (which names it too)
+    assert settled["c"].outcome.feedback[0].startswith("Fix check 1 (name of a) first")
+    assert settled["b"].outcome.feedback[0].startswith("Fix check 1 (name of a) first")
 
 
 def test_declared_dependencies_name_registered_checks_no_cycle_and_never_a_less_visible_one():

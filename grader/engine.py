@@ -40,8 +40,8 @@ from grader.results import (
     stub_outcome,
 )
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
-from grader.settle import settle_charges
 from grader.sandbox.runner import Runner
+from grader.settle import settle_charges
 from grader.submission import prepare
 
 RunnerFactory = Callable[[Path], Runner]

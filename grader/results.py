@@ -8,8 +8,8 @@ and the auto-graded share of written answers alike.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from grader.rubric import CheckSpec
 from grader.shown import MAX_CHECK_OUTPUT_CHARS, MAX_NOTE_CHARS, safe, safe_lines

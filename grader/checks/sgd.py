@@ -119,7 +119,8 @@ def update(ctx: CheckContext) -> Outcome:
         shape = None if v.ok else diagnose(SGD_UPDATE, case)
         if shape is not None and shape.credit == 1.0 and not problems:
             trials.charge("sgd_anneal", shape.message,
-                          Proof(f"trial {t + 1} of {check_label('sgd_update')}: {what}: the returned x (the step halved after every iteration)",
+                          Proof(f"trial {t + 1} of {check_label('sgd_update')}: {what}: the returned x "
+                                "(the step halved after every iteration)",
                                 () if got_x is None else tuple(got_x.ravel()), tuple(np.ravel(x_final))))
             continue
         if scale is not None and got["post_calls"] != iterations and \

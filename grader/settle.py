@@ -81,7 +81,7 @@ def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, Check
                 lines.append(f"Credit taken back: {unproved} trial(s) passed only because the bug they show "
                              f"would be charged to {label}, but on those trials' own arguments that function "
                              "gave the right values; so the bug is charged here.")
-            if held:
+            if held and not _hidden_from(specs, check_id, charge.check_id):
                 extra.setdefault(charge.check_id, []).extend(
                     f"- {p.what}: got {_show(p.got)}; expected {_show(p.expected)}" for p in held)
                 sources.setdefault(charge.check_id, []).append(_label(result))
@@ -102,6 +102,12 @@ def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, Check
         for check_id in list(settled):
             _cap(check_id, settled, depends_on, roots, ())
     return settled
+
+
+def _hidden_from(specs: Mapping[str, CheckSpec], source: str, target: str) -> bool:
+    """Whether ``source`` is held back where ``target`` is shown: its arguments (and trial count)
+    must not reach the target's feedback before the due date, so its proved trials stay its own."""
+    return specs[source].visibility != "visible" and specs[target].visibility == "visible"
 
 
 def _lost(result: CheckResult) -> float:

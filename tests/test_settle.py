@@ -63,6 +63,16 @@ def test_credit_is_taken_back_when_the_other_check_passes_even_with_a_proof():
     assert settled["w2v_sigmoid"].status == PASSED and settled["w2v_sigmoid"].score == 1.0
 
 
+def test_a_held_back_checks_proved_trials_never_reach_a_visible_checks_feedback():
+    dups = CheckSpec(id="w2v_neg_sampling_dups", part="p", name="dups", number="1.4", points=1.0,
+                     visibility="after_due_date", timeout=30.0, partial=True)
+    charged = _result(dups, Outcome(4, 4, charged=(Charge("w2v_sigmoid", 1, (WRONG,)),)))
+    sigmoid = _result(SIGMOID, Outcome(1, 4))
+    settled = settle_charges({"w2v_sigmoid": sigmoid, "w2v_neg_sampling_dups": charged},
+                             {**SPECS, dups.id: dups})
+    assert settled["w2v_sigmoid"] is sigmoid and settled["w2v_neg_sampling_dups"].score == 1.0
+
+
 def test_a_proof_of_other_lengths_or_non_finite_values_holds_and_equal_values_do_not():
     assert Proof("x", (1.0,), (1.0, 2.0)).holds()
     assert Proof("x", (float("nan"),), (0.5,)).holds()

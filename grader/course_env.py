@@ -18,6 +18,7 @@ COURSE_MODULES = ("numpy", "torch", "tqdm", "matplotlib")
 ASSIGNMENT_MODULES = ("utils", "word2vec", "sgd", "parser_transitions", "parser_model", "run")
 
 _NO_MODULE = re.compile(r"No module named '([^']+)'")
+_NO_NAME = re.compile(r"cannot import name '([^']+)' from '([^']+)'")
 
 
 def missing_module(error_type: str, message: str) -> str | None:
@@ -43,3 +44,19 @@ def missing_module_lines(file: str, module: str) -> tuple[str, str]:
             f"standard library, {provided}, and the assignment's utils/). It is not installed where your "
             f"work is graded: remove the import, or copy what you need from it into your own file.")
     return line, note
+
+
+def support_import_line(error_type: str, message: str) -> str | None:
+    """What to say when student code imports from ``utils`` a name (or a module) the course's copy
+    lacks: one the student added to their own copy, which is never used. None for other errors."""
+    found = _NO_NAME.search(message) if error_type == "ImportError" else None
+    if found and found.group(2).split(".")[0] == "utils":
+        missing = f"{found.group(2)} has no {found.group(1)!r}"
+    else:
+        found = _NO_MODULE.search(message) if error_type == "ModuleNotFoundError" else None
+        if not found or found.group(1).split(".")[0] != "utils":
+            return None
+        missing = f"there is no module {found.group(1)!r}"
+    return (f"utils/ is the course's copy: your submission is graded with the course's own utils/ folder (as "
+            f"on Gradescope), so changes to your copy of it are not used, and {missing}. Put what you added "
+            "there in the file that uses it (run.py, say) instead.")

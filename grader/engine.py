@@ -37,11 +37,11 @@ from grader.results import (
     internal_error,
     not_run_outcome,
     score,
-    settle_charges,
     stub_outcome,
 )
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
 from grader.sandbox.runner import Runner
+from grader.settle import settle_charges
 from grader.submission import prepare
 
 RunnerFactory = Callable[[Path], Runner]
@@ -253,7 +253,8 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
     as not run; each check's calls together get at most its :func:`check_deadline`. ``deliver``
     gets the report before anything is cleaned up (``grader grade`` writes results.json there).
     Credit a check moved to another one stands only if that one fails in this run
-    (:func:`grader.results.settle_charges`).
+    (:func:`grader.settle.settle_charges`), and a check that depends on a failing one names it
+    and loses at most what it lost.
     """
     started = time.monotonic()
     timer = Budget(budget, started) if budget is not None else None
@@ -310,7 +311,8 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
             manual = tuple(manual_items)
         for spec in expensive:
             by_id[spec.id] = _report(spec, run(spec), progress)
-        by_id = settle_charges(by_id, {s.id: s for s in specs})
+        by_id = settle_charges(by_id, {s.id: s for s in specs},
+                               {cid: registry[cid].depends_on for cid in by_id if cid in registry})
         file_notes = tuple(dict.fromkeys(state.note for state in [*files.values(), *held_files.values()] if state.note))
         report = GradeReport(str(upload), seed, tuple(by_id[s.id] for s in specs) + tuple(written),
                              time.monotonic() - started,
@@ -345,10 +347,11 @@ def _run_one(spec: CheckSpec, *, registry: Mapping[str, RegisteredCheck], files:
         absent = [(f"{m}.py", a) for m, a in (n.split(".") for n in registered.names)
                   if a in files[f"{m}.py"].missing]
         if blocked:
-            outcome = Outcome(0, 1, blocked[0], status=ERROR)
+            outcome = Outcome(0, 1, blocked[0], status=ERROR, ran=False)
         elif absent:
             file, attribute = absent[0]
-            outcome = Outcome(0, 1, missing_name_lines(file, attribute, files[file].defined), status=ERROR)
+            outcome = Outcome(0, 1, missing_name_lines(file, attribute, files[file].defined), status=ERROR,
+                              ran=False)
         else:
             check_ref = ref if ref_provider is None else ref_provider(spec.id, seed)
             ctx = CheckContext(spec.id, DeadlineRunner(runner, check_deadline(spec)), check_rng(seed, spec.id),

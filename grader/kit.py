@@ -36,7 +36,7 @@ KIT_FOLDER = "a2_student"
 #: The modules of ``grader/`` the kit ships (paths relative to it); nothing else of it goes in.
 KIT_MODULES = (
     "__init__.py", "budget.py", "catalogue.py", "course_env.py", "engine.py", "kit_cli.py", "numerics.py", "paths.py",
-    "reference.py", "replay.py", "results.py", "rubric.py", "rubric_schema.py", "shown.py", "submission.py",
+    "reference.py", "replay.py", "results.py", "rubric.py", "rubric_schema.py", "settle.py", "shown.py", "submission.py",
     "checks/__init__.py", "checks/api.py", "checks/compare.py", "checks/minibatch.py", "checks/model.py",
     "checks/model_dropout.py", "checks/model_params.py", "checks/model_shapes.py",
     "checks/parsing_inputs.py", "checks/sgd.py", "checks/skipgram.py", "checks/training.py", "checks/training_size.py",

@@ -8,14 +8,16 @@ and the auto-graded share of written answers alike.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from grader.rubric import CheckSpec
 from grader.shown import MAX_CHECK_OUTPUT_CHARS, MAX_NOTE_CHARS, safe, safe_lines
 
 #: Longest written answer a report keeps for TAs (the rest is cut, saying how much).
 MAX_ANSWER_CHARS = 50_000
+#: A Proof holds when a value differs by more than these (grader.numerics.CODE's tolerances).
+PROOF_RTOL, PROOF_ATOL = 1e-4, 1e-5
 
 # Status of one check.
 PASSED = "passed"      # every trial passed
@@ -34,14 +36,39 @@ _STUB = re.compile(r"NotImplementedError:\s*(?P<what>[^\n]*?) is not implemented
 
 
 @dataclass(frozen=True)
+class Proof:
+    """What shows, in the trusted process, that the function another check judges is wrong on
+    exact arguments of this run: ``what`` names the call and its arguments, ``got`` the values
+    the student's function returned on them, ``expected`` the trusted values. Plain numbers, so
+    :func:`grader.settle.settle_charges` compares them itself."""
+
+    what: str
+    got: tuple[float, ...]
+    expected: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "what", safe(self.what, MAX_NOTE_CHARS))
+        object.__setattr__(self, "got", tuple(float(v) for v in self.got))
+        object.__setattr__(self, "expected", tuple(float(v) for v in self.expected))
+
+    def holds(self) -> bool:
+        """Whether the student's values differ from the trusted ones (CODE tolerances)."""
+        if len(self.got) != len(self.expected) or not self.got:
+            return bool(self.expected)
+        return any(not (abs(g - e) <= PROOF_ATOL + PROOF_RTOL * abs(e)) for g, e in zip(self.got, self.expected))
+
+
+@dataclass(frozen=True)
 class Charge:
     """Trials a check passed only because another check charges the bug they show (a wrong
     sigmoid under a right negative sampling, a step halved every iteration under a right update):
-    ``trials`` of them, on ``check_id``. The credit stands only if that check fails in the same
-    run (:func:`settle_charges`)."""
+    ``trials`` of them, on ``check_id``, with one :class:`Proof` per trial where the bug can be
+    shown on the trial's own arguments. The credit stands only if that check fails in the same run
+    and, trial by trial, its function is wrong on those arguments (:func:`grader.settle.settle_charges`)."""
 
     check_id: str
     trials: int
+    proofs: tuple[Proof, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,7 +78,9 @@ class Outcome:
     trials_passed/trials_total: randomized instances that passed; feedback: lines a student
     reads (each made printable and bounded here: they quote student code's output); status: one
     of STATUSES (derived from the trials unless the check aborted); charged: trials passed on
-    credit another check must confirm by failing.
+    credit another check must confirm by failing; ran: False when nothing of the check ran (its
+    file missing or not importable, a name missing, a stub, no time left), so no other check's
+    failure explains it (grader.settle).
     """
 
     trials_passed: int
@@ -60,6 +89,7 @@ class Outcome:
     status: str = ""
     leaderboard: tuple[tuple[str, float], ...] = ()
     charged: tuple[Charge, ...] = ()
+    ran: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "feedback", safe_lines(self.feedback))
@@ -220,7 +250,7 @@ def stub_outcome(outcome: Outcome) -> Outcome:
             what = found.group("what")
             return Outcome(0, max(outcome.trials_total, 1),
                            (f"{what} is not implemented yet (it still raises NotImplementedError).",),
-                           status=NOT_IMPLEMENTED)
+                           status=NOT_IMPLEMENTED, ran=False)
     return outcome
 
 
@@ -243,39 +273,7 @@ def score(spec: CheckSpec, outcome: Outcome, seconds: float) -> CheckResult:
 
 def not_run_outcome() -> Outcome:
     """The outcome of a check the grading's time budget could not afford, or cut short."""
-    return Outcome(0, 1, NOT_RUN_FEEDBACK, status=NOT_RUN)
-
-
-def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, CheckSpec]) -> dict[str, CheckResult]:
-    """``results`` with every credit a check moved to another one taken back unless that check
-    fails in this run: a bug is charged to another check only when that check shows it. (A
-    sigmoid wrong only where negative sampling's check asks it, right where the sigmoid check
-    does, must not pass both.)"""
-    settled = dict(results)
-    for check_id, result in results.items():
-        outcome = result.outcome
-        taken = 0
-        lines = []
-        for charge in outcome.charged:
-            target = results.get(charge.check_id)
-            if target is not None and not target.passed:
-                continue
-            taken += charge.trials
-            label = f"check {target.number} ({target.name})" if target is not None else f"check {charge.check_id}"
-            why = "passes in this grading" if target is not None else "did not run in this grading"
-            lines.append(f"Credit taken back: {charge.trials} trial(s) passed only because the bug they show "
-                         f"would be charged to {label}, but that check {why}; so the bug is charged here.")
-        if not taken:
-            continue
-        passed = max(outcome.trials_passed - taken, 0)
-        count = f"{outcome.trials_passed}/{outcome.trials_total} randomized trials passed"
-        feedback = [line.replace(count, f"{passed}/{outcome.trials_total} randomized trials passed", 1)
-                    for line in outcome.feedback]
-        settled_outcome = Outcome(passed, outcome.trials_total, (*lines, *feedback),
-                                  status="" if outcome.status in (PASSED, PARTIAL, FAILED) else outcome.status,
-                                  leaderboard=outcome.leaderboard)
-        settled[check_id] = replace(score(specs[check_id], settled_outcome, result.seconds), written=result.written)
-    return settled
+    return Outcome(0, 1, NOT_RUN_FEEDBACK, status=NOT_RUN, ran=False)
 
 
 def internal_error(detail: Sequence[str], *, during: str = "in this check") -> Outcome:

@@ -3,11 +3,14 @@
 ``expect.yaml``: ``fails`` lists the checks the bug must fail (no others may lose points);
 ``says`` lists phrases that must appear in the feedback of those checks (or, for a bug that is
 tolerated or charged elsewhere, in the feedback of the checks it touched): the bug's name in
-words a student can act on; ``never_says`` phrases that must not (a hint of another bug).
+words a student can act on; ``never_says`` phrases that must not (a hint of another bug). A failing
+check that depends on another failing one (``@check(..., depends_on=...)``) names it first and
+loses no more than it.
 """
 
 from __future__ import annotations
 
+import re
 import zlib
 from pathlib import Path
 
@@ -50,6 +53,18 @@ def test_bug_fails_exactly_its_checks(bug: Path, tmp_path: Path):
     for c in report.checks:
         if c.id in failing:
             assert c.outcome.feedback, c.id
+    # A check that depends on a failing one names the failing check that carries the bug first
+    # (its prerequisite, or the start of the chain) and costs no more than it.
+    by_number = {c.number: c for c in report.checks}
+    registry = all_checks()
+    for c in report.checks:
+        if c.id in failing and c.outcome.ran and any(p in failing for p in registry[c.id].depends_on):
+            first = c.outcome.feedback[0]
+            named = [by_number[n] for n in re.findall(r"check (\d+\.\d+) \(", first.split(" first:")[0])]
+            assert first.startswith("Fix check ") and named, (c.id, first)
+            assert all(n.id in failing for n in named), (c.id, first)
+            worst = max(n.max_score - n.score for n in named)
+            assert c.max_score - c.score <= worst + 1e-9, (c.id, c.score, worst)
     shown = " ".join(" ".join(c.outcome.feedback) for c in report.checks
                      if c.id in failing or not failing)
     shown = " ".join(shown.split())

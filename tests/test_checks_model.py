@@ -110,6 +110,18 @@ def test_bug_and_the_uas_floor(bug, tmp_path):
     assert failing(report) == expected_failures(bug, ("train_uas",)), explain(report, ("train_uas",))
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("bug", ["run_no_zero_grad", "run_onehot_long_targets"])
+def test_the_uas_floor_names_the_training_check_and_costs_no_more(bug, tmp_path):
+    """The end-to-end check fails with the training loop's bug: it says to fix check 5.7 first and
+    loses no more than 5.7 lost (grader/settle.py), graded together as in a real grading."""
+    report = grade_in_process(assemble(BUGGY_DIR / bug, tmp_path / "sub"), ("train_loop", "train_uas"), seed=7)
+    loop, uas = (next(c for c in report.checks if c.id == cid) for cid in ("train_loop", "train_uas"))
+    assert loop.score < loop.max_score and uas.score < uas.max_score, explain(report, ("train_loop", "train_uas"))
+    assert uas.max_score - uas.score <= loop.max_score - loop.score + 1e-9
+    assert uas.outcome.feedback[0].startswith("Fix check 5.7 (train_for_epoch"), uas.outcome.feedback
+
+
 # -- correct solutions written differently ---------------------------------------------------------
 
 

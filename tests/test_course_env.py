@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, assemble, variant
 
-from grader.course_env import COURSE_MODULES, missing_module
+from grader.course_env import COURSE_MODULES, missing_module, support_import_line
 from grader.engine import grade
 from grader.sandbox import Sandbox, isolation
 from grader.sandbox.isolation import Isolation
@@ -100,6 +100,28 @@ def test_a_run_py_importing_an_unavailable_module_is_told_once(tmp_path: Path) -
         assert "Traceback" not in text
     notes = [n for n in report.notes if "wandb" in n]
     assert len(notes) == 1 and "not in the course's environment" in notes[0]
+
+
+def test_a_name_or_module_missing_from_the_courses_utils_is_explained() -> None:
+    line = support_import_line("ImportError", "cannot import name 'helper' from 'utils.parser_utils' "
+                                              "(utils/parser_utils.py)")
+    assert line is not None and "utils/ is the course's copy" in line
+    assert "utils.parser_utils has no 'helper'" in line
+    line = support_import_line("ModuleNotFoundError", "No module named 'utils.my_helpers'")
+    assert line is not None and "there is no module 'utils.my_helpers'" in line
+    for other in (("ImportError", "cannot import name 'x' from 'parser_model' (parser_model.py)"),
+                  ("ModuleNotFoundError", "No module named 'wandb'"), ("ValueError", "utils")):
+        assert support_import_line(*other) is None
+
+
+def test_an_import_error_shows_the_students_frames_only(tmp_path: Path) -> None:
+    """No "<frozen importlib._bootstrap>" frame in "your files only" (they resolved as relative
+    paths inside the submission folder)."""
+    folder = variant(tmp_path, "run.py", [("AverageMeter\n", "AverageMeter, helper\n")])
+    report = grade(assemble(folder, tmp_path / "submission"), seed=3, only=["train_loop"])
+    text = "\n".join(report.checks[0].outcome.feedback)
+    assert "<frozen" not in text and 'File "run.py", line 22, in <module>' in text
+    assert "utils.parser_utils has no 'helper'" in text
 
 
 PROGRESS_BARS_AND_A_THREAD = [

@@ -4,9 +4,10 @@ against that check (grader/results.settle_charges)."""
 
 from __future__ import annotations
 
-from grader.results import PASSED, Charge, CheckResult, GradeReport, ManualItem, Outcome, settle_charges
+from grader.results import PASSED, Charge, CheckResult, GradeReport, ManualItem, Outcome
 from grader.rubric import CheckSpec
 from grader.sandbox.frames import Capture, parse_reply
+from grader.settle import settle_charges
 from grader.shown import MAX_CHECK_OUTPUT_CHARS, MAX_LINE_CHARS, MAX_REPLY_STRING_CHARS, brief, cut, printable
 
 HOSTILE = "[/] \x1b]0;owned\x07 \x1b[2J \ud800 \u202e \x9b done"

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.results import CRASHED, ERROR, TIMEOUT, Charge, Outcome
+from grader.course_env import support_import_line
+from grader.results import CRASHED, ERROR, TIMEOUT, Charge, Outcome, Proof
 from grader.sandbox.runner import ProbeResult, Runner
 
 CheckFunction = Callable[["CheckContext"], Outcome]
@@ -29,12 +30,15 @@ CheckFunction = Callable[["CheckContext"], Outcome]
 class RegisteredCheck:
     """A check function, the student files it needs (imported before it runs) and the names it
     calls in them, as "module.name" (a missing one fails the check before it runs, with the
-    names the file does define)."""
+    names the file does define); ``depends_on``: the checks that judge a function this check's
+    trials run as well (when one fails in the same grading, this check names it first and loses at
+    most what it lost: ``grader.settle.settle_charges``)."""
 
     id: str
     function: CheckFunction
     files: tuple[str, ...]
     names: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()
 
 
 #: Every registered check, by id. Filled by the @check decorator when grader.checks is imported.
@@ -44,10 +48,11 @@ REGISTRY: dict[str, RegisteredCheck] = {}
 MAX_MESSAGES = 3
 
 
-def check(check_id: str, *, files: tuple[str, ...],
-          names: tuple[str, ...] = ()) -> Callable[[CheckFunction], CheckFunction]:
+def check(check_id: str, *, files: tuple[str, ...], names: tuple[str, ...] = (),
+          depends_on: tuple[str, ...] = ()) -> Callable[[CheckFunction], CheckFunction]:
     """Register a function as the check ``check_id``; it needs the student ``files`` and, in
-    them, the top-level ``names`` ("word2vec.skipgram").
+    them, the top-level ``names`` ("word2vec.skipgram"); it ``depends_on`` the checks of the
+    other functions its trials run (see RegisteredCheck).
 
     The check's points, visibility and time limit come from its line in rubric.yaml.
     """
@@ -61,7 +66,7 @@ def check(check_id: str, *, files: tuple[str, ...],
         if check_id in REGISTRY:
             raise ValueError(f"check id {check_id!r} is registered twice "
                              f"({REGISTRY[check_id].function.__module__} and {fn.__module__})")
-        REGISTRY[check_id] = RegisteredCheck(check_id, fn, tuple(files), tuple(names))
+        REGISTRY[check_id] = RegisteredCheck(check_id, fn, tuple(files), tuple(names), tuple(depends_on))
         return fn
 
     return register
@@ -129,6 +134,9 @@ def describe_failure(result: ProbeResult, what: str, timeout: float) -> tuple[st
     err = result.error
     lines = [f"{what} raised {_capped(err.type, 200)}: {_capped(err.message, MAX_FEEDBACK_MESSAGE_CHARS)}"
              if err else f"{what} failed"]
+    support = support_import_line(err.type, err.message) if err else None
+    if support:
+        lines.append(support)
     if err and err.traceback:
         lines.append("Traceback (your files only):")
         budget = MAX_FEEDBACK_TRACEBACK_CHARS
@@ -189,6 +197,7 @@ class Trials:
         self.notes: list[str] = []
         self.skipped = 0
         self.charged: dict[str, int] = {}
+        self.proofs: dict[str, list[Proof]] = {}
         # name -> (got/expected per comparison: 1.0 when right, None when no factor explains it; entries)
         self._factors: dict[str, tuple[list[float | None], int]] = {}
 
@@ -200,12 +209,16 @@ class Trials:
             self.messages.append(message)
         return ok
 
-    def charge(self, check_id: str, message: str) -> None:
+    def charge(self, check_id: str, message: str, proof: Proof | None = None) -> None:
         """A trial that passes because its bug is charged to the check ``check_id``: the credit
-        stands only if that check fails in the same run (``grader.results.settle_charges``)."""
+        stands only if that check fails in the same run and, with a ``proof`` (the function that
+        check judges, on this trial's own arguments, against the trusted values), only if the proof
+        shows it wrong; the trial is then failed there (``grader.settle.settle_charges``)."""
         self.note(message)
         self.record(True)
         self.charged[check_id] = self.charged.get(check_id, 0) + 1
+        if proof is not None:
+            self.proofs.setdefault(check_id, []).append(proof)
 
     def skip(self, reason: str) -> None:
         """A trial that cannot judge this check (e.g. another function it needs is broken).
@@ -262,4 +275,5 @@ class Trials:
         lines.extend(f"Note: {n}" for n in self.notes)
         return Outcome(self.passed, self.total, tuple(line for line in lines if line),
                        leaderboard=leaderboard,
-                       charged=tuple(Charge(check, n) for check, n in self.charged.items()))
+                       charged=tuple(Charge(check, n, tuple(self.proofs.get(check, ())))
+                                     for check, n in self.charged.items()))

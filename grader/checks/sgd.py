@@ -20,7 +20,7 @@ from grader.catalogue import BugShape, diagnose
 from grader.checks.api import CheckContext, Trials, check, check_label, fix_first
 from grader.checks.compare import as_float_array, compare
 from grader.replay import ReplayMiss
-from grader.results import Outcome
+from grader.results import Outcome, Proof
 
 FILES = ("sgd.py",)
 ANNEAL_EVERY = 20000
@@ -118,7 +118,10 @@ def update(ctx: CheckContext) -> Outcome:
         v = compare("the returned x", got["x"], x_final, rtol=PATH_RTOL, atol=PATH_ATOL, factor_hint=False)
         shape = None if v.ok else diagnose(SGD_UPDATE, case)
         if shape is not None and shape.credit == 1.0 and not problems:
-            trials.charge("sgd_anneal", shape.message)
+            trials.charge("sgd_anneal", shape.message,
+                          Proof(f"trial {t + 1} of {check_label('sgd_update')}: {what}: the returned x "
+                                "(the step halved after every iteration)",
+                                () if got_x is None else tuple(got_x.ravel()), tuple(np.ravel(x_final))))
             continue
         if scale is not None and got["post_calls"] != iterations and \
                 (shape is None or shape.id != "sgd_postprocessing_never_called"):

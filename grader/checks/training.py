@@ -311,7 +311,9 @@ KIT_ADVISORY = ("advisory only: this local check scores the bundled dev set in d
                 "grading time that your code never sees")
 
 
-@check("train_uas", files=FILES, names=("parser_model.ParserModel", "run.train"))
+@check("train_uas", files=FILES, names=("parser_model.ParserModel", "run.train"),
+       depends_on=("model_structure", "model_init", "model_embedding_lookup", "model_forward", "model_dropout",
+                   "model_gradients", "train_loop", "train_setup"))
 def train_uas(ctx: CheckContext) -> Outcome:
     """The student's model, train and train_for_epoch trained on the reduced bundled treebank must
     reach UAS_FLOOR on a hidden dev set (hidden_dev_set), as measured by the grader's own parse of
@@ -373,8 +375,7 @@ def train_uas(ctx: CheckContext) -> Outcome:
                  "over the last 10" if len(losses) >= 10 else "")
     trials.record(uas >= size.floor,
                   f"{what}: the trained model's dev UAS is {uas:.2f}%, below the floor of {size.floor:.0f}% "
-                  f"(score of each epoch's evaluation: {evaluations}{loss_text}). Check the other model "
-                  "and training checks first: they say what is wrong")
+                  f"(score of each epoch's evaluation: {evaluations}{loss_text})")
     summary = (f"Dev UAS of the trained model {uas:.2f}% (floor {size.floor:.0f}%; each epoch's "
                f"evaluation during training: {evaluations}).")
     return trials.outcome(summary, leaderboard=(("dev UAS", round(uas, 2)),))

@@ -263,7 +263,8 @@ def parse(ctx: CheckContext) -> Outcome:
     return trials.outcome()
 
 
-@check("pp_example_3a", files=FILES, names=("parser_transitions.PartialParse",))
+@check("pp_example_3a", files=FILES, names=("parser_transitions.PartialParse",),
+       depends_on=("pp_init", "pp_parse_step"))
 def example_3a(ctx: CheckContext) -> Outcome:
     """The 3(a) sentence step by step. Each row is judged from the row before it as the student's
     parse produced it, so one wrong step (say, an arc recorded backwards) is one wrong row, and the
@@ -306,7 +307,7 @@ def example_3a(ctx: CheckContext) -> Outcome:
         owner = "pp_init" if wrong[0].startswith("row 0") else "pp_parse_step"
         message = (f"{len(wrong)} of {len(sequence) + 1} configurations are wrong, each judged "
                    f"from the row before it; the first: {wrong[0]}. This is the bug that "
-                   f"{check_label(owner)} reports: fix it there first")
+                   f"{check_label(owner)} reports")
     trials.record(ok, message)
     if ok:
         trials.note("every step gives the expected configuration")

@@ -17,7 +17,7 @@ from grader.checks import word2vec_shapes as shapes
 from grader.checks.api import CheckContext, Trials, check, check_label, fix_first
 from grader.checks.compare import ATOL, FD_ATOL, FD_RTOL, RTOL, as_float_array, close, compare
 from grader.replay import ReplayMiss
-from grader.results import Outcome
+from grader.results import Outcome, Proof
 
 FILES = ("word2vec.py",)
 TRIALS = 6
@@ -141,27 +141,44 @@ def _named(catalogue, case) -> list[str]:
     return messages
 
 
-def _student_sigmoid_isolation(ctx: CheckContext, case: shapes.LossCase, what: str) -> tuple[bool, str]:
-    """When negative sampling is wrong: is the student's sigmoid wrong where it is needed, and is
-    their negSamplingLossAndGradient right on top of it? (Its bug is charged to the sigmoid check.)
+def _sigmoid_args(inst: dict, draws: list[int] | None, k: int) -> np.ndarray:
+    """What negative sampling applies σ to: u_o·v_c, then −u_k·v_c for each negative k."""
+    scores = inst["outside"] @ inst["center"]
+    return np.concatenate([[scores[inst["outside_idx"]]], -scores[_negatives(draws, inst["outside_idx"], k)]])
 
-    Returns (judged right with their sigmoid, message); message "" when their sigmoid is right.
+
+def _student_sigmoid_on(ctx: CheckContext, args: np.ndarray, what: str) -> np.ndarray | None:
+    """The student's sigmoid on the arguments negative sampling is about to need, asked before it
+    runs on them: a sigmoid that learns its arguments from negative sampling (to be wrong only
+    there) has not seen them yet. None when it raised or returned something unreadable."""
+    got, err = ctx.try_call("w2v_sigmoid", f"sigmoid on the arguments of {what}", inputs=[args])
+    return readable(got[0], args.shape) if not err and isinstance(got, list) and got else None
+
+
+def _student_sigmoid_isolation(ctx: CheckContext, case: shapes.LossCase, values: np.ndarray | None,
+                               what: str) -> tuple[bool, str, Proof | None]:
+    """When negative sampling is wrong: is the student's sigmoid wrong where it is needed
+    (``values``: its outputs on the trial's arguments, asked before the trial), and is their
+    negSamplingLossAndGradient right on top of it? (Its bug is then charged to the sigmoid check,
+    with the proof: those arguments, the student's values and the right ones.)
+
+    Returns (judged right with their sigmoid, message, proof); message "" when their sigmoid is right.
     """
     args = np.concatenate([[case.x_o], -case.x_neg])
-    got, err = ctx.try_call("w2v_sigmoid", f"sigmoid on the arguments of {what}", inputs=[args])
-    values = readable(got[0], args.shape) if not err and isinstance(got, list) and got else None
     right = ctx.ref.word2vec.sigmoid(args)
     if values is None or close(values, right):
-        return False, ""
+        return False, "", None
     try:
         with_theirs = ctx.ref.grader_math.neg_outputs_with_sigmoid(case.outside, case.center, case.outside_idx,
                                                                    case.negatives, float(values[0]), values[1:])
     except ReplayMiss:  # the kit: what a right function gives on a wrong sigmoid is not recorded
-        return False, f"your sigmoid is wrong at these inputs, so {fix_first('w2v_sigmoid')}"
+        return False, f"your sigmoid is wrong at these inputs, so {fix_first('w2v_sigmoid')}", None
     if all(case.got[f] is not None and close(case.got[f], with_theirs[f]) for f in with_theirs):
+        shown = ", ".join(f"{v:.4g}" for v in args[:6]) + (", ..." if args.size > 6 else "")
+        proof = Proof(f"sigmoid([{shown}]) (the σ arguments of {what})", tuple(values.ravel()), tuple(right.ravel()))
         return True, (f"negSamplingLossAndGradient is right given your sigmoid, which is wrong: that bug "
-                      f"is charged to {check_label('w2v_sigmoid')} only")
-    return False, f"your sigmoid is wrong at these inputs, so {fix_first('w2v_sigmoid')}"
+                      f"is charged to {check_label('w2v_sigmoid')} only"), proof
+    return False, f"your sigmoid is wrong at these inputs, so {fix_first('w2v_sigmoid')}", None
 
 
 def _loss_trial(ctx: CheckContext, trials: Trials, function: str, inst: dict,
@@ -171,6 +188,7 @@ def _loss_trial(ctx: CheckContext, trials: Trials, function: str, inst: dict,
     V, d = inst["outside"].shape
     what = (f"{function}(centerWordVec of shape ({d},), outsideWordIdx={inst['outside_idx']}, "
             f"outsideVectors of shape ({V}, {d}){'' if k is None else f', K={k}'})")
+    own_sigmoid = None if k is None else _student_sigmoid_on(ctx, _sigmoid_args(inst, draws, k), what)
     got, err = ctx.try_call("w2v_loss", what, function=function, center=inst["center"],
                             outside_idx=inst["outside_idx"], outside=inst["outside"], draws=draws, k=k)
     if err:
@@ -193,9 +211,9 @@ def _loss_trial(ctx: CheckContext, trials: Trials, function: str, inst: dict,
         return None
     case = _loss_case(function, inst, draws, k, expected, got)
     if k is not None:
-        isolated, sig_message = _student_sigmoid_isolation(ctx, case, what)
+        isolated, sig_message, proof = _student_sigmoid_isolation(ctx, case, own_sigmoid, what)
         if isolated:
-            trials.charge("w2v_sigmoid", sig_message)
+            trials.charge("w2v_sigmoid", sig_message, proof)
             return None
     else:
         sig_message = ""
@@ -343,7 +361,9 @@ def neg_sampling_duplicates(ctx: CheckContext) -> Outcome:
             trials.note(note)
         if failed is None:
             if sub.charged:
-                trials.charge(next(iter(sub.charged)), sub.notes[0] if sub.notes else "")
+                target = next(iter(sub.charged))
+                proofs = sub.proofs.get(target, [])
+                trials.charge(target, sub.notes[0] if sub.notes else "", proofs[0] if proofs else None)
             else:
                 trials.record(sub.passed == sub.total, sub.messages[0] if sub.messages else "")
             continue

@@ -101,8 +101,10 @@ def student_traceback(exc: BaseException, submission: str) -> list[str]:
     """
     lines: list[str] = []
     try:
+        # "<frozen importlib._bootstrap>" and other "<...>" names are no files: relative to the
+        # working folder they would look like the student's own.
         frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
-                  if _inside(frame.filename, submission)]
+                  if not frame.filename.startswith("<") and _inside(frame.filename, submission)]
         if len(frames) > MAX_TRACEBACK_FRAMES:
             lines.append(f"... ({len(frames) - MAX_TRACEBACK_FRAMES} earlier frames not shown)")
             frames = frames[-MAX_TRACEBACK_FRAMES:]

@@ -149,9 +149,13 @@ class DeadlineRunner:
             f"this check's calls into your code took {self.seconds:g} s together, its whole "
             "allowance, so it was stopped: a function far too slow, or slow only in some calls?")))
 
+    def remaining(self) -> float:
+        """Seconds left of the check's deadline."""
+        return self.deadline - time.monotonic()
+
     def call(self, probe: str, args: Mapping[str, Any] | None = None, *,
              timeout: float = DEFAULT_CALL_TIMEOUT_S) -> ProbeResult:
-        left = self.deadline - time.monotonic()
+        left = self.remaining()
         if left < MIN_CALL_S:
             return self._spent()
         result = self.runner.call(probe, args, timeout=min(timeout, left))

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from grader.budget import BudgetRunner
+from grader.budget import BudgetRunner, DeadlineRunner
 from grader.checks.api import CheckContext
 
 
@@ -87,12 +87,17 @@ def estimated_seconds(size: TrainingSize, costs: Mapping[str, Any]) -> float:
 
 
 def allowance(runner: Any, timeout: float) -> float:
-    """Seconds train_uas may plan for: a share of its timeout and of the budget left."""
+    """Seconds train_uas may plan for: a share of its timeout and of the budget left (the runner
+    a check gets is its DeadlineRunner, around the grading's BudgetRunner: both are looked at)."""
     limit = timeout / HEADROOM
-    if isinstance(runner, BudgetRunner):
-        budget = runner.budget
-        left = budget.remaining()
-        limit = min(limit, BUDGET_SHARE * left, BUDGET_SHARE * budget.seconds - (budget.seconds - left))
+    while runner is not None:
+        if isinstance(runner, DeadlineRunner):
+            limit = min(limit, runner.remaining() / HEADROOM)
+        if isinstance(runner, BudgetRunner):
+            budget = runner.budget
+            left = budget.remaining()
+            limit = min(limit, BUDGET_SHARE * left, BUDGET_SHARE * budget.seconds - (budget.seconds - left))
+        runner = getattr(runner, "runner", None) if isinstance(runner, (BudgetRunner, DeadlineRunner)) else None
     return limit
 
 

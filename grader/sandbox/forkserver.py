@@ -70,15 +70,25 @@ class ForkServer:
         self.socket = ours
         self.lock = threading.Lock()
         self.preload = preload
-        try:
-            ready = self._receive(READY_TIMEOUT_S)
-        except ForkServerError:
-            self.close()
-            raise
-        self.vm_size = int(ready.get("vm_size", 0))
-        if ready.get("preload") != list(preload) or ready.get("tasks") != 1:
-            self.close()
-            raise ForkServerError(f"the fork server cannot fork safely: {ready}")
+        self.vm_size = 0
+        self._ready: bool | None = None  # not yet known: it imports while the grader works on
+
+    def ready(self) -> bool:
+        """Wait (once) for the fork server to have imported its preload; False (logged) if it
+        cannot serve, and it is then stopped."""
+        with self.lock:
+            if self._ready is None:
+                try:
+                    hello = self._receive(READY_TIMEOUT_S)
+                    if hello.get("preload") != list(self.preload) or hello.get("tasks") != 1:
+                        raise ForkServerError(f"the fork server cannot fork safely: {hello}")
+                    self.vm_size = int(hello.get("vm_size", 0))
+                    self._ready = True
+                except (ForkServerError, ValueError) as exc:
+                    _LOG.warning("workers start cold: %s", exc)
+                    self._ready = False
+                    self.close()
+        return self._ready
 
     def _receive(self, seconds: float) -> dict[str, Any]:
         self.socket.settimeout(seconds)
@@ -156,14 +166,18 @@ _SERVERS_LOCK = threading.Lock()
 
 
 def server_for(python: str, preload: tuple[str, ...], env: Mapping[str, str]) -> ForkServer | None:
-    """This process's fork server for ``preload``, started on first use; None (workers start
-    cold) when it cannot start, which is logged once."""
+    """This process's fork server for ``preload``, started on first use (and again if it ended
+    after serving), without waiting for it (see :meth:`ForkServer.ready`); None (workers start
+    cold) when it cannot start or could not serve, which is logged once."""
     key = (python, preload)
     with _SERVERS_LOCK:
         server = _SERVERS.get(key)
-        if server is not None and (not server.alive() or server.proc.pid == 0):
-            server = None
-        if key not in _SERVERS or (server is None and _SERVERS.get(key) is not None):
+        if key in _SERVERS and server is None:
+            return None  # it could not start: cold from now on
+        if server is not None and server._ready is False:
+            _SERVERS[key] = None
+            return None
+        if server is None or not server.alive():
             try:
                 server = ForkServer(python, preload, env)
             except ForkServerError as exc:
@@ -174,6 +188,7 @@ def server_for(python: str, preload: tuple[str, ...], env: Mapping[str, str]) ->
 
 
 def shutdown() -> None:
+    """Stop every fork server of this process (at exit; their workers die with them)."""
     with _SERVERS_LOCK:
         for server in _SERVERS.values():
             if server is not None:

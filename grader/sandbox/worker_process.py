@@ -177,6 +177,10 @@ class Sandbox:
         if self._closed:
             raise SandboxError("the sandbox is closed; make a new Sandbox")
         if self._worker is None and self._starting is None:
+            if self.fork and self.isolation.switches_user and self.preload == forkserver.PRELOAD:
+                # The fork server imports meanwhile; the first call forks the worker from it.
+                forkserver.server_for(self.python, self.preload, worker_environment(Path("/")))
+                return
             self._starting = self._spawn()
 
     def _discard_worker(self) -> None:
@@ -233,7 +237,9 @@ class Sandbox:
         if not (self.fork and self.isolation.switches_user and self.preload == forkserver.PRELOAD):
             return None
         server = forkserver.server_for(self.python, self.preload, worker_environment(Path("/")))
-        if server is None or server.vm_size + forkserver.MEMORY_MARGIN_BYTES > self.limits.memory_bytes:
+        if server is None or not server.ready():
+            return None
+        if server.vm_size + forkserver.MEMORY_MARGIN_BYTES > self.limits.memory_bytes:
             return None
         return server
 

@@ -128,6 +128,9 @@ class BudgetRunner:
             renew()
 
 
+DEADLINE_SLACK_S = 0.5
+"""A call left at most this much less than its timeout by its check's deadline gets its whole
+timeout (the deadline is then overrun by at most this)."""
 CHECK_DEADLINE_ERROR = "CheckDeadline"
 """ProbeError type of a call refused or cut because its check's calls spent the check's time."""
 
@@ -158,8 +161,11 @@ class DeadlineRunner:
         left = self.remaining()
         if left < MIN_CALL_S:
             return self._spent()
-        result = self.runner.call(probe, args, timeout=min(timeout, left))
-        if result.status == "timeout" and left < timeout:
+        # A call that has (nearly) its whole timeout left gets it: one that times out then was
+        # slow on its own (the check's first call, as the deadline is the check's timeout).
+        allowed = timeout if left >= timeout - DEADLINE_SLACK_S else left
+        result = self.runner.call(probe, args, timeout=allowed)
+        if result.status == "timeout" and allowed < timeout:
             return self._spent()
         return result
 

@@ -25,6 +25,7 @@ returns to the server's loop: any failure ends it with confine's EXIT_SETUP_FAIL
 from __future__ import annotations
 
 import fcntl
+import gc
 import importlib
 import importlib.util
 import json
@@ -159,6 +160,7 @@ def main(argv: list[str]) -> None:
     for name in (argv[1].split(",") if len(argv) > 1 and argv[1] else []):
         importlib.import_module(name)
         preloaded.append(name)
+    gc.freeze()  # the imported objects: never scanned again, so children copy fewer pages of them
     ready = {"ready": True, "preload": preloaded, "tasks": _tasks(), "vm_size": _vm_size()}
     control.send(json.dumps(ready).encode())
     if ready["tasks"] != 1:

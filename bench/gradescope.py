@@ -12,6 +12,7 @@ measured: the trusted process, the sandboxed worker(s) and the writeup reader.
     .venv/bin/python bench/gradescope.py                  # reference, slow variants, every function looping
     .venv/bin/python bench/gradescope.py --submission DIR # any submission folder (or several)
     .venv/bin/python bench/gradescope.py --slow-only      # the slow variants and the looping submission
+    .venv/bin/python bench/gradescope.py --slow rows_everywhere   # one slow variant
 
 A slow variant (tests/submissions/slow/NAME) holds files laid over the reference's; the looping
 submission is tools/loop_forever.py's. Figures per grading:
@@ -63,6 +64,8 @@ CPU_PERIOD_US = 100_000
 TARGET_PEAK_BYTES = 512 * MIB
 SLOW_DIR = REPO / "tests" / "submissions" / "slow"
 TRAINING_CHECKS = ("train_loop", "train_setup", "train_uas")
+TIMEOUTS = {spec.id: spec.timeout for spec in load_rubric().checks}
+"""Each check's timeout, which is also the deadline of its calls together (engine.check_deadline)."""
 CGROUP_V2 = Path("/sys/fs/cgroup")
 #: The grading's weight against the machine's other work (8x the default): on a busy shared machine
 #: it then gets the half core its quota allows, as a container's dedicated half vCPU would, and the
@@ -241,12 +244,23 @@ def measure(submission: Path, seed: int, budget: float, name: str) -> Figures:
             if proc.returncode != 0 or not results.is_file():
                 sys.exit(f"grading {submission} failed (exit {proc.returncode}):\n{output.decode()[-3000:]}")
             doc = json.loads(results.read_text())
+            doc["check_seconds"] = _check_seconds(output.decode(errors="replace"))
             throttled = quota.throttled()
     finally:
         quota.remove()
     cpu = max((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
               sum(peak.cpu_by_pid.values()))
     return Figures(name, wall, cpu, peak, doc, quota.kind, throttled, (load_before, os.getloadavg()[0]))
+
+
+def _check_seconds(output: str) -> dict[str, float]:
+    """Each check's seconds, from the report `grader grade --json` printed (stderr may precede it)."""
+    start = output.find("\n{") + 1 if not output.startswith("{") else 0
+    try:
+        report_doc = json.JSONDecoder().raw_decode(output[start:])[0]
+        return {c["id"]: float(c["seconds"]) for c in report_doc["checks"]}
+    except (ValueError, KeyError, TypeError):
+        return {}
 
 
 def report(figures: Figures, budget: float) -> None:
@@ -269,6 +283,12 @@ def report(figures: Figures, budget: float) -> None:
         for t in training:
             if t["extra_data"].get("check_id") == "train_uas":
                 print("    5.9: " + " ".join(t["output"].split())[:400])
+        for check_id in TRAINING_CHECKS:
+            seconds = doc.get("check_seconds", {}).get(check_id)
+            if seconds is not None:
+                timeout = TIMEOUTS.get(check_id, float("nan"))
+                print(f"    {check_id}: {seconds:.1f} s of its {timeout:g}-s deadline (its calls together): "
+                      f"{timeout / max(seconds, 0.01):.1f}x headroom")
     not_run = [t for t in tests if t["extra_data"]["grader_status"] == "not_run"]
     if not_run:
         said = sum(t["output"].startswith(NOT_RUN_HEAD) for t in not_run)
@@ -293,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="a submission folder to grade (repeatable; default: the reference, every slow "
                              "variant and the looping submission)")
     parser.add_argument("--slow-only", action="store_true", help="only the slow variants and the looping submission")
+    parser.add_argument("--slow", action="append", default=[], help="only this slow variant (repeatable), e.g. rows_everywhere")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--budget", type=float, default=None, help="seconds (default: rubric.yaml's budget)")
     args = parser.parse_args(argv)
@@ -302,8 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; budget {budget:g} s; "
           f"CPU quota: {trial.kind}")
     with tempfile.TemporaryDirectory(prefix="a2grader-bench-uploads-") as tmp:
-        if args.submission:
-            runs = [(path.resolve(), path.name) for path in args.submission]
+        if args.submission or args.slow:
+            runs = [(path.resolve(), path.name) for path in args.submission or []]
+            runs += [(slow_upload(SLOW_DIR / name, Path(tmp)), f"slow/{name}") for name in args.slow]
         else:
             runs = [] if args.slow_only else [(REPO / "reference", "reference")]
             runs += [(slow_upload(v, Path(tmp)), f"slow/{v.name}") for v in sorted(SLOW_DIR.iterdir()) if v.is_dir()]

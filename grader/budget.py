@@ -128,6 +128,9 @@ class BudgetRunner:
             renew()
 
 
+DEADLINE_SLACK_S = 0.5
+"""A call left at most this much less than its timeout by its check's deadline gets its whole
+timeout (the deadline is then overrun by at most this)."""
 CHECK_DEADLINE_ERROR = "CheckDeadline"
 """ProbeError type of a call refused or cut because its check's calls spent the check's time."""
 
@@ -149,13 +152,20 @@ class DeadlineRunner:
             f"this check's calls into your code took {self.seconds:g} s together, its whole "
             "allowance, so it was stopped: a function far too slow, or slow only in some calls?")))
 
+    def remaining(self) -> float:
+        """Seconds left of the check's deadline."""
+        return self.deadline - time.monotonic()
+
     def call(self, probe: str, args: Mapping[str, Any] | None = None, *,
              timeout: float = DEFAULT_CALL_TIMEOUT_S) -> ProbeResult:
-        left = self.deadline - time.monotonic()
+        left = self.remaining()
         if left < MIN_CALL_S:
             return self._spent()
-        result = self.runner.call(probe, args, timeout=min(timeout, left))
-        if result.status == "timeout" and left < timeout:
+        # A call that has (nearly) its whole timeout left gets it: one that times out then was
+        # slow on its own (the check's first call, as the deadline is the check's timeout).
+        allowed = timeout if left >= timeout - DEADLINE_SLACK_S else left
+        result = self.runner.call(probe, args, timeout=allowed)
+        if result.status == "timeout" and allowed < timeout:
             return self._spent()
         return result
 

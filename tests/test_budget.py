@@ -14,7 +14,7 @@ import pytest
 from conftest import REPO, RESULTS_SCHEMA
 
 from grader import budget as budget_mod
-from grader.budget import Budget, BudgetExhausted, BudgetRunner
+from grader.budget import Budget, BudgetExhausted, BudgetRunner, DeadlineRunner
 from grader.engine import grade, run_order
 from grader.results import NOT_RUN, NOT_RUN_FEEDBACK
 from grader.rubric import DEFAULT_BUDGET_S, GRADESCOPE_TIMEOUT_S, RubricError, load_rubric
@@ -54,6 +54,25 @@ def test_a_call_gets_the_smaller_of_its_timeout_and_what_is_left(monkeypatch):
         box.call("p", timeout=5.0)  # nothing left: not even started
     assert len(runner.timeouts) == 2
     assert box.budget.ran_out
+
+
+def test_a_checks_calls_share_its_timeout_as_one_deadline(monkeypatch):
+    """The first call that times out on its own timeout is the student's own timeout; later calls
+    get what is left, and one cut short (or not started) says the check spent its allowance."""
+    monkeypatch.setattr(budget_mod, "MIN_CALL_S", 0.05)
+    monkeypatch.setattr(budget_mod, "DEADLINE_SLACK_S", 0.05)
+    runner = SleepyRunner()
+    check = DeadlineRunner(runner, 0.5)
+    first = check.call("p", timeout=0.5)
+    assert first.status == "timeout" and first.error is None and runner.timeouts == [0.5]
+    check = DeadlineRunner(runner, 0.5)
+    check.runner = SleepyRunner()
+    assert check.call("p", timeout=0.3).error is None  # 0.3 of 0.5: its own timeout
+    cut = check.call("p", timeout=0.3)  # 0.2 left
+    assert cut.status == "timeout" and cut.error.type == budget_mod.CHECK_DEADLINE_ERROR
+    assert check.runner.timeouts[1] < 0.25
+    assert check.call("p", timeout=0.3).error.type == budget_mod.CHECK_DEADLINE_ERROR
+    assert len(check.runner.timeouts) == 2  # nothing left: not even started
 
 
 def test_budget_must_be_positive():

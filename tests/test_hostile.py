@@ -62,6 +62,7 @@ CASE_KEYS = {
     "messages": "check id -> text fragments its feedback must contain",
     "notes": "fragments the report's notes must contain",
     "timeout": "seconds per call (and per import) for the graded checks, to keep hangs short",
+    "max_seconds": "check id -> most seconds it may take (its calls share one deadline, its timeout)",
     "limits": "Sandbox Limits fields to lower for this case (e.g. memory_bytes)",
     "requires": "'sandbox_user', 'namespaces' or 'nproc': skip (with the reason) without it",
     "build": "name of a builder below that makes the upload at test time",
@@ -297,6 +298,8 @@ def check_report(report: GradeReport, expect: dict[str, Any], case: str) -> None
     for cid, fragments in expect["messages"].items():
         for fragment in fragments:
             assert fragment in feedback[cid], f"{case}: {cid} lacks {fragment!r}: {feedback[cid]}"
+    for cid, seconds in expect.get("max_seconds", {}).items():
+        assert by_id[cid].seconds <= seconds, f"{case}: {cid} took {by_id[cid].seconds:.1f} s, over {seconds} s"
     notes = "\n".join(report.notes)
     for fragment in expect["notes"]:
         assert fragment in notes, f"{case}: the notes lack {fragment!r}: {notes}"

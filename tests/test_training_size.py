@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from grader.budget import Budget, BudgetRunner
+from grader.budget import Budget, BudgetRunner, DeadlineRunner
 from grader.checks import training_size as sizes
 
 
@@ -37,3 +37,10 @@ def test_allowance_is_a_share_of_the_timeout_and_of_the_budget_left():
     assert sizes.allowance(object(), 480) == 480 / sizes.HEADROOM
     runner = BudgetRunner(object(), Budget(100.0))  # type: ignore[arg-type]
     assert sizes.allowance(runner, 480) <= 100 * sizes.BUDGET_SHARE
+
+
+def test_allowance_sees_the_budget_through_the_checks_deadline():
+    """A check's runner is its DeadlineRunner around the grading's BudgetRunner (engine.py)."""
+    budgeted = BudgetRunner(object(), Budget(100.0))  # type: ignore[arg-type]
+    assert sizes.allowance(DeadlineRunner(budgeted, 480), 480) <= 100 * sizes.BUDGET_SHARE
+    assert sizes.allowance(DeadlineRunner(object(), 60), 480) <= 60 / sizes.HEADROOM  # type: ignore[arg-type]

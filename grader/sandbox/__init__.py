@@ -14,6 +14,8 @@ Read it in this order (each module says what it holds):
 ``worker_process.py``  :class:`Sandbox`: the worker process next to student code
 ``isolation.py``       how far a worker is kept from the grader (sandbox user, namespaces)
 ``confine.py``         the launcher that confines a worker (runs as a script, stdlib only)
+``forkserver.py``      the fork server's trusted side: workers forked with torch already imported
+``zygote.py``          the fork server itself (runs as a script; confines each child as confine.py)
 ``reader_process.py``  the writeup reader's child process (our code only; unconfined)
 ``gradings.py``        the batch's grading processes (our code only; each starts its own Sandbox)
 ``inprocess.py``       :class:`InProcessRunner`: the same probes in this process, for safe code

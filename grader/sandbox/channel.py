@@ -116,6 +116,30 @@ def start(command: Callable[[int, int], Command], *, message_bytes: int, output_
                    stdout=startup_output, stderr=startup_output)
 
 
+def start_forked(server: Any, plan: Mapping[str, Any], *, message_bytes: int, output_bytes: int) -> Channel:
+    """Like :func:`start`, but the fork server (:mod:`grader.sandbox.forkserver`) forks the worker
+    ``plan`` describes, its protocol pipes at descriptors 3 and 4; SandboxError if it cannot."""
+    request_r, request_w = os.pipe()
+    reply_r, reply_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    stderr_r, stderr_w = os.pipe()
+    ours = (request_w, reply_r, stdout_r, stderr_r)
+    try:
+        proc = server.spawn(plan, (request_r, reply_w, stdout_w, stderr_w))
+    except (OSError, RuntimeError) as exc:
+        for fd in ours:
+            os.close(fd)
+        raise SandboxError(f"the fork server could not start a worker: {exc}") from exc
+    finally:
+        for fd in (request_r, reply_w, stdout_w, stderr_w):
+            os.close(fd)
+    for fd in ours:
+        os.set_blocking(fd, False)
+    startup_output = Capture(output_bytes)
+    return Channel(proc, *ours, wire.FrameReader(max_bytes=message_bytes),
+                   stdout=startup_output, stderr=startup_output)
+
+
 def stop(channel: Channel) -> None:
     """Kill the process tree, keep its last output, and close our pipe ends (once)."""
     if not channel.release.alive:

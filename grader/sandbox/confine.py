@@ -162,11 +162,19 @@ def _private_keyrings() -> None:
         _syscall(-1, "keyctl(JOIN_SESSION_KEYRING)")
 
 
+RUN_IN_PROCESS: Any = None
+"""Set by the fork server (:mod:`grader.sandbox.zygote`): called with the plan instead of
+``execve`` once the worker is confined, to run the worker in this (forked) process."""
+
+
 def _exec_worker(plan: dict[str, Any]) -> None:
     os.chdir(plan["cwd"])
     _drop_privileges(plan)
     # The parent's death kills the worker (cleared by setuid, so set after it).
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
+    if RUN_IN_PROCESS is not None:
+        RUN_IN_PROCESS(plan)
+        os._exit(EXIT_SETUP_FAILED)
     os.execve(plan["argv"][0], plan["argv"], plan["env"])
 
 

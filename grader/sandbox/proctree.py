@@ -107,6 +107,8 @@ def exited(proc: subprocess.Popen[bytes]) -> bool:
     process group id, cannot be reused, so killing the group later cannot hit a stranger."""
     if proc.returncode is not None:
         return True
+    if not isinstance(proc, subprocess.Popen):  # forked by the fork server: ForkedProcess
+        return bool(proc.exited())
     try:
         return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
     except ChildProcessError:

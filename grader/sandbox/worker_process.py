@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import os
 import sys
 import time
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.sandbox import channel as channel_mod
+from grader.sandbox import forkserver
 from grader.sandbox import isolation as isolation_mod
 from grader.sandbox.channel import Channel, Command
 from grader.sandbox.folders import (
@@ -49,6 +51,8 @@ from grader.sandbox.limits import limit_setter, resource_plan, worker_environmen
 from grader.sandbox.proctree import cpu_seconds, exited, grandchild
 from grader.sandbox.runner import DEFAULT_CALL_TIMEOUT_S, Limits, ProbeResult, SandboxError
 from grader.untrusted import wire
+
+_LOG = logging.getLogger(__name__)
 
 
 class Sandbox:
@@ -68,13 +72,16 @@ class Sandbox:
 
     def __init__(self, submission: str | os.PathLike[str], *, limits: Limits = Limits(),
                  python: str = sys.executable, isolation: Isolation | None = None,
-                 preload: tuple[str, ...] = ()) -> None:
+                 preload: tuple[str, ...] = (), fork: bool | None = None) -> None:
         self.submission = submission_folder(submission)
         self.limits = limits
         self.python = python
         if not all(name.replace(".", "").replace("_", "").isalnum() for name in preload):
             raise ValueError(f"preload names modules to import, e.g. ('torch',); got {preload!r}")
         self.preload = tuple(preload)
+        self.fork = forkserver.wanted() if fork is None else fork
+        """Whether workers are forked by the fork server where it can serve (default: unless
+        $A2GRADER_WORKER_START is ``cold``); False starts each one cold."""
         if isolation is not None and isolation.switches_user and os.geteuid() != 0:
             raise ValueError(f"isolation mode {isolation.mode!r} runs the worker as another "
                              "user, which needs root; use grader.sandbox.isolation.detect()")
@@ -170,6 +177,10 @@ class Sandbox:
         if self._closed:
             raise SandboxError("the sandbox is closed; make a new Sandbox")
         if self._worker is None and self._starting is None:
+            if self.fork and self.isolation.switches_user and self.preload == forkserver.PRELOAD:
+                # The fork server imports meanwhile; the first call forks the worker from it.
+                forkserver.server_for(self.python, self.preload, worker_environment(Path("/")))
+                return
             self._starting = self._spawn()
 
     def _discard_worker(self) -> None:
@@ -204,29 +215,60 @@ class Sandbox:
         return worker
 
     def _spawn(self) -> Channel:
-        """Start a worker process; it reports ready on its own time."""
+        """Start a worker process (forked by the fork server where it serves, else cold); it
+        reports ready on its own time."""
+        server = self._fork_server()
+        if server is not None:
+            try:
+                plan = self._plan(*forkserver.FORKED_PROTOCOL_FDS)
+                return channel_mod.start_forked(server, plan, message_bytes=self.limits.message_bytes,
+                                                output_bytes=self.limits.output_bytes)
+            except SandboxError as exc:
+                if server.alive():
+                    raise
+                _LOG.warning("the fork server ended; this worker starts cold: %s", exc)
         return channel_mod.start(self._command, message_bytes=self.limits.message_bytes,
                                  output_bytes=self.limits.output_bytes,
                                  errors=(isolation_mod.IsolationError,))
 
+    def _fork_server(self) -> forkserver.ForkServer | None:
+        """The fork server to fork this worker from, or None for a cold start (see
+        :mod:`grader.sandbox.forkserver`)."""
+        if not (self.fork and self.isolation.switches_user and self.preload == forkserver.PRELOAD):
+            return None
+        server = forkserver.server_for(self.python, self.preload, worker_environment(Path("/")))
+        if server is None or not server.ready():
+            return None
+        if server.vm_size + forkserver.MEMORY_MARGIN_BYTES > self.limits.memory_bytes:
+            return None
+        return server
+
     def _command(self, request_fd: int, reply_fd: int) -> Command:
         """How to start the worker: directly under limits, or through the confining launcher."""
-        isolation = self.isolation
-        run_dir = self.run_dir
+        if not self.isolation.switches_user:
+            argv, env = self._argv(request_fd, reply_fd), self._environment()
+            return Command(argv, self.run_dir, env, limit_setter(resource_plan(self.limits)))
+        return Command(isolation_mod.launcher_command(self._plan(request_fd, reply_fd)), "/", {})
+
+    def _argv(self, request_fd: int, reply_fd: int) -> list[str]:
         script = self._private_folder() / SCRIPTS_FOLDER / WORKER_SCRIPT
         # -s: no user site-packages; -B: no .pyc files. Not -I: it implies -E, which would
         # ignore the PYTHONHASHSEED set in the (otherwise empty) environment.
-        argv = [self.python, "-s", "-B", str(script), str(request_fd), str(reply_fd),
+        return [self.python, "-s", "-B", str(script), str(request_fd), str(reply_fd),
                 str(self.limits.message_bytes), ",".join(self.preload)]
-        env = worker_environment(run_dir, self._private_folder() / MATPLOTLIB_FOLDER)
-        if not isolation.switches_user:
-            return Command(argv, run_dir, env, limit_setter(resource_plan(self.limits)))
+
+    def _environment(self) -> dict[str, str]:
+        return worker_environment(self.run_dir, self._private_folder() / MATPLOTLIB_FOLDER)
+
+    def _plan(self, request_fd: int, reply_fd: int) -> dict[str, Any]:
+        """confine.py's plan for a worker run as the sandbox user."""
         if not os.access(self.python, os.X_OK):
             raise OSError(f"{self.python} is not an executable file")
-        plan = isolation_mod.confine_plan(
-            isolation, private_dir=str(self._private_folder()), cwd=str(run_dir),
-            argv=argv, env=env, rlimits=resource_plan(self.limits, uid=isolation.uid))
-        return Command(isolation_mod.launcher_command(plan), "/", {})
+        isolation = self.isolation
+        return isolation_mod.confine_plan(
+            isolation, private_dir=str(self._private_folder()), cwd=str(self.run_dir),
+            argv=self._argv(request_fd, reply_fd), env=self._environment(),
+            rlimits=resource_plan(self.limits, uid=isolation.uid))
 
     def _await_ready(self, worker: Channel) -> None:
         """Wait for the worker's ready message; stop it and raise SandboxError without one."""

@@ -28,8 +28,8 @@ from grader.checks.compare import as_float_array
 from grader.checks.model_params import call
 from grader.checks.training import DEV_SENTENCES, LOGIT_CLIP, N_CLASSES
 from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
-from grader.reference import import_from
 from grader.results import ERROR
+from grader.tree_import import import_from
 
 
 class Rows:

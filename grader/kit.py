@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from grader import paths
-from grader.reference import GRADER_MODULES, MODULES, load_reference
+from grader.reference import GRADER_MODULES, load_reference
 from grader.replay import RecordingRef
+from grader.tree_import import MODULES
 
 #: The kit's distribution name (its ``grader --version`` reads this package's metadata).
 KIT_DIST = "a2-student-kit"
@@ -37,6 +38,7 @@ KIT_FOLDER = "a2_student"
 KIT_MODULES = (
     "__init__.py", "budget.py", "catalogue.py", "course_env.py", "engine.py", "kit_cli.py", "numerics.py", "paths.py",
     "reference.py", "replay.py", "results.py", "rubric.py", "rubric_schema.py", "settle.py", "shown.py", "submission.py",
+    "tree_import.py",
     "checks/__init__.py", "checks/api.py", "checks/compare.py", "checks/minibatch.py", "checks/model.py",
     "checks/model_dropout.py", "checks/model_params.py", "checks/model_shapes.py",
     "checks/parsing_inputs.py", "checks/sgd.py", "checks/skipgram.py", "checks/training.py", "checks/training_size.py",

@@ -2,7 +2,7 @@
 
 Student code never runs in this process, so the assignment's module names (``word2vec``,
 ``utils``...) here always mean the reference. Whatever those names meant in sys.modules
-before (e.g. in the test suite) is restored after loading.
+before (e.g. in the test suite) is restored after loading (grader/tree_import.py).
 
 The modules that import torch (``parser_model``, ``run``, ``utils.parser_utils``) are imported on
 first use: torch costs ~200 MiB in every process that imports it, and only the dev parse of
@@ -14,42 +14,17 @@ from __future__ import annotations
 
 import functools
 import importlib
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 from grader.paths import REFERENCE_DIR
+from grader.tree_import import MODULES, import_from
 
-MODULES = ("word2vec", "sgd", "parser_transitions", "parser_model", "run",
-           "utils.utils", "utils.gradcheck", "utils.parser_utils", "utils.word2vec_data")
 #: Names of ``ctx.ref`` that are the grader's, not the reference's: grader/solution_math.py.
 GRADER_MODULES = ("grader_math",)
 #: Imported when first used (they import torch).
 LAZY = ("parser_model", "run", "utils.parser_utils")
-_TOP_LEVEL = {name.split(".")[0] for name in MODULES}
-
-
-def _owned(name: str) -> bool:
-    return name.split(".")[0] in _TOP_LEVEL
-
-
-def import_from(root: Path, names: tuple[str, ...]) -> dict[str, Any]:
-    """Import ``names`` from ``root`` and leave sys.modules and sys.path as they were."""
-    saved = {name: mod for name, mod in sys.modules.items() if _owned(name)}
-    for name in saved:
-        del sys.modules[name]
-    sys.path.insert(0, str(root))
-    argv = sys.argv
-    try:
-        sys.argv = ["run.py"]
-        return {name.split(".")[-1]: importlib.import_module(name) for name in names}
-    finally:
-        sys.argv = argv
-        sys.path.remove(str(root))
-        for name in [n for n in sys.modules if _owned(n)]:
-            del sys.modules[name]
-        sys.modules.update(saved)
 
 
 class Reference(SimpleNamespace):

@@ -204,11 +204,11 @@ def test_plain_tensors_fill_missing_roles_only():
     params = [{"name": "embed_to_hidden_weight", "shape": [20, 7]}, {"name": "embed_to_hidden_bias", "shape": [7]},
               {"name": "hidden_to_logits_weight", "shape": [7, 3]}, {"name": "hidden_to_logits_bias", "shape": [3]}]
     tensors = [{"name": "mask", "shape": [7]}, {"name": "embeddings", "shape": [40, 5]}]
-    matches, plain = shapes.match_roles({"parameters": params, "tensors": tensors}, s)
+    matches, plain = model_checks.match_roles({"parameters": params, "tensors": tensors}, s)
     assert plain == {"embeddings"} and matches["embeddings"].name == "embeddings"
     assert matches["embed_to_hidden_bias"].name == "embed_to_hidden_bias"
-    matches, plain = shapes.match_roles({"parameters": params + [{"name": "embeddings", "shape": [40, 5]}],
-                                         "tensors": tensors}, s)
+    matches, plain = model_checks.match_roles({"parameters": params + [{"name": "embeddings", "shape": [40, 5]}],
+                                               "tensors": tensors}, s)
     assert plain == set()
 
 

@@ -9,9 +9,9 @@ import numpy as np
 
 from grader.written import tex_walk
 from grader.written.checkers import all_written_checkers
+from grader.written.documents import locate
 from grader.written.evidence import reconsider
 from grader.written.registry import WrittenContext
-from grader.written.sections import locate
 
 WILD = Path(__file__).parent / "writeups" / "wild" / "01_template_answer_macro"
 QUESTIONS = {"1b_i", "1d", "1e", "2b_i", "3a", "3b", "3e_i", "3e_ii", "3f"}

@@ -10,12 +10,13 @@ from grader.written import braces
 from grader.written.answers import cut_remark, last_rhs, math_spans
 from grader.written.blocks import DISPLAY, HEADING, INLINE, PARAGRAPH, TABLE, read_blocks
 from grader.written.checkers import all_written_checkers
+from grader.written.documents import locate
 from grader.written.evidence import reconsider
 from grader.written.latex_doc import tex_to_markdown
 from grader.written.mathparse import parse_formula
 from grader.written.notation import to_latex
 from grader.written.registry import WrittenContext
-from grader.written.sections import Section, locate, parse_label
+from grader.written.sections import Section, parse_label
 from grader.written.tex_walk import answer_blocks, inputs, markers
 
 QUESTIONS = {"1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii"}

@@ -8,8 +8,9 @@ import pytest
 from conftest import REFERENCE, TEMPLATE
 
 from grader.rubric import load_rubric
+from grader.written.documents import locate
 from grader.written.latex_doc import tex_to_markdown
-from grader.written.sections import locate, locate_markdown, parse_label
+from grader.written.sections import locate_markdown, parse_label
 
 WRITEUPS = Path(__file__).parent / "writeups"
 QUESTIONS = {p.id for p in load_rubric().written}

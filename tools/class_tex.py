@@ -13,6 +13,7 @@ import random
 import re
 
 from class_writeups import EMPTY, FORMULAS, WORDS, Drawn
+from class_writeups import _table as markdown_table
 
 MACROS = ((r"\hat{\mathbf{y}}", r"\hat{\by}"), (r"\mathbf{U}", r"\bU"), (r"\mathbf{y}", r"\by"),
           (r"\mathbf{v}", r"\bv"), (r"\mathbf{u}", r"\bu"))
@@ -48,8 +49,6 @@ def _formula(qid: str, what: object, rng: random.Random) -> str:
 
 
 def _table(what: object) -> str:
-    from class_writeups import _table as markdown_table
-
     first_wrong, _ = what  # type: ignore[misc]
     rows = markdown_table(first_wrong, "→").splitlines()[2:]
     lines = ["\\begin{tabular}{|l|l|l|l|}", "\\hline", "Stack & Buffer & New dependency & Transition \\\\ \\hline"]

@@ -7,9 +7,10 @@ a given row; for 3(f), the key and the known wrong readings; for prose, texts of
 with small changes of wording. Some answers are empty. The answers.md is the reference's, with
 each answer block replaced, so headings and quoted prompts are the template's.
 
-``written_answers(rng)`` returns (answers.md text, {question: kind}); the kind of a formula
-answer names its value class ("right", "transposed", "sign"...): answers of one kind must fall in
-one answer group, answers of different kinds in different ones (tests/test_groups.py).
+``draw_answers(rng)`` returns {question: (kind, what to write)}, written out by
+``markdown_files`` (here) or ``tex_files`` (tools/class_tex.py); the kind of a formula answer
+names its value class ("right", "transposed", "sign"...): answers of one kind must fall in one
+answer group, answers of different kinds in different ones (tests/test_groups.py).
 """
 
 from __future__ import annotations
@@ -199,18 +200,14 @@ def _blocks(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def written_answers(rng: random.Random, layout: str = "markdown") -> tuple[dict[str, str], dict[str, str]]:
-    """One student's written files ({name: text}) and the kind of each answer.
+def draw_answers(rng: random.Random) -> dict[str, Drawn]:
+    """One student's answers: (kind, what to write) for each question, in either layout
+    (:func:`markdown_files` here, ``tex_files`` in tools/class_tex.py)."""
+    return {qid: _draw(qid, rng) for qid in QUESTIONS}
 
-    ``layout`` "markdown": the reference's answers.md with every answer replaced; "latex": the
-    course's exam template, q1.tex, q2.tex and q3.tex with \\answer{} blocks and bold macros.
-    """
-    drawn = {qid: _draw(qid, rng) for qid in QUESTIONS}
-    kinds = {qid: kind for qid, (kind, _) in drawn.items()}
-    if layout == "latex":
-        from class_tex import tex_files
 
-        return tex_files(drawn, rng), kinds
+def markdown_files(drawn: dict[str, Drawn], rng: random.Random) -> dict[str, str]:
+    """The reference's answers.md with every answer replaced by the drawn one."""
     text = REFERENCE_ANSWERS.read_text(encoding="utf-8")
     pieces: list[str] = []
     last = 0
@@ -218,7 +215,7 @@ def written_answers(rng: random.Random, layout: str = "markdown") -> tuple[dict[
         pieces += [text[last:start], _markdown(qid, *drawn[qid], rng) + "\n"]
         last = end
     pieces.append(text[last:])
-    return {"answers.md": "".join(pieces)}, kinds
+    return {"answers.md": "".join(pieces)}
 
 
 QUESTIONS = ("1a", "1b_i", "1b_ii", "1b_iii", "1c", "1d", "1e", "2a_i", "2a_ii", "2b_i", "2b_ii",

@@ -47,7 +47,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from class_copies import disguise, reword, student_markers  # noqa: E402  (tools/ is not a package)
-from class_writeups import written_answers  # noqa: E402
+from class_tex import tex_files  # noqa: E402
+from class_writeups import draw_answers, markdown_files  # noqa: E402
 
 from grader.paths import STUDENT_FILES
 
@@ -126,7 +127,9 @@ def plan_written_class(*, count: int, seed: int = 0) -> list[Member]:
     members = []
     for i, submitters in enumerate(_people(rng, count)):
         layout = "latex" if rng.random() < LATEX_SHARE else "markdown"
-        files, kinds = written_answers(rng, layout)
+        drawn = draw_answers(rng)
+        files = tex_files(drawn, rng) if layout == "latex" else markdown_files(drawn, rng)
+        kinds = {qid: kind for qid, (kind, _) in drawn.items()}
         members.append(Member(f"submission_{FIRST_SUBMISSION_ID + i}", "written", submitters,
                               f"written answers only ({layout})", None,
                               written=kinds, files={name: text.encode() for name, text in files.items()}))

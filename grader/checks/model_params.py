@@ -1,7 +1,8 @@
 """Instances of ParserModel for the model checks, and the matching of a student's parameters to
 the five roles of the model (embeddings, W, b1, U, b2): by name, else by shape, transposes and
-(1, n) biases included. Also the calls to the model's probes and the hints for wrong outputs that
-several model and training checks share.
+(1, n) biases included, then plain tensors and buffers for the roles no parameter holds. Also
+the calls to the model's probes and the hints for wrong outputs that several model and training
+checks share.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks import model_shapes
-from grader.checks.api import CheckAborted, CheckContext, Trials
+from grader.checks.api import CheckAborted, CheckContext, Trials, check_label
 from grader.checks.compare import ATOL, RTOL, as_float_array
 from grader.numerics import softmax
 
@@ -225,6 +225,30 @@ def missing_roles(matches: dict[str, Match], s: Sizes, params: list[dict[str, An
             f" (by name or shape), so it kept its own values (your parameters: {have})")
 
 
+def match_roles(described: dict[str, Any], s: Sizes) -> tuple[dict[str, Match], set[str]]:
+    """Parameters matched to roles, then plain tensors (and buffers) for the roles still missing;
+    and the names of the plain tensors used."""
+    matches = match_parameters(described["parameters"], s)
+    tensors = described.get("tensors") or []
+    missing = [r for r in ROLES if r not in matches]
+    plain: set[str] = set()
+    if missing and tensors:
+        taken = {m.name for m in matches.values()}
+        extra = match_parameters([t for t in tensors if t["name"] not in taken], s)
+        for role in missing:
+            if role in extra:
+                matches[role] = extra[role]
+                plain.add(extra[role].name)
+    return matches, plain
+
+
+def plain_note(name: str) -> str:
+    """The note for a role held by the plain tensor ``self.name``: it was given the test values."""
+    return (f"self.{name} is a plain tensor, not an nn.Parameter, so it is never trained: "
+            f"{check_label('model_structure')} charges that; here the test values were placed in it "
+            "and what your code computes was judged")
+
+
 class Instance:
     """A model instance: sizes, values, and the student's parameters matched to roles."""
 
@@ -243,9 +267,9 @@ class Instance:
             raise CheckAborted("failed", [f"{self.what} returned a {described.get('type')}, not a "
                                           "torch.nn.Module: ParserModel must subclass nn.Module"])
         self.params = described["parameters"]
-        self.matches, self.plain = model_shapes.match_roles(described, s)
+        self.matches, self.plain = match_roles(described, s)
         self.missing = missing_roles(self.matches, s, self.params)
-        self.notes = layout_notes(self.matches) + [model_shapes.plain_note(n) for n in sorted(self.plain)]
+        self.notes = layout_notes(self.matches) + [plain_note(n) for n in sorted(self.plain)]
 
     def ctor(self, dropout_prob: float | None = None) -> dict[str, Any]:
         p = self.dropout_prob if dropout_prob is None else dropout_prob

@@ -6,8 +6,8 @@ code and, where a check must be judged apart from a wrong embedding_lookup, is g
 a correct lookup has (data, never code). Messages name the bug and the fix in words.
 
 - A role held by a plain tensor (``self.embeddings = torch.tensor(embeddings)``) or a buffer
-  is still given the grader's test values, so embedding_lookup and forward are judged on what
-  they compute; only model_structure charges the representation.
+  is still given the grader's test values (model_params.match_roles), so embedding_lookup and
+  forward are judged on what they compute; only model_structure charges the representation.
 - forward, dropout and gradients run with the grader's lookup values when the student's
   embedding_lookup is wrong for the trial's w: a lookup bug is charged to model_embedding_lookup
   only (the note says so).
@@ -21,50 +21,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from grader.catalogue import BugShape, diagnose
 from grader.checks.api import CheckContext, Trials, check_label, fix_first
 from grader.checks.compare import close
+from grader.checks.model_params import Instance, reference_output, try_call
 from grader.replay import ReplayMiss
-
-if TYPE_CHECKING:
-    from grader.checks.model_params import Instance, Match, Sizes
 
 #: Per-row scale factors of a surviving hidden unit that vary by more than this (standard
 #: deviation) cannot come from one dropout mask on the hidden layer (it gives 0 or γ exactly).
 SCALE_SPREAD = 0.02
-
-
-# ---------------------------------------------------------------------------------------------
-# Roles held by plain tensors
-# ---------------------------------------------------------------------------------------------
-
-def match_roles(described: dict[str, Any], s: Sizes) -> tuple[dict[str, Match], set[str]]:
-    """Parameters matched to roles, then plain tensors (and buffers) for the roles still missing;
-    and the names of the plain tensors used."""
-    from grader.checks.model import ROLES, match_parameters  # noqa: PLC0415 - model imports this module
-
-    matches = match_parameters(described["parameters"], s)
-    tensors = described.get("tensors") or []
-    missing = [r for r in ROLES if r not in matches]
-    plain: set[str] = set()
-    if missing and tensors:
-        taken = {m.name for m in matches.values()}
-        extra = match_parameters([t for t in tensors if t["name"] not in taken], s)
-        for role in missing:
-            if role in extra:
-                matches[role] = extra[role]
-                plain.add(extra[role].name)
-    return matches, plain
-
-
-def plain_note(name: str) -> str:
-    return (f"self.{name} is a plain tensor, not an nn.Parameter, so it is never trained: "
-            f"{check_label('model_structure')} charges that; here the test values were placed in it "
-            "and what your code computes was judged")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -77,9 +46,6 @@ def lookup_override(ctx: CheckContext, inst: Instance, w: np.ndarray, trials: Tr
     self.embedding_lookup, so that the calling check judges only its own part."""
     if "embeddings" not in inst.matches:
         return {}
-    from grader.checks.model import try_call  # noqa: PLC0415 - model imports this module
-    from grader.checks.model_params import reference_output  # noqa: PLC0415
-
     got, err = try_call(ctx, "model_run", f"{inst.what}.embedding_lookup(w)", **inst.ctor(0.0),
                         assign=inst.assign(), calls=[{"method": "embedding_lookup", "mode": "eval", "w": w}])
     right = reference_output(ctx, inst, w, "embedding_lookup")

@@ -40,9 +40,10 @@ def handle(probe: str, args: Mapping[str, Any]) -> dict[str, Any]:
     """Answer one request (runs in the child, or in process for :class:`InProcess`)."""
     from grader.checks.api import check_rng
     from grader.written.checkers import all_written_checkers
+    from grader.written.documents import locate
     from grader.written.evidence import reconsider
     from grader.written.registry import WrittenContext
-    from grader.written.sections import Section, locate
+    from grader.written.sections import Section
 
     if probe == "locate":
         found = locate([(str(n), str(t)) for n, t in args["files"]], set(args["questions"]))

@@ -383,10 +383,3 @@ def pretty(question: str | None) -> str:
         return question
     part, letter, roman = m.groups()
     return f"{part}({letter})" + (f"({roman})" if roman else "")
-
-
-def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
-    """Sections of every written file (see :func:`grader.written.documents.locate`)."""
-    from grader.written.documents import locate as locate_files
-
-    return locate_files(files, questions)

@@ -1,5 +1,7 @@
 """The static checks run with the suite, so CI runs them: ruff (pyproject's [tool.ruff]) over the
-project's own code, and mypy (pyproject's [tool.mypy]) over grader/."""
+project's own code, mypy (pyproject's [tool.mypy]) over grader/, and the shape of the house: module
+sizes, what untrusted/ may import, no import cycle in grader/ and tools/ (tests/import_graph.py),
+which package starts processes."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 from pathlib import Path
 
 from conftest import REPO
+from import_graph import cycles, describe, import_graph, imports_of
 
 BIN = Path(sys.executable).parent
 
@@ -58,24 +61,14 @@ def test_no_module_of_the_grader_is_over_the_size_limit():
     assert not over, f"modules over {MAX_MODULE_LINES} lines: {over}"
 
 
-def imports_of(path: Path) -> list[tuple[str, int, list[str]]]:
-    """(module, relative level, imported names) of every import statement of ``path``."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
-            found += [(alias.name, 0, []) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            found.append((node.module or "", node.level, [alias.name for alias in node.names]))
-    return found
-
-
 def test_the_worker_package_imports_nothing_of_the_trusted_grader():
     """grader/untrusted/ is copied next to student code: it imports only itself (its siblings,
     top-level in the worker's copy), the standard library and third-party packages."""
     siblings = {path.stem for path in UNTRUSTED.glob("*.py")}
     problems = []
     for path in sorted(UNTRUSTED.glob("*.py")):
-        for module, level, _names in imports_of(path):
+        for imp in imports_of(path):
+            module, level = imp.module, imp.level
             top = module.split(".")[0]
             if level > 1 or (level == 0 and top == "grader" and not module.startswith("grader.untrusted")):
                 problems.append(f"{path.name} imports {'.' * level}{module}")
@@ -84,10 +77,58 @@ def test_the_worker_package_imports_nothing_of_the_trusted_grader():
     assert not problems, problems
 
 
+#: The trees whose import graph must have no cycle, and their folders of scripts (their files
+#: import each other as top-level names: tools/ is no package, the worker's copy of untrusted/ is flat).
+GRAPH_FOLDERS = ["grader", "tools"]
+FLAT_FOLDERS = ("tools", "grader/untrusted")
+
+
+def test_grader_and_tools_have_no_import_cycle():
+    """No module of grader/ or tools/ imports itself through others: at module level, inside a
+    function, by a relative import, by importlib with a written name, or through a registry's list
+    (a cycle dodged by an import inside a function is still a cycle). Cut a cycle by moving the
+    shared names to where they belong, not by hiding the import."""
+    graph = import_graph(REPO, GRAPH_FOLDERS, FLAT_FOLDERS)
+    # the graph sees each kind of import on the real tree, or this test proves nothing
+    seen = {("grader.checks.model", "grader.checks.model_params"),      # from-import
+            ("grader.written.process", "grader.written.documents"),      # inside a function
+            ("grader.reference", "grader.dev_parse"),                    # importlib, a written name
+            ("grader.checks", "grader.checks.training"),                 # CHECK_MODULES
+            ("grader.untrusted.probes", "grader.untrusted.wire"),         # a sibling, top-level
+            ("tools.make_class", "tools.class_writeups")}
+    assert {(a, b) for a, b in seen if b in graph.get(a, {})} == seen
+    found = cycles(graph)
+    assert not found, "import cycles:\n" + "\n".join(describe(graph, c) for c in found)
+
+
+def test_the_cycle_test_catches_a_planted_cycle(tmp_path):
+    """A synthetic package whose cycle runs through each kind of import, and a folder of scripts."""
+    files = {"pkg/__init__.py": "",
+             "pkg/a.py": "from pkg import b\n",
+             "pkg/b.py": "def f():\n    from . import c\n    return c\n",
+             "pkg/c.py": "import importlib\n\nA = importlib.import_module('pkg.a')\n",
+             "pkg/top.py": "from pkg.a import b\n",   # imports the cycle, is not in it
+             "pkg/sub/__init__.py": "from ..registry import X\n",
+             "pkg/registry.py": "CHECK_MODULES = ('pkg.sub',)\nX = 1\n",
+             "scripts/x.py": "import numpy\nfrom y import Y\n",
+             "scripts/y.py": "Y = 1\n\n\ndef g():\n    import x\n    return x\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph = import_graph(tmp_path, ["pkg", "scripts"], ("scripts",))
+    assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.c"], ["pkg.registry", "pkg.sub"], ["scripts.x", "scripts.y"]]
+    assert "pkg.b -> pkg.c (line 2)" in describe(graph, ["pkg.a", "pkg.b", "pkg.c"])
+    (tmp_path / "scripts/y.py").write_text("Y = 1\n")
+    (tmp_path / "pkg/registry.py").write_text("X = 1\n")
+    (tmp_path / "pkg/c.py").write_text("import importlib\n\nA = importlib.import_module('pkg.top' + '')\n")
+    assert cycles(import_graph(tmp_path, ["pkg", "scripts"], ("scripts",))) == []
+
+
 def starts_processes(path: Path) -> list[str]:
     """What in ``path`` can start a process: process modules imported, and os/pty calls."""
     found = []
-    for module, level, names in imports_of(path):
+    for imp in imports_of(path):
+        module, level, names = imp.module, imp.level, imp.names
         if level == 0 and (module in PROCESS_MODULES or module.split(".")[0] in PROCESS_MODULES):
             found.append(f"imports {module}")
         if level == 0 and module in ("os", "pty", "concurrent.futures") and set(names) & PROCESS_FUNCTIONS:

@@ -18,7 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.results import ERROR, PASSED, CheckResult, GradeReport, Outcome, WrittenRead
+from grader.results import (
+    ERROR,
+    PASSED,
+    Charge,
+    CheckResult,
+    GradeReport,
+    ManualItem,
+    Outcome,
+    Proof,
+    WrittenRead,
+)
 from grader.rubric import Rubric
 
 #: How a submission's grading ended.
@@ -83,16 +93,33 @@ def zero_report(upload: str, columns: Sequence[Column], seed: int, message: str)
 
 
 def report_from_json(doc: dict[str, Any]) -> GradeReport:
-    """Rebuild a GradeReport from jsonout's document (the inverse of ``jsonout.to_json``)."""
+    """Rebuild a GradeReport from jsonout's document (the inverse of ``jsonout.to_json``: the
+    report it gives is equal to the one written, manual items included)."""
     checks = tuple(CheckResult(
         c["id"], c.get("part", ""), c.get("name", c["id"]), str(c.get("number", "")),
         float(c.get("max_score", 0.0)), float(c.get("score", 0.0)), c.get("visibility", "visible"),
-        Outcome(int(c.get("trials_passed", 0)), int(c.get("trials_total", 0)),
-                tuple(c.get("feedback", ())), status=c.get("status", ERROR)),
-        float(c.get("seconds", 0.0)), c.get("kind", "code"), _written_from_json(c.get("written")))
+        _outcome_from_json(c), float(c.get("seconds", 0.0)), c.get("kind", "code"),
+        _written_from_json(c.get("written")))
         for c in doc.get("checks", []))
+    manual = tuple(ManualItem(
+        str(m["id"]), str(m.get("name", m["id"])), str(m.get("number", "")), float(m.get("points", 0.0)),
+        str(m.get("visibility", "visible")), str(m.get("text", "")), bool(m.get("found", False)),
+        str(m.get("where", "")), tuple(str(note) for note in m.get("notes", ())))
+        for m in doc.get("manual", []))
     return GradeReport(str(doc.get("submission", "")), int(doc.get("seed", 0)), checks,
-                       float(doc.get("seconds", 0.0)), tuple(doc.get("notes", ())))
+                       float(doc.get("seconds", 0.0)), tuple(doc.get("notes", ())), manual,
+                       tuple(doc.get("stubs", ())))
+
+
+def _outcome_from_json(c: dict[str, Any]) -> Outcome:
+    charged = tuple(Charge(str(ch["check_id"]), int(ch.get("trials", 0)),
+                           tuple(Proof(str(p.get("what", "")), tuple(p.get("got", ())), tuple(p.get("expected", ())))
+                                 for p in ch.get("proofs", ())))
+                    for ch in c.get("charged", ()))
+    return Outcome(int(c.get("trials_passed", 0)), int(c.get("trials_total", 0)),
+                   tuple(c.get("feedback", ())), status=c.get("status", ERROR),
+                   leaderboard=tuple((str(name), float(value)) for name, value in c.get("leaderboard", ())),
+                   charged=charged, ran=bool(c.get("ran", True)))
 
 
 def _written_from_json(w: Any) -> WrittenRead | None:
@@ -101,7 +128,6 @@ def _written_from_json(w: Any) -> WrittenRead | None:
     return WrittenRead(str(w.get("raw", "")), str(w.get("read", "")), str(w.get("where", "")),
                        str(w.get("review", "")), tuple(str(line) for line in w.get("why", ())),
                        str(w.get("why_visibility", "after_due_date")))
-
 
 
 #: A failure message is cut to this many characters in the summary.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import subprocess
@@ -17,7 +18,19 @@ from rich.console import Console
 
 from grader import batch, gradebook, roster
 from grader.reports import jsonout, summary
-from grader.results import ERROR, PASSED, CheckResult, GradeReport, Outcome
+from grader.results import (
+    ERROR,
+    NOT_IMPLEMENTED,
+    PARTIAL,
+    PASSED,
+    Charge,
+    CheckResult,
+    GradeReport,
+    ManualItem,
+    Outcome,
+    Proof,
+    WrittenRead,
+)
 from grader.rubric import load_rubric
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -89,12 +102,42 @@ def _result(key: str, scores: dict[str, tuple[float, str, tuple[str, ...]]], sta
     return gradebook.GradedSubmission(gradebook.Submission(key, Path(key)), status, GradeReport(key, 7, checks, 1.0))
 
 
+def _every_field_report() -> GradeReport:
+    """A report in which every field of every part is set off its default somewhere."""
+    proof = Proof("sigmoid(x=[0.5, -1.25])", (0.6, 0.2), (0.622459, 0.222700))
+    checks = (
+        CheckResult("w2v_neg_loss", "word2vec", "negative sampling loss", "1.4", 3.0, 1.5, "visible",
+                    Outcome(2, 4, ("- loss got 0.1, expected 0.2",), status=PARTIAL,
+                            charged=(Charge("w2v_sigmoid", 2, (proof,)),)), 0.123456789),
+        CheckResult("train_uas", "parser", "dev UAS", "5.9", 4.0, 0.0, "after_due_date",
+                    Outcome(0, 1, ("run.py: train is not implemented yet",), status=NOT_IMPLEMENTED,
+                            leaderboard=(("dev UAS", 81.25),), ran=False), 2.5, "code"),
+        CheckResult("1d", "written", "∂J/∂u_w", "6.4", 2.0, 2.0, "hidden",
+                    Outcome(1, 1, ("read: (ŷ_w − y_w) v_c",)), 0.01, "written",
+                    WrittenRead("(\\hat{y}_w - y_w) v_c", "(ŷ_w − y_w) v_c", "answers.md, line 40",
+                                "two answers disagree", ("the true ∂J/∂u_w is (ŷ_w − y_w) v_c",), "visible")),
+    )
+    manual = (ManualItem("1a", "why softmax", "6.1", 1.0, "after_due_date", "Because the outputs sum to 1.",
+                         True, "answers.md, line 12", ("found under the heading (a)",)),
+              ManualItem("3g", "more features", "6.9", 2.0, "hidden", "", False))
+    return GradeReport("s07", 7, checks, 12.3456789, ("the upload had a __MACOSX folder",), manual,
+                       ("run.py: train",))
+
+
 def test_report_round_trips_through_its_json():
-    original = _result("s", {"a": (2.0, PASSED, ("ok",)), "b": (0.0, ERROR, ("x raised", "tb"))}).report
+    """report -> JSON (the batch's report.json, `grader grade --json`) -> report is the same report:
+    manual items, written items' why and why_visibility, charges, stubs and timings included."""
+    original = _every_field_report()
+    parts = [original, *original.checks, *original.manual, *(c.outcome for c in original.checks),
+             *(c.written for c in original.checks if c.written), *(ch for c in original.checks for ch in c.outcome.charged)]
+    for kind in {type(part) for part in parts}:   # a field added later must join the sample (and the JSON)
+        unset = [f.name for f in dataclasses.fields(kind) if f.default is not dataclasses.MISSING
+                 and all(getattr(part, f.name) == f.default for part in parts if type(part) is kind)]
+        assert not unset, f"{kind.__name__} fields the sample leaves at their default: {unset}"
     rebuilt = gradebook.report_from_json(json.loads(json.dumps(jsonout.to_json(original))))
-    assert rebuilt.seed == original.seed and rebuilt.score == original.score
-    assert [(c.id, c.score, c.status, c.outcome.feedback) for c in rebuilt.checks] == \
-           [(c.id, c.score, c.status, c.outcome.feedback) for c in original.checks]
+    assert rebuilt == original
+    assert rebuilt.manual[0].text == "Because the outputs sum to 1." and rebuilt.checks[2].written.why
+    assert gradebook.report_from_json(json.loads(json.dumps(jsonout.to_json(rebuilt)))) == original
 
 
 def test_summary_groups_failures_that_differ_only_in_numbers():

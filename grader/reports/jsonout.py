@@ -1,4 +1,5 @@
-"""JSON for scripts: every field of the report, stable keys, one document."""
+"""JSON for scripts: every field of the report, stable keys, one document;
+grader.gradebook.report_from_json reads it back into an equal report."""
 
 from __future__ import annotations
 
@@ -14,15 +15,20 @@ def to_json(report: GradeReport) -> dict[str, Any]:
         "score": report.score,
         "max_score": report.max_score,
         "all_passed": report.all_passed,
-        "seconds": round(report.seconds, 3),
+        "seconds": report.seconds,
         "notes": list(report.notes),
+        "stubs": list(report.stubs),
         "leaderboard": {name: value for name, value in report.leaderboard},
         "checks": [{
             "id": c.id, "kind": c.kind, "part": c.part, "number": c.number, "name": c.name,
             "score": c.score, "max_score": c.max_score, "status": c.status,
             "visibility": c.visibility,
             "trials_passed": c.outcome.trials_passed, "trials_total": c.outcome.trials_total,
-            "feedback": list(c.outcome.feedback), "seconds": round(c.seconds, 3),
+            "feedback": list(c.outcome.feedback), "seconds": c.seconds, "ran": c.outcome.ran,
+            "leaderboard": [[name, value] for name, value in c.outcome.leaderboard],
+            "charged": [{"check_id": charge.check_id, "trials": charge.trials,
+                         "proofs": [{"what": p.what, "got": list(p.got), "expected": list(p.expected)}
+                                    for p in charge.proofs]} for charge in c.outcome.charged],
             **({"written": {"raw": c.written.raw, "read": c.written.read, "where": c.written.where,
                             "review": c.written.review, "needs_review": bool(c.written.review),
                             "why": list(c.written.why), "why_visibility": c.written.why_visibility}}

@@ -178,6 +178,28 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _visibility(entry: dict[str, Any], default: Any, where: str, what: str, points: Any,
+                problems: list[str]) -> str:
+    """The ``visibility`` of a check or written part (``what`` names it), validated: one of
+    VISIBILITIES, and never hidden with points (:func:`hidden_points_problem`)."""
+    visibility = entry.get("visibility", default)
+    if visibility not in VISIBILITIES:
+        problems.append(f"{where}: {what} has visibility {visibility!r}; use one of {', '.join(VISIBILITIES)}")
+    elif problem := hidden_points_problem(where, what, visibility, points):
+        problems.append(problem)
+    return str(visibility)
+
+
+def _timeout(entry: dict[str, Any], default: Any, where: str, what: str, problems: list[str]) -> float | None:
+    """The ``timeout`` of a check or written part in seconds, or None (a problem said) when it is
+    not a number in (0, MAX_TIMEOUT]."""
+    timeout = entry.get("timeout", default)
+    if not _number(timeout) or not 0 < timeout <= MAX_TIMEOUT:
+        problems.append(f"{where}: {what} has timeout {timeout!r}; use seconds in (0, {MAX_TIMEOUT:g}]")
+        return None
+    return float(timeout)
+
+
 PART_KEYS = {"id", "kind", "points", "name", "files", "number", "auto", "checker", "visibility",
              "timeout", "partial", "explanation"}
 WRITTEN_ONLY_KEYS = {"number", "auto", "checker", "visibility", "timeout", "partial", "explanation"}
@@ -212,23 +234,14 @@ def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, ...],
                         "points it grades (auto: n) or remove the checker")
     fields["auto"] = float(auto)
     fields["checker"] = str(checker or "")
-    visibility = entry.get("visibility", d_visibility)
-    if visibility not in VISIBILITIES:
-        problems.append(f"{where}: written part {pid!r} has visibility {visibility!r}; "
-                        f"use one of {', '.join(VISIBILITIES)}")
-    elif problem := hidden_points_problem(where, f"written part {pid!r}", visibility, auto):
-        problems.append(problem)
-    fields["visibility"] = str(visibility)
+    fields["visibility"] = _visibility(entry, d_visibility, where, f"written part {pid!r}", auto, problems)
     explanation = entry.get("explanation", d_explanation)
     if explanation not in VISIBILITIES:
         problems.append(f"{where}: written part {pid!r} has explanation {explanation!r}; use one of "
                         f"{', '.join(VISIBILITIES)} (when students see what is wrong and the expected form)")
     fields["explanation"] = str(explanation)
-    timeout = entry.get("timeout", d_timeout)
-    if not _number(timeout) or not 0 < timeout <= MAX_TIMEOUT:
-        problems.append(f"{where}: written part {pid!r} has timeout {timeout!r}; use seconds in (0, {MAX_TIMEOUT:g}]")
-        timeout = DEFAULT_TIMEOUT
-    fields["timeout"] = float(timeout)
+    timeout = _timeout(entry, d_timeout, where, f"written part {pid!r}", problems)
+    fields["timeout"] = DEFAULT_TIMEOUT if timeout is None else timeout
     partial = entry.get("partial", d_partial)
     if not isinstance(partial, bool):
         problems.append(f"{where}: written part {pid!r} has partial {partial!r}; use true (points in "
@@ -313,22 +326,16 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         if not _number(points) or points < 0:
             problems.append(f"{where}: check {cid!r} has points {points!r}; use a number >= 0")
             continue
-        visibility = entry.get("visibility", d_visibility)
-        if visibility not in VISIBILITIES:
-            problems.append(f"{where}: check {cid!r} has visibility {visibility!r}; "
-                            f"use one of {', '.join(VISIBILITIES)}")
-        elif problem := hidden_points_problem(where, f"check {cid!r}", visibility, points):
-            problems.append(problem)
-        timeout = entry.get("timeout", d_timeout)
-        if not _number(timeout) or not 0 < timeout <= MAX_TIMEOUT:
-            problems.append(f"{where}: check {cid!r} has timeout {timeout!r}; use seconds in (0, {MAX_TIMEOUT:g}]")
+        visibility = _visibility(entry, d_visibility, where, f"check {cid!r}", points, problems)
+        timeout = _timeout(entry, d_timeout, where, f"check {cid!r}", problems)
+        if timeout is None:
             continue
         partial = entry.get("partial", d_partial)
         if not isinstance(partial, bool):
             problems.append(f"{where}: check {cid!r} has partial {partial!r}; use true (points "
                             "proportional to trials passed) or false (all or nothing)")
         checks.append(CheckSpec(str(cid), str(entry["part"]), str(entry["name"]), str(entry["number"]),
-                                float(points), str(visibility), float(timeout), bool(partial), line))
+                                float(points), visibility, timeout, bool(partial), line))
 
     ids = [c.id for c in checks]
     for dup in sorted({c for c in ids if ids.count(c) > 1}):

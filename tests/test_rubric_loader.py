@@ -162,6 +162,7 @@ def test_written_parts_split_auto_and_manual_points(tmp_path):
     (("kind: code, points: 1}", "kind: code, points: 1, auto: 1}"), "line 3: code part 'p' has ['auto']"),
     (('number: "8.6"}', 'number: "8.6", visibility: secret}'), "line 5: written part '3g' has visibility 'secret'"),
     (("checker: steps", "checker: steps, explanation: soon"), "line 4: written part '3b' has explanation 'soon'"),
+    (("checker: steps", "checker: steps, timeout: 0"), "line 4: written part '3b' has timeout 0; use seconds in (0, "),
 ])
 def test_bad_written_keys_are_reported_with_line_and_fix(tmp_path, edit, message):
     path = write(tmp_path, WRITTEN.replace(*edit))

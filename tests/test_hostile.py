@@ -1,6 +1,6 @@
 """Hostile and broken submissions: nothing a student uploads can break, fool or read the grader.
 
-Every case of tests/hostile/ is graded end to end (grader.engine.grade, and `grader grade` for
+Every case of tests/submissions/hostile/ is graded end to end (grader.engine.grade, and `grader grade` for
 the cases marked ``cli``). For each: grading finishes, results.json is valid against the
 Gradescope schema, the checks the case attacks score 0 with a clear message, the checks it does
 not touch still score, no file of the grader (nor the case itself) changed, the grader's own
@@ -51,7 +51,7 @@ from grader.sandbox import Limits, Sandbox, isolation
 
 pytestmark = pytest.mark.slow
 
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = Path(__file__).parent / "submissions" / "hostile"
 CASES = sorted(p for p in HOSTILE.iterdir() if (p / "expect.yaml").is_file())
 CASE_KEYS = {
     "description": "what the submission does",
@@ -69,7 +69,7 @@ CASE_KEYS = {
     "cli": "also grade through `grader grade ... --results out.json`",
     "known_gap": "an attack that still works: the case is an expected failure, with why",
 }
-GRADER_FILES = ("reference", "rubric.yaml", "grader", "student_template", "tests/hostile")
+GRADER_FILES = ("reference", "rubric.yaml", "grader", "student_template", "tests/submissions/hostile")
 MAX_RSS_GROWTH_BYTES = 300 * 2**20
 """How much the grader's own peak memory may grow while grading a case (a 1 GB print or a
 10 GB allocation in student code must not reach it)."""

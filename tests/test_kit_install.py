@@ -94,7 +94,7 @@ def test_reference_files_score_full_marks(installed, tmp_path):
     print(f"grader check on the reference's files from the kit: {seconds:.1f} s")
     bad = [(c["id"], c["status"], c["feedback"][:2]) for c in report["checks"] if c["score"] < c["max_score"]]
     assert bad == [] and code == 0
-    # 5.9 in the kit scores the bundled dev set, which a submission can read (tests/hostile/dev_table):
+    # 5.9 in the kit scores the bundled dev set, which a submission can read (tests/submissions/hostile/dev_table):
     # it says that it is advisory and that the score on hidden sentences counts (issue 20).
     uas = next(c for c in report["checks"] if c["id"] == "train_uas")
     assert any("advisory only" in line and "never sees" in line for line in uas["feedback"]), uas["feedback"]

@@ -35,7 +35,8 @@ FILES = ("parser_model.py", "run.py")
 #: loops 42-94, so at most ~190 s at Gradescope's half a core, within the rubric's 480 s.
 #: The dev UAS is measured on DEV_SENTENCES sentences drawn at grading time from the treebank's
 #: grammar (grader/treebank.py) with a seed of the run: no submission can read them (a model that
-#: looks up the bundled dev set's gold transitions, tests/hostile/dev_table, gets 25.8% there).
+#: looks up the bundled dev set's gold transitions, tests/submissions/hostile/dev_table, gets 25.8%
+#: there).
 #: Measured on them (November 2026, run seeds 1-16, each a training seed and a dev set of its own):
 #: the reference (float32) 83.52-85.30%, mean 84.47, standard deviation 0.50;
 #: tests/submissions/alternative 83.79-85.07% over run seeds 1-6. UAS_FLOOR is 5.5 points (11 standard
@@ -304,8 +305,8 @@ def train_setup(ctx: CheckContext) -> Outcome:
 
 
 #: What the student kit's 5.9 says: it can only score the bundled dev set, which a submission can
-#: read (a model that looks its configurations up passes there: tests/hostile/dev_table), so its
-#: verdict is a preview; the treebank's grammar that draws the hidden sentences never ships.
+#: read (a model that looks its configurations up passes there: tests/submissions/hostile/dev_table),
+#: so its verdict is a preview; the treebank's grammar that draws the hidden sentences never ships.
 KIT_ADVISORY = ("advisory only: this local check scores the bundled dev set in data/, which your code can "
                 "read; the score that counts is the full grader's on submission, on sentences it draws at "
                 "grading time that your code never sees")

@@ -18,7 +18,7 @@ _try("rubric", lambda: _os.remove("__REPO__/rubric.yaml"))
 _try("rubric-rewrite", lambda: open("__REPO__/rubric.yaml", "w").write("parts: []\n"))
 _try("check", lambda: open("__REPO__/grader/checks/sgd.py", "a").write("\nraise SystemExit\n"))
 _try("template", lambda: _os.remove("__REPO__/student_template/utils/utils.py"))
-_try("tests", lambda: _shutil.rmtree("__REPO__/tests/hostile"))
+_try("tests", lambda: _shutil.rmtree("__REPO__/tests/submissions/hostile"))
 for _script in _glob.glob("../worker/*.py") + _glob.glob("/tmp/a2grader-*/worker/*.py"):
     _try(_script, lambda: open(_script, "a").write("\nraise SystemExit\n"))
 _try("worker-folder", lambda: _shutil.rmtree("../worker"))

@@ -41,14 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     from grader.reference import load_reference
     from grader.rubric import load_rubric
     from grader.sandbox import InProcessRunner
+    from grader.settings import GradingSettings
 
     torch.set_num_threads(1)
     rubric = load_rubric(registered=set(all_checks()))
     load_reference()
     imported = time.perf_counter()
     only = quick_checks(rubric) if args.quick else None
-    report = grade(args.submission, rubric=rubric, seed=args.seed, only=only,
-                   runner_factory=lambda folder: InProcessRunner(folder))
+    settings = GradingSettings(rubric=rubric, seed=args.seed, only=only,
+                               runner_factory=lambda folder: InProcessRunner(folder))
+    report = grade(args.submission, settings)
     done = time.perf_counter()
     print(json.dumps({"import_s": imported - started, "grade_s": done - imported,
                       "score": report.score, "max_score": report.max_score,

@@ -39,6 +39,7 @@ def graded_written_class(tmp: Path, *, count: int, seed: int, grading_seed: int 
     from grader.engine import grade
     from grader.reports import jsonout
     from grader.rubric import load_rubric
+    from grader.settings import GradingSettings
     from grader.written.process import InProcess
 
     make_class = _make_class()
@@ -49,7 +50,7 @@ def graded_written_class(tmp: Path, *, count: int, seed: int, grading_seed: int 
     runner = InProcess()
     rows = []
     for m in members:
-        report = grade(classdir / m.folder, seed=grading_seed, only=written, written_runner=runner)
+        report = grade(classdir / m.folder, GradingSettings(seed=grading_seed, only=written, written_runner=runner))
         doc = jsonout.to_json(report)
         doc["batch"] = {"status": "graded", "message": ""}
         folder = out / "submissions" / m.folder

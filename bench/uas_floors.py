@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO))
 from grader.checks import training_size  # noqa: E402
 from grader.engine import grade  # noqa: E402
 from grader.sandbox import InProcessRunner  # noqa: E402
+from grader.settings import GradingSettings  # noqa: E402
 
 
 def assemble(overlay: Path | None, target: Path) -> Path:
@@ -53,8 +54,8 @@ def main(argv: list[str] | None = None) -> int:
             values, seconds = [], []
             for seed in range(args.seeds):
                 started = time.monotonic()
-                report = grade(upload, seed=seed, only=["train_uas"], runner_factory=InProcessRunner,
-                               include_written=False)
+                report = grade(upload, GradingSettings(seed=seed, only=["train_uas"], runner_factory=InProcessRunner,
+                                                       include_written=False))
                 seconds.append(time.monotonic() - started)
                 board = dict(report.leaderboard)
                 values.append(board.get("dev UAS", float("nan")))

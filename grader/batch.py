@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.engine import new_seed
+from grader.engine import grade, new_seed
 from grader.gradebook import (
     COMPLETE,
     FAILED,
@@ -59,6 +59,8 @@ from grader.results import GradeReport
 from grader.roster import discover
 from grader.rubric import Rubric, load_rubric
 from grader.sandbox.gradings import GradingProcesses
+from grader.settings import GradingSettings
+from grader.submission import SubmissionError
 
 SETTINGS_FILE = "batch.json"
 SUBMISSIONS_DIR = "submissions"
@@ -135,12 +137,9 @@ def grade_one(upload: Path, folder: Path, *, seed: int, only: Sequence[str]) -> 
 
     Runs in the grading process that ``run_batch`` starts for each submission.
     """
-    from grader.engine import grade
-    from grader.submission import SubmissionError
-
     started = time.monotonic()
     try:
-        report = grade(upload, seed=seed, only=only, budget=load_rubric().budget)  # as on Gradescope
+        report = grade(upload, GradingSettings(seed=seed, only=only, budget=load_rubric().budget))  # as on Gradescope
     except SubmissionError as exc:
         message = f"The submission could not be graded: {exc}"
         gradescope.write_json_atomic(gradescope.fallback_results(message, time.monotonic() - started),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -32,29 +33,28 @@ from rich.progress import (
 from rich.text import Text
 
 from grader import batch as batch_mod
-from grader import gradebook, paths, roster
+from grader import cli_output, gradebook, paths, roster
 from grader import kit as kit_mod
 from grader import package as package_mod
 from grader import template as template_mod
 from grader.budget import process_age
+from grader.check_command import CheckSetup, check_options, run_check
 from grader.checks import all_checks
-from grader.engine import grade, part_selection
+from grader.cli_output import print_notes
+from grader.engine import grade
 from grader.marking_cli import grades_cmd, marked_store, review_cmd
 from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
-from grader.reports import gradescope, jsonout, student, terminal
+from grader.reports import gradescope, jsonout, terminal
 from grader.reports import summary as summary_mod
 from grader.results import GradeReport
 from grader.rubric import RubricError, load_rubric
+from grader.settings import GradingSettings
 from grader.similarity.command import similarity_cmd, similarity_lines, similarity_request
 from grader.submission import SubmissionError
 from grader.written.checkers import all_written_checkers
 
 RUBRIC_BROKEN = ("The autograder could not grade this submission because its rubric.yaml is invalid; this is not "
                  "your fault and the course staff have to fix it, then regrade. For the staff:")
-
-
-def _console() -> Console:
-    return Console(stderr=False, highlight=False, soft_wrap=False)
 
 
 def _progress(console: Console):
@@ -79,26 +79,17 @@ def main(root: Path | None) -> None:
         raise click.ClickException(problem)
 
 
+def _repository_check(directory: Path, seed: int | None, out: Console) -> CheckSetup:
+    """`grader check` in the repository: rubric.yaml, the reference, the Linux sandbox, written answers."""
+    rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
+    return CheckSetup(rubric, GradingSettings(rubric=rubric, seed=seed))
+
+
 @main.command()
-@click.argument("directory", default=".", type=click.Path(exists=True, file_okay=True, path_type=Path))
-@click.option("--seed", type=int, default=None, help="Replay the checks of an earlier run.")
-@click.option("--quiet", is_flag=True, help="Only the summary, not each failing check's details.")
-@click.option("--part", "part", default=None, metavar="PART",
-              help="Only this part: a part id (3c, word2vec), a file (sgd.py, answers.md) or a check id.")
-def check(directory: Path, seed: int | None, quiet: bool, part: str | None) -> None:
+@check_options
+def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_json: bool) -> None:
     """Check DIRECTORY (default: here) on the checks students may see; exit 0 only if all pass."""
-    console = _console()
-    try:
-        rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
-        only = part_selection(rubric, all_checks(), part) if part else None
-        report = grade(directory, rubric=rubric, seed=seed, visible_only=True, only=only,
-                       progress=None if quiet else student.progress_hook(console))
-    except (SubmissionError, RubricError) as exc:
-        raise click.ClickException(str(exc)) from None
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    student.render_check(report, rubric, console, details=not quiet)
-    sys.exit(0 if report.all_passed else 1)
+    run_check(_repository_check, directory, seed, quiet, part, as_json)
 
 
 @main.command("grade")
@@ -117,7 +108,7 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
     budget; the exit status is 0 when grading ran (whatever the score) and 1 when the submission
     could not be read at all.
     """
-    console = _console()
+    console = cli_output.console()
     started = time.monotonic()
     try:
         rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
@@ -133,8 +124,8 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
 
     try:
         seconds = (rubric.budget if budget is None else budget) - process_age()  # this process's start counts
-        report = grade(submission, rubric=rubric, seed=seed, budget=max(seconds, 1.0),
-                       progress=None if as_json else _progress(console), deliver=deliver)
+        settings = GradingSettings(rubric=rubric, seed=seed, budget=max(seconds, 1.0))
+        report = grade(submission, settings, progress=None if as_json else _progress(console), deliver=deliver)
     except SubmissionError as exc:
         gradescope.write_json_atomic(gradescope.fallback_results(
             f"The submission could not be graded: {exc}", time.monotonic() - started), results_path)
@@ -170,7 +161,7 @@ def validate(seed: int | None) -> None:
     (grader/written/keys.yaml) must agree with reference/answers.md."""
     from grader.written.keys import KeysError, disagreements
 
-    console = _console()
+    console = cli_output.console()
     click.echo(paths.root_line())
     problems: list[str] = []
     try:
@@ -178,8 +169,9 @@ def validate(seed: int | None) -> None:
         rubric = load_rubric(paths.RUBRIC_PATH, registered=set(all_checks()),
                              checkers=set(all_written_checkers()))
         problems += [f"answer key: {d}" for d in disagreements((REFERENCE_DIR / "answers.md").read_text(encoding="utf-8"))]
-        ref = grade(REFERENCE_DIR, rubric=rubric, seed=seed)
-        tpl = grade(TEMPLATE_DIR, rubric=rubric, seed=ref.seed)
+        settings = GradingSettings(rubric=rubric, seed=seed)
+        ref = grade(REFERENCE_DIR, settings)
+        tpl = grade(TEMPLATE_DIR, replace(settings, seed=ref.seed))
     except (RubricError, KeysError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     for c in ref.checks:
@@ -214,7 +206,7 @@ def template_cmd(check_only: bool) -> None:
               help="Only list what would go in and warn on what should not; exit 1 if it cannot be built.")
 def package_cmd(out: Path, check_only: bool) -> None:
     """Build the Gradescope autograder zip (setup.sh, run_autograder, grader, reference, rubric)."""
-    console = _console()
+    console = cli_output.console()
     click.echo(paths.root_line())
     plan = package_mod.plan_package()
     package_mod.render_plan(plan, console, list_files=check_only)
@@ -237,7 +229,7 @@ def package_cmd(out: Path, check_only: bool) -> None:
               help="The seeds whose expected values are recorded (comma-separated).")
 def kit_cmd(out: Path, seeds: str) -> None:
     """Build the student kit: the starter folder plus a `grader check` that needs no solution."""
-    console = _console()
+    console = cli_output.console()
     click.echo(paths.root_line())
     try:
         chosen = [int(s) for s in seeds.split(",") if s.strip()]
@@ -269,7 +261,7 @@ def kit_cmd(out: Path, seeds: str) -> None:
 def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | None, quick: bool,
               only: tuple[str, ...], timeout: float, restart: bool, similar: bool, known: tuple[Path, ...]) -> None:
     """Grade every submission in SUBMISSIONS (folders or zips, or a Gradescope export)."""
-    console = _console()
+    console = cli_output.console()
     similarity = similarity_request(known) if similar or known else None
     click.echo(paths.root_line())
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -297,8 +289,7 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
     summary_mod.render(outcome.summary, console)
     console.print(f"{outcome.graded_now} graded now, {outcome.resumed} resumed, in "
                   f"{outcome.seconds:.1f} s; wrote " + ", ".join(str(p) for p in outcome.files))
-    for note in outcome.groups.notes if outcome.groups is not None else ():
-        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
+    print_notes(console, outcome.groups.notes if outcome.groups is not None else ())
     if outcome.similarity is not None:
         similarity_lines(outcome.similarity, out, console)
 
@@ -314,7 +305,7 @@ def groups_cmd(batch_dir: Path) -> None:
         outcome = build_groups(batch_dir)
     except (GroupsError, RubricError) as exc:
         raise click.ClickException(str(exc)) from None
-    console = _console()
+    console = cli_output.console()
     counts = ", ".join(f"{slot} {n}" for slot, n in outcome.counts().items())
     console.print(f"{outcome.submissions} submissions, {len(outcome.reviews)} review items; groups per item: "
                   f"{counts}; {outcome.seconds:.1f} s", highlight=False)
@@ -323,8 +314,7 @@ def groups_cmd(batch_dir: Path) -> None:
                       f"{batch_dir / 'marks'} (every mark is kept)", highlight=False)
     console.print(f"mark with `grader review {batch_dir}` (a browser) or in {batch_dir / 'groups' / 'groups.csv'} "
                   f"(column points), then run `grader grades {batch_dir}`", highlight=False)
-    for note in outcome.notes:
-        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
+    print_notes(console, outcome.notes)
 
 
 @main.command("points")
@@ -344,7 +334,7 @@ def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
     groups, store = marked_store(batch_dir, marked)
     table = points_table(groups, store, batch_dir / batch_mod.CSV_FILE)
     write_points(table, out)
-    console = _console()
+    console = cli_output.console()
     for slot, n in table.unmarked.items():
         console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points (left empty)[/yellow]")
     console.print(f"wrote {out}: {len(table.rows)} submissions, columns {', '.join(table.header[4:])}",

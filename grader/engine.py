@@ -41,15 +41,10 @@ from grader.results import (
 )
 from grader.rubric import CheckSpec, Part, Rubric, load_rubric
 from grader.sandbox.runner import Runner
+from grader.settings import GradingSettings, RefProvider
 from grader.settle import settle_charges
 from grader.submission import prepare
 
-RunnerFactory = Callable[[Path], Runner]
-#: ``ctx.ref`` of one check and seed (the student kit's recorded answers), instead of the reference.
-RefProvider = Callable[[str, int], Any]
-
-#: Time allowed to import one student file (torch's first import alone can take seconds).
-IMPORT_TIMEOUT = 60.0
 #: At most this many of a file's names are listed when a check's function is missing from it.
 MAX_LISTED_NAMES = 40
 
@@ -232,39 +227,32 @@ def run_order(specs: Iterable[CheckSpec]) -> tuple[list[CheckSpec], list[CheckSp
     return cheap, expensive
 
 
-def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None,
-          visible_only: bool = False, only: Iterable[str] | None = None,
-          runner_factory: RunnerFactory | None = None,
+def grade(upload: Path, settings: GradingSettings | None = None, *,
           progress: ProgressHook | None = None,
-          import_timeout: float = IMPORT_TIMEOUT,
-          written_runner: Runner | None = None,
-          ref_provider: RefProvider | None = None, include_written: bool = True,
-          budget: float | None = None, deliver: Callable[[GradeReport], None] | None = None) -> GradeReport:
-    """Grade ``upload`` (a folder or .zip) and return the report.
+          deliver: Callable[[GradeReport], None] | None = None) -> GradeReport:
+    """Grade ``upload`` (a folder or .zip) as ``settings`` say (None: the defaults, everything as
+    ``grader grade`` grades it) and return the report.
 
     The cheap code checks run first, then the written parts (the auto-graded share scored, the
     rest listed for TAs), then the expensive checks (training); the report lists them in the
-    rubric's order. ``written_runner`` replaces the child process that reads written answers
-    (tests). ``ref_provider`` gives each check its ``ctx.ref`` instead of the reference (the
-    student kit); ``include_written=False`` leaves the written parts out. ``budget`` (seconds)
-    bounds the whole grading (see :mod:`grader.budget`): a check it cannot afford is reported
-    as not run; each check's calls together get at most its :func:`check_deadline`. ``deliver``
-    gets the report before anything is cleaned up (``grader grade`` writes results.json there).
-    Credit a check moved to another one stands only if that one fails in this run
-    (:func:`grader.settle.settle_charges`), and a check that depends on a failing one names it
-    and loses at most what it lost.
+    rubric's order. ``settings.budget`` (seconds) bounds the whole grading (see
+    :mod:`grader.budget`): a check it cannot afford is reported as not run; each check's calls
+    together get at most its :func:`check_deadline`. ``progress`` is told of each item as it is
+    scored; ``deliver`` gets the report before anything is cleaned up (``grader grade`` writes
+    results.json there). Credit a check moved to another one stands only if that one fails in
+    this run (:func:`grader.settle.settle_charges`), and a check that depends on a failing one
+    names it and loses at most what it lost.
     """
     started = time.monotonic()
-    timer = Budget(budget, started) if budget is not None else None
+    settings = GradingSettings() if settings is None else settings
+    timer = Budget(settings.budget, started) if settings.budget is not None else None
     registry = all_checks()
-    if rubric is None:
-        from grader.written.checkers import all_written_checkers  # noqa: PLC0415 - not in the kit
-
-        rubric = load_rubric(registered=set(registry), checkers=set(all_written_checkers()))
-    seed = new_seed() if seed is None else seed
+    rubric = settings.rubric if settings.rubric is not None else _repository_rubric(registry)
+    seed = new_seed() if settings.seed is None else settings.seed
+    visible_only, only, ref_provider = settings.visible_only, settings.only, settings.ref_provider
     specs = select_checks(rubric, visible_only=visible_only, only=only)
     cheap, expensive = run_order(specs)
-    written_parts = select_written(rubric, visible_only=visible_only, only=only) if include_written else []
+    written_parts = select_written(rubric, visible_only=visible_only, only=only) if settings.include_written else []
     by_id: dict[str, CheckResult] = {}
     written: list[CheckResult] = []
     manual: tuple = ()
@@ -281,7 +269,8 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
         # Held-back checks get a worker and a copy of the submission of their own, made before any
         # student code runs: nothing they are asked can reach the feedback of a visible check.
         held_dir = workers.copy_for_held_checks(prepared.run_dir, Path(tmp)) if held and shown else None
-        factory = workers.sandbox_factory(registry) if runner_factory is None else workers.ignoring_specs(runner_factory)
+        factory = (workers.sandbox_factory(registry) if settings.runner_factory is None
+                   else workers.ignoring_specs(settings.runner_factory))
         runner = workers.budgeted(factory(prepared.run_dir, shown or held), timer)
         if held_dir is not None:
             held_runner = workers.budgeted(factory(held_dir, held), timer)
@@ -291,7 +280,8 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
         ref = load_reference() if ref_provider is None else None
         needed = _names_needed(registry)
         common = functools.partial(_run_one, registry=registry, prepared=prepared, needed=needed,
-                                   import_timeout=import_timeout, seed=seed, ref=ref, ref_provider=ref_provider)
+                                   import_timeout=settings.import_timeout, seed=seed, ref=ref,
+                                   ref_provider=ref_provider)
         held_files: dict[str, _FileState] = {}
 
         def run(spec: CheckSpec) -> CheckResult:
@@ -301,10 +291,12 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
         for spec in cheap:
             by_id[spec.id] = _report(spec, run(spec), progress)
         if written_parts:
+            # Not at module level: the student kit ships this module without grader/written/ (the
+            # answer keys), and grades with include_written=False. No import cycle is involved.
             from grader.written.grade import grade_written  # noqa: PLC0415 - not in the kit
 
             written, manual_items, written_notes = grade_written(
-                prepared.written, written_parts, seed, runner=written_runner, progress=progress,
+                prepared.written, written_parts, seed, runner=settings.written_runner, progress=progress,
                 budget=timer)
             manual = tuple(manual_items)
         for spec in expensive:
@@ -320,6 +312,15 @@ def grade(upload: Path, *, rubric: Rubric | None = None, seed: int | None = None
         return report
     finally:
         workers.clean_up([runner, held_runner], tmp)
+
+
+def _repository_rubric(registry: Mapping[str, RegisteredCheck]) -> Rubric:
+    """rubric.yaml with every registered check and written checker (``GradingSettings.rubric`` None)."""
+    # Not at module level: the student kit ships this module without grader/written/ (the answer
+    # keys), and always gives its own rubric. No import cycle is involved.
+    from grader.written.checkers import all_written_checkers  # noqa: PLC0415 - not in the kit
+
+    return load_rubric(registered=set(registry), checkers=set(all_written_checkers()))
 
 
 def _report(spec: CheckSpec, result: CheckResult, progress: ProgressHook | None) -> CheckResult:

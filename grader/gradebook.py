@@ -59,7 +59,7 @@ def scored_items(rubric: Rubric) -> list[Column]:
 
 
 def selectable_ids(rubric: Rubric) -> tuple[str, ...]:
-    """What --only may name: code check ids and written question ids (as `grade(only=...)`)."""
+    """What --only may name: code check ids and written question ids (as `GradingSettings.only`)."""
     return tuple(s.id for s in rubric.checks) + tuple(p.id for p in rubric.written)
 
 

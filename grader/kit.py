@@ -36,14 +36,14 @@ KIT_DIST = "a2-student-kit"
 KIT_FOLDER = "a2_student"
 #: The modules of ``grader/`` the kit ships (paths relative to it); nothing else of it goes in.
 KIT_MODULES = (
-    "__init__.py", "budget.py", "catalogue.py", "course_env.py", "engine.py", "kit_cli.py", "numerics.py", "paths.py",
-    "reference.py", "replay.py", "results.py", "rubric.py", "rubric_schema.py", "settle.py", "shown.py", "submission.py",
-    "tree_import.py",
+    "__init__.py", "budget.py", "catalogue.py", "check_command.py", "cli_output.py", "course_env.py", "engine.py",
+    "kit_cli.py", "numerics.py", "paths.py", "reference.py", "replay.py", "results.py", "rubric.py", "rubric_schema.py",
+    "settings.py", "settle.py", "shown.py", "submission.py", "tree_import.py",
     "checks/__init__.py", "checks/api.py", "checks/compare.py", "checks/minibatch.py", "checks/model.py",
     "checks/model_dropout.py", "checks/model_params.py", "checks/model_shapes.py",
     "checks/parsing_inputs.py", "checks/sgd.py", "checks/skipgram.py", "checks/training.py", "checks/training_size.py",
     "checks/transitions.py", "checks/word2vec.py", "checks/word2vec_shapes.py",
-    "reports/__init__.py", "reports/student.py",
+    "reports/__init__.py", "reports/jsonout.py", "reports/student.py",
     "sandbox/frames.py", "sandbox/portable.py", "sandbox/runner.py", "sandbox/sweep.py",
     "untrusted/__init__.py", "untrusted/probes.py", "untrusted/probes_model.py",
     "untrusted/probes_parser.py", "untrusted/probes_training.py", "untrusted/probes_word2vec.py",
@@ -204,6 +204,7 @@ def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress
     from grader.checks import all_checks  # noqa: PLC0415 - heavy, only when building
     from grader.engine import grade  # noqa: PLC0415
     from grader.rubric import load_rubric  # noqa: PLC0415
+    from grader.settings import GradingSettings  # noqa: PLC0415
 
     registry = all_checks()
     rubric = load_rubric(registered=set(registry))
@@ -223,8 +224,8 @@ def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress
             t0 = time.monotonic()
             present = {p.name for p in submission.iterdir()}
             wanted = [cid for cid in ids if set(registry[cid].files) <= present]
-            grade(submission, rubric=rubric, seed=seed, visible_only=True, only=wanted, ref_provider=provider,
-                  include_written=False)
+            grade(submission, GradingSettings(rubric=rubric, seed=seed, visible_only=True, only=wanted,
+                                              ref_provider=provider, include_written=False))
             for check_id, rec in books:
                 table = checks[check_id][str(seed)]
                 for key, value in rec.table.items():

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,11 @@ import click
 from rich.console import Console
 
 from grader import paths
+from grader.check_command import CheckSetup, check_options, run_check
 from grader.replay import ReplayRef
+from grader.rubric import load_rubric
+from grader.sandbox.portable import PortableRunner
+from grader.settings import GradingSettings
 
 DIST = "a2-student-kit"
 
@@ -47,22 +50,9 @@ def main() -> None:
     """Check your assignment locally (the visible code checks; no solution inside)."""
 
 
-@main.command()
-@click.argument("directory", default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--seed", type=int, default=None, help="One of the kit's recorded seeds (default: the first).")
-@click.option("--quiet", is_flag=True, help="Only the summary, not each failing check's details.")
-@click.option("--part", "part", default=None, metavar="PART",
-              help="Only this part: a part id (3c, word2vec), a file (sgd.py) or a check id.")
-@click.option("--json", "as_json", is_flag=True, help="Print each check's verdict as JSON (for scripts).")
-def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_json: bool) -> None:
-    """Check DIRECTORY (default: here) on the visible code checks; exit 0 only if all pass."""
-    from grader.checks import all_checks  # noqa: PLC0415 - after --help
-    from grader.engine import grade, part_selection  # noqa: PLC0415
-    from grader.reports import student  # noqa: PLC0415
-    from grader.rubric import load_rubric  # noqa: PLC0415
-    from grader.sandbox.portable import PortableRunner  # noqa: PLC0415
-
-    console = Console(highlight=False, soft_wrap=False)
+def _kit_check(directory: Path, seed: int | None, out: Console) -> CheckSetup:
+    """`grader check` in the kit: its copy of the rubric (visible checks only), the portable
+    runner, the reference's answers recorded for the kit's seeds, and no written answers."""
     if importlib.util.find_spec("torch") is None:
         raise click.ClickException("PyTorch is not installed in this environment: run `grader check` in your "
                                    "course environment, or install PyTorch as the course's setup says")
@@ -73,24 +63,12 @@ def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_j
         raise click.ClickException(f"this kit holds the seeds {', '.join(map(str, seeds))}; --seed must be one of them")
     warning = out_of_date(directory, built)
     if warning:
-        console.print(f"[yellow]{warning}[/yellow]")
+        out.print(f"[yellow]{warning}[/yellow]")
     rubric = load_rubric(paths.RUBRIC_PATH)
     modules = tuple(recorded["modules"])
 
     def provider(check_id: str, run_seed: int) -> ReplayRef:
         return ReplayRef(recorded["checks"].get(check_id, {}).get(str(run_seed), {}), modules)
-
-    registry = all_checks()
-    only = [s.id for s in rubric.checks if s.student_visible and s.id in registry]
-    if part:
-        try:
-            chosen = set(part_selection(rubric, registry, part))
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
-        only = [cid for cid in only if cid in chosen]
-        if not only:
-            raise click.UsageError(f"--part {part!r} has no code check in the kit (written answers are "
-                                   "graded when you submit)")
 
     notes: list[str] = []
 
@@ -99,17 +77,16 @@ def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_j
         notes.append(made.note)
         return made
 
-    report = grade(directory, rubric=rubric, seed=seeds[0] if seed is None else seed, visible_only=True,
-                   only=only, ref_provider=provider, include_written=False, runner_factory=runner,
-                   progress=None if quiet or as_json else student.progress_hook(console))
-    if as_json:
-        click.echo(json.dumps({"seed": report.seed, "checks": [
-            {"id": c.id, "score": c.score, "max_score": c.max_score, "status": c.status,
-             "feedback": list(c.outcome.feedback)} for c in report.checks]}, indent=1))
-        sys.exit(0 if report.all_passed else 1)
-    for note in dict.fromkeys(n for n in notes if n):
-        console.print(note, markup=False, highlight=False)
-    console.print("Written answers are not checked here: they are read and graded when you submit.")
-    console.print("This kit names only a few known bugs; the full grader names more when you submit.")
-    student.render_check(report, rubric, console, details=not quiet, total=built.get("auto_points"))
-    sys.exit(0 if report.all_passed else 1)
+    settings = GradingSettings(rubric=rubric, seed=seeds[0] if seed is None else seed, include_written=False,
+                               runner_factory=runner, ref_provider=provider)
+    return CheckSetup(rubric, settings, code_only=True, total=built.get("auto_points"), runner_notes=notes,
+                      nothing_left="has no code check in the kit (written answers are graded when you submit)",
+                      preface=("Written answers are not checked here: they are read and graded when you submit.",
+                               "This kit names only a few known bugs; the full grader names more when you submit."))
+
+
+@main.command()
+@check_options
+def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_json: bool) -> None:
+    """Check DIRECTORY (default: here) on the visible code checks; exit 0 only if all pass."""
+    run_check(_kit_check, directory, seed, quiet, part, as_json)

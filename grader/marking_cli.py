@@ -6,13 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
 
+from grader import cli_output
 from grader.rubric import RubricError, load_rubric
-
-
-def _console() -> Console:
-    return Console(stderr=False, highlight=False, soft_wrap=False)
 
 
 def marked_store(batch_dir: Path, marked: Path | None):
@@ -32,7 +28,7 @@ def marked_store(batch_dir: Path, marked: Path | None):
     except MarksError as exc:
         raise click.ClickException(str(exc)) from None
     if added:
-        _console().print(f"{len(added)} mark{'s' if len(added) != 1 else ''} from {marked} added to "
+        cli_output.console().print(f"{len(added)} mark{'s' if len(added) != 1 else ''} from {marked} added to "
                          f"{store.folder}", highlight=False)
     return groups, store
 
@@ -54,7 +50,7 @@ def grades_cmd(batch_dir: Path, marked: Path | None) -> None:
         raise click.ClickException(str(exc)) from None
     book = final_grades.grade_book(batch_dir, rubric, store)
     files = final.write(book, batch_dir)
-    console = _console()
+    console = cli_output.console()
     for slot, n in book.unmarked_groups.items():
         console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points[/yellow]")
     console.print(f"wrote {files[0]}: {len(book.rows)} submissions, autograder out of {book.auto_max:g} + TA items "
@@ -78,7 +74,7 @@ def review_cmd(batch_dir: Path, port: int, who: str | None) -> None:
     except OSError as exc:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}); pass another --port") from None
     bound = server.server_address[1]
-    _console().print(f"open http://127.0.0.1:{bound}/ to mark {batch_dir} (Ctrl-C to stop; marks are saved as you go)",
+    cli_output.console().print(f"open http://127.0.0.1:{bound}/ to mark {batch_dir} (Ctrl-C to stop; marks are saved as you go)",
                      highlight=False)
     try:
         server.serve_forever()

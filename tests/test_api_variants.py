@@ -11,6 +11,7 @@ import pytest
 from conftest import REFERENCE, assemble, variant
 
 from grader.engine import grade
+from grader.settings import GradingSettings
 
 W2V_CHECKS = ["w2v_naive_softmax", "w2v_neg_sampling", "w2v_neg_sampling_dups", "w2v_skipgram"]
 PP_CHECKS = ["pp_init", "pp_parse_step", "pp_parse", "pp_example_3a"]
@@ -20,7 +21,7 @@ RUN_CHECKS = ["train_loop", "train_setup"]
 
 def graded(tmp_path, name, replacements, checks, seed=21):
     folder = variant(tmp_path, name, replacements)
-    report = grade(assemble(folder, tmp_path / "submission"), seed=seed, only=checks)
+    report = grade(assemble(folder, tmp_path / "submission"), GradingSettings(seed=seed, only=checks))
     return {c.id: c for c in report.checks}
 
 
@@ -149,7 +150,7 @@ def test_minibatch_parse_is_judged_even_without_partial_parse(tmp_path):
     (folder / "parser_transitions.py").write_text(
         source[:start] + source[start:end].replace("class PartialParse(object):", "class Partial_Parse(object):")
         + source[end:])
-    report = grade(assemble(folder, tmp_path / "submission"), seed=5, only=PP_CHECKS + MB_CHECKS)
+    report = grade(assemble(folder, tmp_path / "submission"), GradingSettings(seed=5, only=PP_CHECKS + MB_CHECKS))
     results = {c.id: c for c in report.checks}
     assert all(results[c].score == 0 for c in PP_CHECKS)
     assert "Is your Partial_Parse meant to be PartialParse?" in text(results["pp_init"])

@@ -19,6 +19,7 @@ from grader.engine import grade, run_order
 from grader.results import NOT_RUN, NOT_RUN_FEEDBACK
 from grader.rubric import DEFAULT_BUDGET_S, GRADESCOPE_TIMEOUT_S, RubricError, load_rubric
 from grader.sandbox import ProbeResult
+from grader.settings import GradingSettings
 
 sys.path.insert(0, str(REPO / "tools"))
 import loop_forever  # noqa: E402
@@ -96,8 +97,9 @@ def test_training_checks_run_last_cheapest_first():
 
 def test_checks_the_budget_cannot_afford_are_not_run_and_flagged(monkeypatch):
     monkeypatch.setattr(budget_mod, "RESERVE_S", 0.1)
-    report = grade(REPO / "reference", seed=1, budget=1.0, only=["w2v_sigmoid", "w2v_skipgram", "1b_i"],
-                   runner_factory=lambda _dir: SleepyRunner(), written_runner=SleepyRunner())
+    report = grade(REPO / "reference", GradingSettings(seed=1, budget=1.0, only=["w2v_sigmoid", "w2v_skipgram", "1b_i"],
+                                                       runner_factory=lambda _dir: SleepyRunner(),
+                                                       written_runner=SleepyRunner()))
     results = {c.id: c for c in report.checks}
     assert {c.status for c in results.values()} == {NOT_RUN}
     for c in results.values():

@@ -22,6 +22,7 @@ from grader.checks import all_checks
 from grader.engine import grade
 from grader.paths import WRITTEN_FILES
 from grader.rubric import load_rubric
+from grader.settings import GradingSettings
 
 BUGGY_DIR = Path(__file__).parent / "submissions" / "buggy"
 BUGS = sorted(p for p in BUGGY_DIR.iterdir() if p.is_dir())
@@ -45,7 +46,7 @@ def test_bug_fails_exactly_its_checks(bug: Path, tmp_path: Path):
     if any((bug / name).is_file() for name in WRITTEN_FILES):
         affected += [part.id for part in RUBRIC.written if part.auto > 0]
     seed = zlib.crc32(bug.name.encode())
-    report = grade(assemble(bug, tmp_path / "submission"), seed=seed, only=affected)
+    report = grade(assemble(bug, tmp_path / "submission"), GradingSettings(seed=seed, only=affected))
     failing = {c.id for c in report.checks if c.score < c.max_score}
     expected = set(expect["fails"]) & set(affected)
     details = {c.id: c.outcome.feedback for c in report.checks if c.id in failing ^ expected}

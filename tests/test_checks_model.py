@@ -25,6 +25,7 @@ from grader.checks import training as training_checks
 from grader.engine import grade
 from grader.results import GradeReport
 from grader.sandbox import InProcessRunner
+from grader.settings import GradingSettings
 
 MODEL_CHECKS = ("model_structure", "model_init", "model_embedding_lookup", "model_forward",
                 "model_dropout", "model_gradients")
@@ -40,7 +41,7 @@ BUGS = sorted(p for p in BUGGY_DIR.iterdir()
 
 
 def grade_in_process(upload: Path, checks, seed: int) -> GradeReport:
-    return grade(upload, seed=seed, only=checks, runner_factory=InProcessRunner)
+    return grade(upload, GradingSettings(seed=seed, only=checks, runner_factory=InProcessRunner))
 
 
 def failing(report: GradeReport) -> set[str]:
@@ -330,7 +331,7 @@ def test_dropout_kit_judges_the_scale_without_recording_it(name, tmp_path):
 
     for seed in (5, 6):
         full = grade_in_process(upload, ("model_dropout",), seed=seed).checks[0]
-        kit = grade(upload, seed=seed, only=("model_dropout",), runner_factory=InProcessRunner,
-                    ref_provider=provider).checks[0]
+        kit = grade(upload, GradingSettings(seed=seed, only=("model_dropout",), runner_factory=InProcessRunner,
+                                            ref_provider=provider)).checks[0]
         assert (kit.score, kit.status, full.passed) == (full.score, full.status, ok), kit.outcome.feedback
     assert books and [n for b in books for n in recorded_numbers(b.table) if numeric_answer_hits(n)] == []

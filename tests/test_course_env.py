@@ -16,6 +16,7 @@ from grader.course_env import COURSE_MODULES, missing_module, support_import_lin
 from grader.engine import grade
 from grader.sandbox import Sandbox, isolation
 from grader.sandbox.isolation import Isolation
+from grader.settings import GradingSettings
 
 RUN_CHECKS = ["train_loop", "train_setup", "train_uas"]
 
@@ -92,7 +93,7 @@ def test_a_module_outside_the_course_environment_is_recognised() -> None:
 
 def test_a_run_py_importing_an_unavailable_module_is_told_once(tmp_path: Path) -> None:
     folder = variant(tmp_path, "run.py", [("from tqdm import tqdm\n", "from tqdm import tqdm\nimport wandb\n")])
-    report = grade(assemble(folder, tmp_path / "submission"), seed=3, only=RUN_CHECKS)
+    report = grade(assemble(folder, tmp_path / "submission"), GradingSettings(seed=3, only=RUN_CHECKS))
     for result in report.checks:
         assert result.score == 0
         text = " ".join(result.outcome.feedback)
@@ -118,7 +119,7 @@ def test_an_import_error_shows_the_students_frames_only(tmp_path: Path) -> None:
     """No "<frozen importlib._bootstrap>" frame in "your files only" (they resolved as relative
     paths inside the submission folder)."""
     folder = variant(tmp_path, "run.py", [("AverageMeter\n", "AverageMeter, helper\n")])
-    report = grade(assemble(folder, tmp_path / "submission"), seed=3, only=["train_loop"])
+    report = grade(assemble(folder, tmp_path / "submission"), GradingSettings(seed=3, only=["train_loop"]))
     text = "\n".join(report.checks[0].outcome.feedback)
     assert "<frozen" not in text and 'File "run.py", line 22, in <module>' in text
     assert "utils.parser_utils has no 'helper'" in text
@@ -137,5 +138,5 @@ PROGRESS_BARS_AND_A_THREAD = [
 @pytest.mark.slow
 def test_tqdm_bars_and_a_leftover_thread_keep_full_marks_on_training(tmp_path: Path) -> None:
     folder = variant(tmp_path, "run.py", PROGRESS_BARS_AND_A_THREAD)
-    report = grade(assemble(folder, tmp_path / "submission"), seed=8, only=RUN_CHECKS)
+    report = grade(assemble(folder, tmp_path / "submission"), GradingSettings(seed=8, only=RUN_CHECKS))
     assert {c.id: c.score for c in report.checks} == {c.id: c.max_score for c in report.checks}

@@ -13,6 +13,7 @@ from grader.engine import grade
 from grader.paths import REFERENCE_DIR
 from grader.sandbox import Sandbox, isolation
 from grader.sandbox.forkserver import PRELOAD, ForkedProcess
+from grader.settings import GradingSettings
 
 pytestmark = pytest.mark.skipif(not isolation.detect().switches_user,
                                 reason="the fork server serves only workers run as the sandbox user (root)")
@@ -58,7 +59,7 @@ def test_cold_and_forked_workers_grade_the_reference_alike(monkeypatch: pytest.M
     scores = {}
     for start in ("cold", "fork"):
         monkeypatch.setenv("A2GRADER_WORKER_START", start)
-        report = grade(REFERENCE_DIR, seed=23, only=only, include_written=False)
+        report = grade(REFERENCE_DIR, GradingSettings(seed=23, only=only, include_written=False))
         scores[start] = {c.id: c.score for c in report.checks}
     assert scores["cold"] == scores["fork"]
     assert sum(scores["fork"].values()) > 0 and len(scores["fork"]) == len(only)

@@ -14,6 +14,7 @@ from conftest import REFERENCE, RESULTS_SCHEMA, TEMPLATE, assemble
 from grader.checks import all_checks
 from grader.cli import main
 from grader.engine import grade
+from grader.settings import GradingSettings
 
 ALTERNATIVE = Path(__file__).parent / "submissions" / "alternative"
 # The quick checks: everything but training (which has its own slow tests).
@@ -33,12 +34,12 @@ def by_id(report):
 
 
 def test_reference_full_marks_on_quick_checks():
-    report = grade(REFERENCE, seed=7, only=QUICK)
+    report = grade(REFERENCE, GradingSettings(seed=7, only=QUICK))
     assert [c.id for c in report.checks if c.score < c.max_score] == []
 
 
 def test_template_scores_zero_with_not_implemented_messages():
-    report = grade(TEMPLATE, seed=7, only=QUICK)
+    report = grade(TEMPLATE, GradingSettings(seed=7, only=QUICK))
     assert report.score == 0
     assert all("not implemented yet" in "\n".join(c.outcome.feedback) for c in report.checks), \
         [(c.id, c.outcome.feedback[:2]) for c in report.checks]
@@ -50,21 +51,21 @@ def test_alternative_correct_solution_full_marks(seed, tmp_path):
     sub = submission_with(tmp_path)
     for path in ALTERNATIVE.glob("*.py"):
         shutil.copyfile(path, sub / path.name)
-    report = grade(sub, seed=seed, only=QUICK)
+    report = grade(sub, GradingSettings(seed=seed, only=QUICK))
     bad = {c.id: c.outcome.feedback for c in report.checks if c.score < c.max_score}
     assert bad == {}
 
 
 def test_same_seed_same_report():
     ids = ["w2v_naive_softmax", "pp_parse_step", "mb_random_model"]
-    a, b = grade(REFERENCE, seed=11, only=ids), grade(REFERENCE, seed=11, only=ids)
+    a, b = grade(REFERENCE, GradingSettings(seed=11, only=ids)), grade(REFERENCE, GradingSettings(seed=11, only=ids))
     assert [(c.id, c.outcome) for c in a.checks] == [(c.id, c.outcome) for c in b.checks]
 
 
 def test_missing_file_costs_only_its_part(tmp_path):
     sub = submission_with(tmp_path)
     (sub / "sgd.py").unlink()
-    report = by_id(grade(sub, seed=3, only=["sgd_update", "w2v_sigmoid"]))
+    report = by_id(grade(sub, GradingSettings(seed=3, only=["sgd_update", "w2v_sigmoid"])))
     assert report["sgd_update"].score == 0
     assert "sgd.py was not found in your submission" in report["sgd_update"].outcome.feedback[0]
     assert report["w2v_sigmoid"].passed
@@ -72,7 +73,7 @@ def test_missing_file_costs_only_its_part(tmp_path):
 
 def test_syntax_error_reported_with_student_traceback(tmp_path):
     sub = submission_with(tmp_path, sgd="def sgd(:\n    pass\n")
-    report = by_id(grade(sub, seed=3, only=["sgd_update", "pp_init"]))
+    report = by_id(grade(sub, GradingSettings(seed=3, only=["sgd_update", "pp_init"])))
     text = "\n".join(report["sgd_update"].outcome.feedback)
     assert "importing sgd.py raised SyntaxError" in text and "sgd.py" in text
     assert report["pp_init"].passed
@@ -80,7 +81,7 @@ def test_syntax_error_reported_with_student_traceback(tmp_path):
 
 def test_hang_at_import_is_a_timeout_on_its_part_only(tmp_path):
     sub = submission_with(tmp_path, sgd="while True:\n    pass\n")
-    report = by_id(grade(sub, seed=3, only=["sgd_update", "sgd_anneal", "w2v_sigmoid"], import_timeout=3))
+    report = by_id(grade(sub, GradingSettings(seed=3, only=["sgd_update", "sgd_anneal", "w2v_sigmoid"], import_timeout=3)))
     assert report["sgd_update"].score == 0 and "stopped after 3 s" in report["sgd_update"].outcome.feedback[0]
     assert report["sgd_anneal"].score == 0
     assert report["w2v_sigmoid"].passed
@@ -90,7 +91,7 @@ def test_exit_and_crash_cost_only_the_checks_they_touch(tmp_path):
     transitions = (REFERENCE / "parser_transitions.py").read_text().replace(
         '        if transition == "S":\n', '        import os\n        os._exit(0)\n        if transition == "S":\n', 1)
     sub = submission_with(tmp_path, sgd="import sys\nsys.exit(0)\n", parser_transitions=transitions)
-    report = by_id(grade(sub, seed=3, only=["sgd_update", "pp_init", "pp_parse_step", "w2v_sigmoid"]))
+    report = by_id(grade(sub, GradingSettings(seed=3, only=["sgd_update", "pp_init", "pp_parse_step", "w2v_sigmoid"])))
     assert report["sgd_update"].score == 0
     assert report["pp_parse_step"].status == "crashed"
     assert "process running your code died" in report["pp_parse_step"].outcome.feedback[0]
@@ -106,7 +107,7 @@ def test_infinite_loop_in_minibatch_parse_is_a_timeout_of_that_check(tmp_path, m
     specs = tuple(s if s.part != "3d" else rubric_mod.CheckSpec(**{**s.__dict__, "timeout": 2.0})
                   for s in rubric.checks)
     rubric = rubric_mod.Rubric(rubric.parts, specs, rubric.path)
-    report = by_id(grade(sub, seed=3, rubric=rubric, only=["mb_results", "pp_parse"]))
+    report = by_id(grade(sub, GradingSettings(seed=3, rubric=rubric, only=["mb_results", "pp_parse"])))
     assert report["mb_results"].status == "timeout"
     assert report["pp_parse"].passed
 

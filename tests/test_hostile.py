@@ -48,6 +48,7 @@ from grader.reports import gradescope
 from grader.results import GradeReport
 from grader.rubric import Rubric, load_rubric
 from grader.sandbox import Limits, Sandbox, isolation
+from grader.settings import GradingSettings
 
 pytestmark = pytest.mark.slow
 
@@ -330,8 +331,8 @@ def test_hostile_submission(case: Path, guarded: Path) -> None:
     seed = zlib.crc32(case.name.encode())
     rss = peak_rss_bytes()
     timeout = float(expect.get("timeout", 60))
-    report = grade(upload, seed=seed, only=expect["only"], rubric=rubric_for(expect),
-                   import_timeout=timeout, runner_factory=runner_factory(expect))
+    report = grade(upload, GradingSettings(seed=seed, only=expect["only"], rubric=rubric_for(expect),
+                                           import_timeout=timeout, runner_factory=runner_factory(expect)))
     assert peak_rss_bytes() - rss < MAX_RSS_GROWTH_BYTES
     assert snapshot([upload]) == before, "the upload itself was changed"
     if expect.get("known_gap"):
@@ -341,8 +342,7 @@ def test_hostile_submission(case: Path, guarded: Path) -> None:
             pytest.xfail(f"known gap: {expect['known_gap']}")
         pytest.fail(f"{case.name} now passes: the known gap is closed, remove known_gap")
     check_report(report, expect, case.name)
-    again = grade(REFERENCE, seed=seed, only=expect["zero"] or expect["only"],
-                  rubric=rubric_for(expect))
+    again = grade(REFERENCE, GradingSettings(seed=seed, only=expect["zero"] or expect["only"], rubric=rubric_for(expect)))
     assert [c.id for c in again.checks if c.score < c.max_score] == [], \
         "the reference lost points right after the hostile submission"
     if expect.get("cli"):
@@ -434,7 +434,7 @@ def test_kernel_objects_do_not_outlive_a_grading(guarded: Path, own_tempdir: Pat
     an earlier grading: the second grading finds none, and none are there from outside."""
     upload, expect = _case_upload("kernel_objects_outlive", guarded)
     for _ in range(2):
-        report = grade(upload, seed=27, only=expect["only"], rubric=rubric_for(expect))
+        report = grade(upload, GradingSettings(seed=27, only=expect["only"], rubric=rubric_for(expect)))
         check_report(report, expect, "kernel_objects_outlive")
         assert "found nothing left by an earlier grading (left: shm, msg, sem, mqueue" in \
             report.checks[0].outcome.feedback[0], "the case could not even make its objects"
@@ -480,7 +480,7 @@ def test_student_strings_cannot_hurt_the_reports(guarded: Path, own_tempdir: Pat
 
 def test_results_json_is_bounded_whatever_the_feedback() -> None:
     """A report whose every check says megabytes is cut to MAX_RESULTS_BYTES, saying so."""
-    report = grade(REFERENCE, seed=1, only=["w2v_sigmoid"], rubric=load_rubric())
+    report = grade(REFERENCE, GradingSettings(seed=1, only=["w2v_sigmoid"], rubric=load_rubric()))
     huge = replace(report.checks[0], outcome=replace(report.checks[0].outcome,
                                                     feedback=tuple("x" * 10**6 for _ in range(50))))
     doc = gradescope.fit(gradescope.to_results_json(replace(report, checks=(huge,) * 30)))

@@ -7,6 +7,7 @@ import ast
 import json
 import textwrap
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -22,6 +23,7 @@ from grader.replay import RecordingRef, ReplayMiss, ReplayRef, decode, encode
 from grader.reports.student import auto_points
 from grader.rubric import load_rubric
 from grader.sandbox.portable import LIMITS_NOTE, PortableRunner
+from grader.settings import GradingSettings
 
 GRADER = Path(kit.__file__).resolve().parent
 
@@ -34,7 +36,7 @@ def test_kit_modules_exist_and_exclude_what_never_ships():
 
 
 #: Imports of shipped modules that the kit never reaches (engine.grade's written parts and its
-#: Linux Sandbox, used only without ``include_written=False`` and a runner of the kit's own).
+#: Linux Sandbox, used only without ``GradingSettings(include_written=False)`` and a runner of the kit's own).
 NOT_REACHED_IN_KIT = {("grader.written.checkers", "all_written_checkers"), ("grader.written.grade", "grade_written"),
                       ("grader.sandbox", "Sandbox")}
 
@@ -140,8 +142,8 @@ def test_replay_judges_as_the_reference_on_its_seed():
     for submission in (paths.REFERENCE_DIR, buggy / "w2v_grad_sign", buggy / "mb_batch_plus_one"):
         present = {p.name for p in submission.iterdir()}
         only = [c for c in ids if set(registry[c].files) <= present]
-        real = grade(submission, seed=11, visible_only=True, only=only, include_written=False)
-        kitr = grade(submission, seed=11, visible_only=True, only=only, include_written=False, ref_provider=provider)
+        real = grade(submission, GradingSettings(seed=11, visible_only=True, only=only, include_written=False))
+        kitr = grade(submission, GradingSettings(seed=11, visible_only=True, only=only, include_written=False, ref_provider=provider))
         assert [(c.id, c.score, c.status) for c in kitr.checks] == [(c.id, c.score, c.status) for c in real.checks]
 
 
@@ -228,11 +230,11 @@ def test_portable_runner_without_posix_limits(tmp_path):
 
 def test_portable_runner_grades_like_the_sandbox():
     ids = ["w2v_sigmoid", "pp_init", "pp_parse_step", "sgd_update"]
-    portable = grade(paths.REFERENCE_DIR, seed=4, only=ids, include_written=False,
-                     runner_factory=lambda run_dir: PortableRunner(run_dir, posix_limits=False))
+    settings = GradingSettings(seed=4, only=ids, include_written=False,
+                               runner_factory=lambda run_dir: PortableRunner(run_dir, posix_limits=False))
+    portable = grade(paths.REFERENCE_DIR, settings)
     assert [c.score for c in portable.checks] == [c.max_score for c in portable.checks]
-    template = grade(paths.TEMPLATE_DIR, seed=4, only=ids, include_written=False,
-                     runner_factory=lambda run_dir: PortableRunner(run_dir, posix_limits=False))
+    template = grade(paths.TEMPLATE_DIR, settings)
     assert all(c.score == 0 for c in template.checks)
 
 
@@ -335,15 +337,14 @@ def test_replay_gives_a_credited_bug_shape_the_grader_s_credit():
     with_corpus = kit.record([11], [paths.REFERENCE_DIR, paths.TEMPLATE_DIR, *cases])
     without = kit.record([11], [paths.REFERENCE_DIR, paths.TEMPLATE_DIR])
     for submission, (check_id, charged) in cases.items():
-        real = next(c for c in grade(submission, seed=11, visible_only=True, only=[check_id, charged],
-                                     include_written=False).checks if c.id == check_id)
+        settings = GradingSettings(seed=11, visible_only=True, only=[check_id, charged], include_written=False)
+        real = next(c for c in grade(submission, settings).checks if c.id == check_id)
         assert real.passed, (check_id, real.outcome.feedback)  # the entry's credit
         for recorded, same in ((with_corpus, True), (without, False)):
             def provider(cid: str, seed: int, recorded=recorded) -> ReplayRef:
                 return ReplayRef(recorded["checks"][cid][str(seed)], tuple(recorded["modules"]))
 
-            got = next(c for c in grade(submission, seed=11, visible_only=True, only=[check_id, charged],
-                                        include_written=False, ref_provider=provider).checks if c.id == check_id)
+            got = next(c for c in grade(submission, replace(settings, ref_provider=provider)).checks if c.id == check_id)
             assert ((got.score, got.status) == (real.score, real.status)) is same, (check_id, same, got.outcome.feedback)
 
 

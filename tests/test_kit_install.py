@@ -21,6 +21,7 @@ from grader.checks import all_checks
 from grader.engine import grade
 from grader.reports.student import auto_points, checked_line
 from grader.rubric import load_rubric
+from grader.settings import GradingSettings
 
 pytestmark = pytest.mark.slow
 
@@ -114,7 +115,7 @@ def test_buggy_submission_same_verdicts_as_the_repository(installed, tmp_path, s
     folder = _submission(tmp_path / "buggy", files)
     _code, report, _seconds = _check(installed, folder, "--seed", str(seed))
     ids = [c["id"] for c in report["checks"]]
-    here = grade(folder, seed=seed, visible_only=True, only=ids, include_written=False)
+    here = grade(folder, GradingSettings(seed=seed, visible_only=True, only=ids, include_written=False))
     assert [(c["id"], c["score"], c["status"]) for c in report["checks"]] == \
         [(c.id, c.score, c.status) for c in here.checks]
     assert any(c["score"] < c["max_score"] for c in report["checks"])

@@ -59,11 +59,12 @@ def _late(out: Path, tmp: Path, like: str, key: str) -> None:
     from grader.engine import grade
     from grader.reports import jsonout
     from grader.rubric import load_rubric
+    from grader.settings import GradingSettings
 
     upload = tmp / "late" / key
     shutil.copytree(out.parent / "class" / like, upload)
     written = [p.id for p in load_rubric().written]
-    report = grade(upload, seed=SEED, only=written, written_runner=InProcess())
+    report = grade(upload, GradingSettings(seed=SEED, only=written, written_runner=InProcess()))
     doc = jsonout.to_json(report)
     doc["batch"] = {"status": "graded", "message": ""}
     folder = out / "submissions" / key

@@ -85,7 +85,9 @@ def _alive(pid: int) -> bool:
 def test_a_whole_grading_with_training_leaves_torch_out_of_the_trusted_process():
     script = ("import sys\n"
               "from grader.engine import grade\n"
-              "report = grade('reference', seed=5, only=['model_forward', 'train_uas'], include_written=False)\n"
+              "from grader.settings import GradingSettings\n"
+              "report = grade('reference', GradingSettings(seed=5, only=['model_forward', 'train_uas'], "
+              "include_written=False))\n"
               "print([c.score == c.max_score for c in report.checks], 'torch' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True,
                          timeout=600, check=True).stdout.strip().splitlines()

@@ -14,6 +14,7 @@ import pytest
 from conftest import assemble
 
 from grader.engine import grade
+from grader.settings import GradingSettings
 
 SLOW_DIR = Path(__file__).parent / "submissions" / "slow"
 SLOW = sorted(p for p in SLOW_DIR.iterdir() if p.is_dir())
@@ -27,7 +28,7 @@ def test_the_slow_corpus_has_list_and_row_loop_variants():
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", SLOW, ids=[p.name for p in SLOW])
 def test_slow_but_correct_training_scores_full_marks(variant: Path, tmp_path: Path):
-    report = grade(assemble(variant, tmp_path / "submission"), seed=3, only=TRAINING_CHECKS)
+    report = grade(assemble(variant, tmp_path / "submission"), GradingSettings(seed=3, only=TRAINING_CHECKS))
     assert {c.id for c in report.checks} == set(TRAINING_CHECKS)
     lost = {c.id: c.outcome.feedback for c in report.checks if c.score < c.max_score}
     assert not lost, lost

@@ -11,6 +11,7 @@ from conftest import REFERENCE, TEMPLATE
 
 from grader.engine import grade
 from grader.rubric import load_rubric
+from grader.settings import GradingSettings
 from grader.written.grade import NO_WRITEUP, grade_written
 from grader.written.process import ChildProcess, InProcess
 
@@ -124,13 +125,13 @@ def test_grade_reports_written_answers_beside_code_checks(tmp_path):
     sub = tmp_path / "submission"
     sub.mkdir()
     as_answers(sub, WRITEUPS / "001_b7a4162c9f4dc5cc.txt")
-    report = grade(sub, seed=5, only=["w2v_sigmoid", "1b_i", "1a", "2b_i"])
+    report = grade(sub, GradingSettings(seed=5, only=["w2v_sigmoid", "1b_i", "1a", "2b_i"]))
     by_id = {c.id: c for c in report.checks}
     assert set(by_id) == {"w2v_sigmoid", "1b_i", "2b_i"}
     assert by_id["w2v_sigmoid"].score == 0 and by_id["2b_i"].score == 1
     assert [m.id for m in report.manual] == ["1a", "2b_i"]
     assert report.score == 1 and report.manual_points == 3
-    only_code = grade(sub, seed=5, only=["w2v_sigmoid"])
+    only_code = grade(sub, GradingSettings(seed=5, only=["w2v_sigmoid"]))
     assert [c.id for c in only_code.checks] == ["w2v_sigmoid"] and not only_code.manual
 
 

@@ -9,7 +9,8 @@ from typing import Any
 import click
 from rich.console import Console
 
-from grader import gradebook
+from grader import cli_output, gradebook
+from grader.cli_output import print_notes
 from grader.similarity.detect import DEFAULT_THRESHOLD
 
 
@@ -27,8 +28,7 @@ def similarity_request(known: tuple[Path, ...], threshold: float | None = None) 
 def similarity_lines(outcome: Any, batch_dir: Path, console: Console) -> None:
     console.print(f"similarity: {outcome.submissions} submissions, {outcome.known} known files, {outcome.compared} "
                   f"pairs of files compared in {outcome.seconds:.1f} s: {outcome.line} (in {batch_dir})", highlight=False)
-    for note in outcome.notes:
-        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)
+    print_notes(console, outcome.notes)
 
 
 @click.command("similarity")
@@ -48,4 +48,4 @@ def similarity_cmd(batch_dir: Path, known: tuple[Path, ...], threshold: float | 
         outcome = run_similarity(batch_dir, known=request.known, threshold=request.threshold)
     except gradebook.BatchError as exc:     # SimilarityError is one
         raise click.ClickException(str(exc)) from None
-    similarity_lines(outcome, batch_dir, Console(highlight=False, soft_wrap=False))
+    similarity_lines(outcome, batch_dir, cli_output.console())

@@ -1,0 +1,112 @@
+"""`grader check`, one command for the repository (grader/cli.py) and the student kit
+(grader/kit_cli.py): ``check_options`` gives a click command its argument and options,
+``run_check`` runs it. The two differ only in the ``CheckSetup`` they give: the repository's
+rubric, the Linux sandbox, the reference and the written answers; or the kit's copy of the
+rubric, the portable runner, its recorded reference answers and the code checks only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+
+from grader.checks import all_checks
+from grader.cli_output import console
+from grader.engine import grade, part_selection
+from grader.reports import jsonout, student
+from grader.results import GradeReport
+from grader.rubric import Rubric, RubricError
+from grader.settings import GradingSettings
+from grader.submission import SubmissionError
+
+
+@dataclass(frozen=True)
+class CheckSetup:
+    """What one `grader check` is given, made once its options are read."""
+
+    rubric: Rubric
+    settings: GradingSettings
+    """The seed, the runner, the reference (or recorded answers), whether written answers count;
+    ``visible_only`` and ``only`` are set by the command."""
+    code_only: bool = False
+    """Check only the visible code checks this installation holds (the kit)."""
+    nothing_left: str = "has no check"
+    """How `--part P` is refused when it leaves nothing to check: "--part 'P' <this>"."""
+    total: float | None = None
+    """The autograder's points of the whole assignment when ``rubric`` is not all of it (the kit)."""
+    preface: tuple[str, ...] = ()
+    """Printed after grading, before the details and the summary (not with --json)."""
+    runner_notes: list[str] = field(default_factory=list)
+    """What the settings' runners say about themselves as they are made (the kit's limits note);
+    printed once each, before the preface (not with --json)."""
+
+
+#: Reads the options that decide the setup (DIRECTORY, --seed) and makes it; may print a warning
+#: on the console, and raises click exceptions for what the caller refuses.
+Setup = Callable[[Path, int | None, Console], CheckSetup]
+
+
+def check_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The argument and options of `grader check`, in the repository and in the kit alike."""
+    options = (
+        click.argument("directory", default=".", type=click.Path(exists=True, path_type=Path)),
+        click.option("--seed", type=int, default=None,
+                     help="Replay the checks of an earlier run (the student kit: one of its recorded seeds; "
+                          "default: the first)."),
+        click.option("--quiet", is_flag=True, help="Only the summary, not each failing check's details."),
+        click.option("--part", "part", default=None, metavar="PART",
+                     help="Only this part: a part id (3c, word2vec), a file (sgd.py, answers.md) or a check id."),
+        click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (for scripts)."),
+    )
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def selected(setup: CheckSetup, part: str | None) -> list[str] | None:
+    """The ids `--part` selects (None: every visible check); UsageError when it selects nothing."""
+    registry = all_checks()
+    ids = [s.id for s in setup.rubric.checks if s.student_visible and s.id in registry] if setup.code_only else None
+    if not part:
+        return ids
+    try:
+        chosen = part_selection(setup.rubric, registry, part)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    ids = chosen if ids is None else [cid for cid in ids if cid in set(chosen)]
+    if not ids:
+        raise click.UsageError(f"--part {part!r} {setup.nothing_left}")
+    return ids
+
+
+def run_check(setup: Setup, directory: Path, seed: int | None, quiet: bool, part: str | None,
+              as_json: bool) -> NoReturn:
+    """Grade DIRECTORY on the visible checks as ``setup`` says; print the details and summary (or
+    the JSON report); exit 0 only if every check passed."""
+    out = console()
+    try:
+        given = setup(directory, seed, out)
+        settings = replace(given.settings, visible_only=True, only=selected(given, part))
+        report = grade(directory, settings, progress=None if quiet or as_json else student.progress_hook(out))
+    except (SubmissionError, RubricError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(jsonout.to_json(report), indent=2))
+        sys.exit(_status(report))
+    for note in dict.fromkeys(n for n in given.runner_notes if n):
+        out.print(note, markup=False, highlight=False)
+    for line in given.preface:
+        out.print(line)
+    student.render_check(report, given.rubric, out, details=not quiet, total=given.total)
+    sys.exit(_status(report))
+
+
+def _status(report: GradeReport) -> int:
+    return 0 if report.all_passed else 1

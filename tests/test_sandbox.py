@@ -191,7 +191,8 @@ def inspect():
         "cwd": os.getcwd(),
         "path0": sys.path[0],
         "env": dict(os.environ),
-        "wire_file": sys.modules["wire"].__file__,
+        "wire_file": sys.modules["untrusted.wire"].__file__,
+        "top_level_wire": "wire" in sys.modules,
         "grader_imported": "grader" in sys.modules,
         "uid": os.getuid(),
         "limits": {name: list(resource.getrlimit(getattr(resource, name)))
@@ -545,6 +546,7 @@ def test_worker_runs_in_the_submission_under_limits(submission: Path) -> None:
     assert "VIRTUAL_ENV" not in info["env"] and "PYTHONPATH" not in info["env"]
     assert not info["grader_imported"]
     assert not info["wire_file"].startswith(str(Path(wire.__file__).parent))
+    assert not info["top_level_wire"]  # the worker's copy is the package untrusted, imported once
     assert info["limits"]["RLIMIT_AS"] == [3 * 2**30] * 2
     assert info["limits"]["RLIMIT_CPU"] == [100, 105]
     assert info["limits"]["RLIMIT_FSIZE"] == [10 * 2**20] * 2

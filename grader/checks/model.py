@@ -13,6 +13,9 @@ are drawn so that every dimension differs (the shape of a parameter then says it
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -173,70 +176,81 @@ def init(ctx: CheckContext) -> Outcome:
 @check("model_embedding_lookup", files=FILES, names=("parser_model.ParserModel",))
 def check_embedding_lookup(ctx: CheckContext) -> Outcome:
     """embedding_lookup(w) against the reference, with the same embeddings set in both models."""
-    trials = Trials()
-    for t in range(4):
-        inst = Instance(ctx, draw_sizes(ctx.rng))
-        for note in inst.notes:
-            trials.note(note)
-        batch = [1, int(ctx.rng.integers(2, 10)), int(ctx.rng.integers(10, 60)), int(ctx.rng.integers(2, 60))][t]
-        w = inst.indices(ctx.rng, batch)
-        what = f"{inst.what}.embedding_lookup(w) with w a LongTensor of shape {w.shape}"
-        if "embeddings" not in inst.matches:
-            trials.record(False, f"{what}: {inst.missing}")
-            continue
-        got, err = try_call(ctx, "model_run", what, **inst.ctor(),
-                            assign=inst.assign(), calls=[{"method": "embedding_lookup", "mode": "eval", "w": w}])
-        if err:
-            trials.record(False, err)
-            continue
-        value, note = output_value(got[0], "embedding_lookup")
-        trials.note(note)
-        if value is None:
-            trials.record(False, f"{what}: {note}")
-            continue
-        expected = reference_output(ctx, inst, w, "embedding_lookup")
-        v = compare("x", value, expected, factor_hint=False)
-        trials.factor("x", v, expected.size)
-        hint = "" if v.ok else lookup_hint(value, inst, w)
-        trials.record(v.ok, f"{what}: {v.message}" + (f". Likely cause: {hint}" if hint else ""))
-    return trials.outcome()
+    return _output_trials(ctx, _OutputCheck(
+        "embedding_lookup", "x", trials=4,
+        batch=lambda t, rng: [1, int(rng.integers(2, 10)), int(rng.integers(10, 60)), int(rng.integers(2, 60))][t],
+        what=lambda inst, w: f"{inst.what}.embedding_lookup(w) with w a LongTensor of shape {w.shape}",
+        prepare=_needs_embeddings,
+        cause=lambda ctx, inst, w, value: (lookup_hint(value, inst, w), "")))
 
 
 @check("model_forward", files=FILES, names=("parser_model.ParserModel",))
 def forward(ctx: CheckContext) -> Outcome:
     """forward(w) in eval mode (built with dropout_prob=0) against the reference's logits."""
+    return _output_trials(ctx, _OutputCheck(
+        "forward", "logits", trials=5,
+        batch=lambda t, rng: 1 if t == 0 else int(rng.integers(2, 40)),
+        what=lambda inst, w: f"{inst.what} in eval mode, forward(w) with w a LongTensor of shape {w.shape}",
+        prepare=lambda ctx, inst, w, trials, what: model_shapes.lookup_override(ctx, inst, w, trials),
+        cause=lambda ctx, inst, w, value: (forward_hint(value, reference_pieces(ctx, inst, w)), inst.missing)))
+
+
+@dataclass(frozen=True)
+class _OutputCheck:
+    """What differs between the checks of one method's output against the reference's."""
+
+    method: str
+    quantity: str
+    """The compared output's name in the feedback ("x", "logits")."""
+    trials: int
+    batch: Callable[[int, np.random.Generator], int]
+    """Trial number, the check's generator -> the batch size of w."""
+    what: Callable[[Instance, np.ndarray], str]
+    prepare: Callable[[CheckContext, Instance, np.ndarray, Trials, str], dict[str, Any] | None]
+    """Extra arguments of the call (the right lookup values for forward), or None when the trial
+    was recorded already (nothing to call)."""
+    cause: Callable[[CheckContext, Instance, np.ndarray, np.ndarray], tuple[str, str]]
+    """(likely cause, note) of a wrong output; either may be empty."""
+
+
+def _needs_embeddings(ctx: CheckContext, inst: Instance, w: np.ndarray, trials: Trials, what: str) -> dict[str, Any] | None:
+    if "embeddings" not in inst.matches:
+        trials.record(False, f"{what}: {inst.missing}")
+        return None
+    return {}
+
+
+def _output_trials(ctx: CheckContext, spec: _OutputCheck) -> Outcome:
+    """``spec.method(w)`` in eval mode on new instances, its output compared with the reference's."""
     trials = Trials()
-    for t in range(5):
+    for t in range(spec.trials):
         inst = Instance(ctx, draw_sizes(ctx.rng))
         for note in inst.notes:
             trials.note(note)
-        batch = 1 if t == 0 else int(ctx.rng.integers(2, 40))
-        w = inst.indices(ctx.rng, batch)
-        what = f"{inst.what} in eval mode, forward(w) with w a LongTensor of shape {w.shape}"
-        lookup = model_shapes.lookup_override(ctx, inst, w, trials)
+        w = inst.indices(ctx.rng, spec.batch(t, ctx.rng))
+        what = spec.what(inst, w)
+        extra = spec.prepare(ctx, inst, w, trials, what)
+        if extra is None:
+            continue
         got, err = try_call(ctx, "model_run", what, **inst.ctor(), assign=inst.assign(),
-                            calls=[{"method": "forward", "mode": "eval", "w": w, **lookup}])
+                            calls=[{"method": spec.method, "mode": "eval", "w": w, **extra}])
         if err:
             trials.record(False, err)
             continue
-        value, note = output_value(got[0], "forward")
+        value, note = output_value(got[0], spec.method)
         trials.note(note)
         if value is None:
             trials.record(False, f"{what}: {note}")
             continue
-        expected = reference_output(ctx, inst, w, "forward")
-        v = compare("logits", value, expected, factor_hint=False)
-        trials.factor("logits", v, expected.size)
+        expected = reference_output(ctx, inst, w, spec.method)
+        v = compare(spec.quantity, value, expected, factor_hint=False)
+        trials.factor(spec.quantity, v, expected.size)
         if v.ok:
             trials.record(True)
             continue
-        hint = forward_hint(value, reference_pieces(ctx, inst, w))
-        message = f"{what}: {v.message}"
-        if hint:
-            message += f". Likely cause: {hint}"
-        if inst.missing:
-            message += f". Note: {inst.missing}"
-        trials.record(False, message)
+        hint, note = spec.cause(ctx, inst, w, value)
+        trials.record(False, f"{what}: {v.message}" + (f". Likely cause: {hint}" if hint else "")
+                      + (f". Note: {note}" if note else ""))
     return trials.outcome()
 
 

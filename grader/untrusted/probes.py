@@ -23,10 +23,7 @@ from typing import Any
 
 import numpy as np
 
-if __package__:
-    from . import wire
-else:  # run from the worker's private copy, where the modules are top-level
-    import wire  # type: ignore[no-redef, import-not-found]
+from . import wire
 
 Probe = Callable[..., Any]
 
@@ -190,7 +187,7 @@ the registry; listed here so that one file shows every probe the worker can run.
 
 def _load_probe_modules() -> None:
     for name in PROBE_MODULES:
-        module = importlib.import_module(f"{__package__}.{name}" if __package__ else name)
+        module = importlib.import_module(f".{name}", __package__)
         register(module.PROBES)
 
 

@@ -32,54 +32,29 @@ from typing import Any
 
 import numpy as np
 
-if __package__:
-    from .probes_model import build_model
-    from .training_support import (
-        DEBUG_ARGV,
-        DROPOUT_PROB,
-        HIDDEN_SIZE,
-        N_CLASSES,
-        N_FEATURES,
-        Recorder,
-        get_torch,
-        instrument_model,
-        instrumented_parsing,
-        loss_spy,
-        model_for_training,
-        new_output_path,
-        one_thread,
-        plain,
-        qualname,
-        run_main,
-        seed_all,
-        slices,
-        spy_adam,
-        treebank,
-    )
-else:  # run from the worker's private copy, where the modules are top-level
-    from probes_model import build_model  # type: ignore[no-redef]
-    from training_support import (  # type: ignore[no-redef]
-        DEBUG_ARGV,
-        DROPOUT_PROB,
-        HIDDEN_SIZE,
-        N_CLASSES,
-        N_FEATURES,
-        Recorder,
-        get_torch,
-        instrument_model,
-        instrumented_parsing,
-        loss_spy,
-        model_for_training,
-        new_output_path,
-        one_thread,
-        plain,
-        qualname,
-        run_main,
-        seed_all,
-        slices,
-        spy_adam,
-        treebank,
-    )
+from .probes_model import build_model
+from .training_support import (
+    DEBUG_ARGV,
+    DROPOUT_PROB,
+    HIDDEN_SIZE,
+    N_CLASSES,
+    N_FEATURES,
+    Recorder,
+    get_torch,
+    instrument_model,
+    instrumented_parsing,
+    loss_spy,
+    model_for_training,
+    new_output_path,
+    one_thread,
+    plain,
+    qualname,
+    run_main,
+    seed_all,
+    slices,
+    spy_adam,
+    treebank,
+)
 
 _TRAINED: dict[str, Any] = {}
 """The model train_uas trained last (key "model"), which trained_logits evaluates."""

@@ -21,18 +21,13 @@ from typing import Any
 
 import numpy as np
 
-if __package__:
-    from .probes_model import build_model
-else:  # run from the worker's private copy, where the modules are top-level
-    from probes_model import build_model  # type: ignore[no-redef]
+from .probes_model import build_model
+
 # The stand-in model train_loop and train_setup use when the student's ParserModel cannot be
 # built or run: a linear classifier over feature ids (not the assignment's model). The student kit
 # does not ship it; there those checks say to fix the model checks first.
 try:
-    if __package__:
-        from .standin_model import linear_stand_in
-    else:
-        from standin_model import linear_stand_in  # type: ignore[no-redef]
+    from .standin_model import linear_stand_in
 except ImportError:
     linear_stand_in = None  # type: ignore[assignment]
 

@@ -29,11 +29,13 @@ import ctypes
 import errno
 import faulthandler
 import importlib
+import importlib.machinery
+import importlib.util
 import os
 import sys
 import threading
 import traceback
-from typing import Any
+from typing import Any, NoReturn
 
 if sys.platform != "win32":
     import resource
@@ -44,13 +46,29 @@ else:  # the student kit's portable runner on Windows: no descriptor limit to re
     def _fd_limit() -> int:
         return 0
 
+PACKAGE = "untrusted"
+"""The package this folder is imported as when ``worker.py`` is started as a script (the sandbox's
+private copy, the fork server, the portable runner); in the repository it is ``grader.untrusted``.
+Either way the worker's modules import each other one way: relatively."""
+
+
+def _start_as_package() -> None:
+    """Started as a script: make this file's folder the package :data:`PACKAGE` (a namespace
+    package: its ``__path__`` the folder, which need not hold ``__init__.py``; nothing goes on
+    sys.path), then serve with that package's worker module. Never returns: :func:`run` ends the
+    process."""
+    spec = importlib.machinery.ModuleSpec(PACKAGE, None, is_package=True)
+    spec.submodule_search_locations = [os.path.dirname(os.path.abspath(__file__))]
+    sys.modules[PACKAGE] = importlib.util.module_from_spec(spec)
+    importlib.import_module(f"{PACKAGE}.worker").run(sys.argv[1:])
+
+
+if not __package__:
+    _start_as_package()
+
 # Everything the worker needs is imported above and here, before the submission folder goes on
 # sys.path, so that a student file named like a module (json.py, numpy.py) cannot replace it.
-if __package__:
-    from . import probes, wire
-else:  # run from the private copy, where the modules are top-level
-    import probes  # type: ignore[no-redef, import-not-found]
-    import wire  # type: ignore[no-redef, import-not-found]
+from . import probes, wire  # noqa: E402 - after the start as a package
 
 MAX_MESSAGE_CHARS = 1000
 """Longest exception message sent back (longer ones are cut with a note)."""
@@ -312,12 +330,17 @@ def main(argv: list[str]) -> int:
             return 0  # the grader starts a fresh worker for the next call
 
 
-if __name__ == "__main__":
+def run(argv: list[str]) -> NoReturn:
+    """Serve (:func:`main`), then end the process at once, without waiting for student threads."""
     code = EXIT_INTERNAL_ERROR
     try:
-        code = main(sys.argv[1:])
+        code = main(argv)
     except BaseException:  # noqa: BLE001 - report, then leave without waiting for student threads
         traceback.print_exc()
     finally:
         _flush_std_streams()
         os._exit(code)
+
+
+if __name__ == "__main__":  # python -m grader.untrusted.worker
+    run(sys.argv[1:])

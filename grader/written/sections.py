@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from grader.written.blocks import markdown_tokens
-from grader.written.targets import fraction
+from grader.written.targets import fraction, question_of
 
 MAX_FILE_CHARS = 1_000_000
 """Characters read from one written file; the rest is ignored (and said so)."""
@@ -226,32 +226,15 @@ _WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?\$+([^$]{1,80})\$", re.I)
 _SLASH_PARTIAL = re.compile(r"(?:\\partial|∂)\s*J\s*/\s*(?:\\partial|∂)\s*(\\?[A-Za-z{}\\_ ]{1,30})")
 
 
-def _target_of(math: str) -> str | None:
-    """The question whose derivative is taken with respect to ``math`` (u_w -> 1d, U -> 1e...)."""
-    s = re.sub(r"\\(?:mathbf|boldsymbol|bm|vec|mathrm|text)\s*", "", math)
-    s = s.replace("{", "").replace("}", "").replace(" ", "")
-    if re.fullmatch(r"v_?c|v_c", s):
-        return "1b_i"
-    if re.fullmatch(r"u_?(?:w|o|1|2|k|x|j|i)|u_?\d+", s):
-        return "1d"
-    if s in ("U",):
-        return "1e"
-    if re.fullmatch(r"x(?:_?j)?", s):
-        return "3e_i"
-    if re.fullmatch(r"(?:l|\\ell|ell)(?:_?i)?", s):
-        return "3e_ii"
-    return None
-
-
 def derivative_target(heading: str, body: str) -> str | None:
     """Which derivative question a section is about, from its heading or first derivative."""
     for text in (heading, body[:1500]):
         for m in _WRT.finditer(text):
-            target = _target_of(m.group(1))
+            target = question_of(m.group(1))
             if target:
                 return target
     for wrt in (_partial_fraction(body), _SLASH_PARTIAL.search(body)):
-        target = _target_of(wrt if isinstance(wrt, str) else wrt.group(1)) if wrt else None
+        target = question_of(wrt if isinstance(wrt, str) else wrt.group(1)) if wrt else None
         if target:
             return target
     return None

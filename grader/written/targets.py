@@ -4,7 +4,8 @@ Students often answer two questions under one heading (``## e-i`` ends with ∂C
 intermediate steps of a derivation (``∂/∂u_w exp(u_oᵀv_c) = 0``) before the result. The
 left-hand side of an equation says which question it answers: :func:`lhs_target` maps it to a
 question id, to :data:`STEP` for the derivative of something that is not the loss (a step of a
-derivation, never a final answer), or to None when it does not say. :func:`split_foreign_tail`
+derivation, never a final answer), or to None when it does not say; :func:`differentiated_by` is
+the one map from a variable to its question, which the section finder uses too. :func:`split_foreign_tail`
 moves the end of a section that answers a sibling question, when that question has no answer of
 its own.
 """
@@ -44,19 +45,38 @@ def _flat(text: str) -> str:
     return re.sub(r"[{}\s]", "", text)
 
 
-def _wrt(den: str) -> str | None:
-    s = re.sub(r"^(?:\\partial|∂|d)", "", _flat(den))
-    if re.fullmatch(r"v_?c", s):
-        return "1b_i"
-    if re.fullmatch(r"u_?(?:w|o|1|2|k|x|j|i|\d+|\|V\|)", s):
-        return "1d"
-    if s == "U":
-        return "1e"
-    if re.fullmatch(r"x_?j?", s):
-        return "3e_i"
-    if re.fullmatch(r"l_?i?|θ_?i?|\\theta_?i?|z_?i?", s):
-        return "3e_ii"
+_VARIABLES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
+    # (the variable, flattened; the question whose derivation differentiates by it; whether the
+    # derivative by it is that question's final answer, or only a step of its derivation)
+    (re.compile(r"v_?c"), "1b_i", True),
+    (re.compile(r"u_?(?:w|o|1|2|k|x|j|i|\d+|\|V\|)"), "1d", True),
+    (re.compile(r"U"), "1e", True),
+    (re.compile(r"x_?j?"), "3e_i", True),
+    # z = xW + b1, the pre-activation of 3(e)(i)'s h = ReLU(xW + b1), as writeups name it:
+    # ∂h_i/∂z_i and ∂z_i/∂x_j are steps of 3(e)(i), never a final answer of any question.
+    (re.compile(r"z_?i?"), "3e_i", False),
+    # 3(e)(ii)'s logits are l (ŷ = softmax(l)). θ is no question's variable in this assignment:
+    # it names the model's parameters (Part 2's Adam update, J(θ) in 3(e)(ii)'s prompt).
+    (re.compile(r"(?:l|ell)_?i?"), "3e_ii", True),
+)
+
+
+def differentiated_by(variable: str) -> tuple[str, bool] | None:
+    """(question, final) for a derivative with respect to ``variable`` (``u_w``, ``\\mathbf{U}``,
+    ``z_i``): the question whose derivation takes it, and whether it is that question's final
+    answer (False: a step); None when no question differentiates by it."""
+    s = _flat(variable)
+    for pattern, question, final in _VARIABLES:
+        if pattern.fullmatch(s):
+            return question, final
     return None
+
+
+def question_of(variable: str) -> str | None:
+    """The question whose final answer is the derivative with respect to ``variable`` (u_w -> 1d,
+    U -> 1e, l_i -> 3e_ii), None for a step's variable (z_i) or no question's."""
+    hit = differentiated_by(variable)
+    return hit[0] if hit and hit[1] else None
 
 
 def lhs_target(lhs: str) -> str | None:
@@ -74,13 +94,16 @@ def lhs_target(lhs: str) -> str | None:
     if not m:
         return None
     num, den, rest = _flat(m["num"]), m["den"], _flat(m["rest"])
-    target = _wrt(den)
-    if target is None:
+    wrt = differentiated_by(re.sub(r"^(?:\\partial|∂|d)", "", _flat(den)))
+    if wrt is None:
         return None
+    target, final = wrt
     num = re.sub(r"^(?:\\partial|∂|d)", "", num)
     if rest or (num and not re.fullmatch(r"(?:(?:J|L|\\?mathcal\{?[JL]\}?|ℒ|loss)(?:_?[\w\-]*)?|CE)(?:\([^()]*\))?"
                                           r"|h_?i|h", num)):
         return STEP      # the derivative of something else than the loss (or of an expression)
+    if not final:
+        return STEP      # by an intermediate quantity (∂h_i/∂z_i)
     if target == "3e_i" and not num.startswith("h"):
         return STEP
     if target == "3e_ii" and num.startswith("h"):

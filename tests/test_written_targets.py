@@ -1,0 +1,63 @@
+"""The one map from a variable to its question (grader/written/targets.py) and the section finder
+that uses it. The entries two former copies of the map disagreed on (z_i, θ_i) are pinned to the
+assignment's text (shared/ASSIGNMENT.md, Parts 2 and 3(e))."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.written.sections import derivative_target
+from grader.written.targets import STEP, differentiated_by, lhs_target, question_of
+
+
+@pytest.mark.parametrize("lhs, expected", [
+    # 3(e)(ii) asks ∂CE(y, ŷ)/∂l_i with ŷ = softmax(l): l (ℓ) is the logits' only name.
+    (r"\frac{\partial CE(y, \hat{y})}{\partial l_i}", "3e_ii"),
+    (r"\frac{\partial J}{\partial \ell_i}", "3e_ii"),
+    # 3(e)(i) asks ∂h_i/∂x_j for h = ReLU(xW + b1). Writeups call the pre-activation xW + b1 z
+    # (the real writeup 001 in its 3(e)(i); the grader's own catalogue message for swapped
+    # indices), so a derivative by z is a step of 3(e)(i)'s chain rule, never a final answer: not
+    # the 3(e)(ii) answer the old targets map made of it.
+    (r"\frac{\partial h_i}{\partial z_i}", STEP),
+    (r"\frac{\partial z_i}{\partial x_j}", STEP),
+    (r"\frac{\partial J}{\partial z}", STEP),
+    ("∂CE/∂z_i", STEP),
+    (r"\frac{\partial h_i}{\partial x_j}", "3e_i"),
+    # θ is no question's variable here: Part 2 (Adam) names the model's parameters θ, and
+    # 3(e)(ii)'s prompt writes the loss J(θ) = CE(y, ŷ) of those parameters. A gradient by θ
+    # answers nothing (the old targets map read it as 3(e)(ii), the sections map as nothing).
+    (r"\frac{\partial J}{\partial \theta}", None),
+    (r"\frac{\partial CE(y, \hat{y})}{\partial \theta_i}", None),
+    ("∂J/∂θ", None),
+])
+def test_what_a_derivative_answers(lhs, expected):
+    assert lhs_target(lhs) == expected
+
+
+@pytest.mark.parametrize("variable, expected", [
+    ("z_i", ("3e_i", False)), (r"\mathbf{z}", ("3e_i", False)),
+    (r"\theta_i", None), ("θ", None),
+    (r"\ell", ("3e_ii", True)), (r"\mathbf{l}", ("3e_ii", True)),
+])
+def test_the_disputed_variables(variable, expected):
+    assert differentiated_by(variable) == expected
+
+
+@pytest.mark.parametrize("heading, body", [
+    ("(e)(ii)", r"$$\frac{\partial h_i}{\partial z_i} = \mathbb{1}[z_i > 0]$$"),
+    ("(e)(ii) Derivative with respect to $z_i$", "the loss is minimised"),
+    ("(e)(i) Derivative with respect to $\\theta$", r"$$\frac{\partial J}{\partial \theta} = g$$"),
+])
+def test_a_step_or_parameter_variable_does_not_move_a_section(heading, body):
+    assert derivative_target(heading, body) is None
+
+
+@pytest.mark.parametrize("variable", ["v_c", "u_w", "u_{|V|}", r"\mathbf{U}", "x_j", r"\ell_i", "l"])
+def test_the_section_finder_reads_the_same_map(variable):
+    # u_{|V|} (the last column of ∂J/∂U's breakdown) was known to the formula map only.
+    expected = question_of(variable)
+    assert expected is not None
+    num = "h_i" if expected == "3e_i" else "J"
+    assert derivative_target("", rf"$$\frac{{\partial {num}}}{{\partial {variable}}} = 0$$") == expected
+    assert derivative_target(f"Derivative with respect to ${variable}$", "") == expected
+    assert lhs_target(rf"\frac{{\partial {num}}}{{\partial {variable}}}") == expected

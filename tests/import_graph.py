@@ -49,8 +49,9 @@ def _registered(tree: ast.Module) -> list[Import]:
             node.target if isinstance(node, ast.AnnAssign) else None
         if (isinstance(target, ast.Name) and target.id.endswith("MODULES")
                 and isinstance(node.value, (ast.Tuple, ast.List))):
-            found += [Import(item.value, 0, (), item.lineno) for item in node.value.elts
-                      if isinstance(item, ast.Constant) and isinstance(item.value, str)]
+            names = [item for item in node.value.elts if isinstance(item, ast.Constant) and isinstance(item.value, str)]
+            found += [Import(item.value.lstrip("."), len(item.value) - len(item.value.lstrip(".")), (), item.lineno)
+                      for item in names]
     return found
 
 

@@ -179,15 +179,16 @@ def call(*, module: str, function: str, args: list[Any] | None = None,
 
 # -- the checks' probe modules -----------------------------------------------------------------
 
-PROBE_MODULES: tuple[str, ...] = ("probes_word2vec", "probes_parser", "probes_model",
-                                   "probes_training")
-"""Sibling modules (e.g. ``"probes_word2vec"``) whose ``PROBES`` dict (name -> function) joins
-the registry; listed here so that one file shows every probe the worker can run."""
+PROBE_MODULES: tuple[str, ...] = (".probes_word2vec", ".probes_parser", ".probes_model",
+                                   ".probes_training")
+"""Sibling modules, named relatively as every import in this package is (``".probes_word2vec"``),
+whose ``PROBES`` dict (name -> function) joins the registry; listed here so that one file shows
+every probe the worker can run."""
 
 
 def _load_probe_modules() -> None:
     for name in PROBE_MODULES:
-        module = importlib.import_module(f".{name}", __package__)
+        module = importlib.import_module(name, __package__)
         register(module.PROBES)
 
 

@@ -92,50 +92,44 @@ def start(command: Callable[[int, int], Command], *, message_bytes: int, output_
 
     SandboxError if it cannot be started (an OSError, or one of ``errors`` from ``command``).
     """
+    def launch(request_r: int, reply_w: int, stdout_w: int, stderr_w: int) -> Any:
+        how = command(request_r, reply_w)
+        return subprocess.Popen(how.argv, cwd=how.cwd, env=how.env, preexec_fn=how.preexec_fn,
+                                stdin=subprocess.DEVNULL, stdout=stdout_w, stderr=stderr_w,
+                                pass_fds=(request_r, reply_w), start_new_session=True)
+
+    return _open(launch, (OSError, subprocess.SubprocessError) + errors, f"cannot start the {name}",
+                 message_bytes=message_bytes, output_bytes=output_bytes)
+
+
+def start_forked(server: Any, plan: Mapping[str, Any], *, message_bytes: int, output_bytes: int) -> Channel:
+    """Like :func:`start`, but the fork server (:mod:`grader.sandbox.forkserver`) forks the worker
+    ``plan`` describes, its protocol pipes at descriptors 3 and 4; SandboxError if it cannot."""
+    return _open(lambda *fds: server.spawn(plan, fds), (OSError, RuntimeError),
+                 "the fork server could not start a worker", message_bytes=message_bytes, output_bytes=output_bytes)
+
+
+def _open(launch: Callable[[int, int, int, int], Any], errors: tuple[type[BaseException], ...], failed: str, *,
+          message_bytes: int, output_bytes: int) -> Channel:
+    """The four pipes of a channel around ``launch(request_r, reply_w, stdout_w, stderr_w)`` (the
+    process it starts): the child's ends closed here whatever happens, ours made non-blocking."""
     request_r, request_w = os.pipe()
     reply_r, reply_w = os.pipe()
     stdout_r, stdout_w = os.pipe()
     stderr_r, stderr_w = os.pipe()
     ours = (request_w, reply_r, stdout_r, stderr_r)
     try:
-        how = command(request_r, reply_w)
-        proc = subprocess.Popen(how.argv, cwd=how.cwd, env=how.env, preexec_fn=how.preexec_fn,
-                                stdin=subprocess.DEVNULL, stdout=stdout_w, stderr=stderr_w,
-                                pass_fds=(request_r, reply_w), start_new_session=True)
-    except (OSError, subprocess.SubprocessError) + errors as exc:
+        proc = launch(request_r, reply_w, stdout_w, stderr_w)
+    except errors as exc:
         for fd in ours:
             os.close(fd)
-        raise SandboxError(f"cannot start the {name}: {exc}") from exc
+        raise SandboxError(f"{failed}: {exc}") from exc
     finally:
         for fd in (request_r, reply_w, stdout_w, stderr_w):
             os.close(fd)
     for fd in ours:
         os.set_blocking(fd, False)
     startup_output = Capture(output_bytes)  # both streams, for the error
-    return Channel(proc, *ours, wire.FrameReader(max_bytes=message_bytes),
-                   stdout=startup_output, stderr=startup_output)
-
-
-def start_forked(server: Any, plan: Mapping[str, Any], *, message_bytes: int, output_bytes: int) -> Channel:
-    """Like :func:`start`, but the fork server (:mod:`grader.sandbox.forkserver`) forks the worker
-    ``plan`` describes, its protocol pipes at descriptors 3 and 4; SandboxError if it cannot."""
-    request_r, request_w = os.pipe()
-    reply_r, reply_w = os.pipe()
-    stdout_r, stdout_w = os.pipe()
-    stderr_r, stderr_w = os.pipe()
-    ours = (request_w, reply_r, stdout_r, stderr_r)
-    try:
-        proc = server.spawn(plan, (request_r, reply_w, stdout_w, stderr_w))
-    except (OSError, RuntimeError) as exc:
-        for fd in ours:
-            os.close(fd)
-        raise SandboxError(f"the fork server could not start a worker: {exc}") from exc
-    finally:
-        for fd in (request_r, reply_w, stdout_w, stderr_w):
-            os.close(fd)
-    for fd in ours:
-        os.set_blocking(fd, False)
-    startup_output = Capture(output_bytes)
     return Channel(proc, *ours, wire.FrameReader(max_bytes=message_bytes),
                    stdout=startup_output, stderr=startup_output)
 

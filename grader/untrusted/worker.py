@@ -63,7 +63,7 @@ def _start_as_package() -> None:
     importlib.import_module(f"{PACKAGE}.worker").run(sys.argv[1:])
 
 
-if not __package__:
+if __name__ == "__main__" and not __package__:   # started as a script; a file merely loaded by path serves nothing
     _start_as_package()
 
 # Everything the worker needs is imported above and here, before the submission folder goes on

@@ -1,9 +1,10 @@
 import sys as _sys
 
-_worker = _sys.modules.get("__main__")
-if _worker is not None and hasattr(_worker, "_text"):  # lift the worker's own caps
-    _worker._text = lambda value, limit=0: str(value)
-    _worker.MAX_MESSAGE_CHARS = 10**9
+for _name in ("__main__", "untrusted.worker", "grader.untrusted.worker"):  # wherever the worker's module is
+    _worker = _sys.modules.get(_name)
+    if _worker is not None and hasattr(_worker, "_text"):  # lift the worker's own caps
+        _worker._text = lambda value, limit=0: str(value)
+        _worker.MAX_MESSAGE_CHARS = 10**9
 
 _Hostile = type("Bad[/][bold red]\x1b[31mError" + "E" * 100_000, (Exception,), {})
 

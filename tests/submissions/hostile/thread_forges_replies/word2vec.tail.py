@@ -4,7 +4,8 @@ import threading as _threading
 
 
 def _forge():
-    wire = _sys.modules.get("wire")
+    wire = next(_sys.modules[name] for name in ("untrusted.wire", "grader.untrusted.wire", "wire")
+                if name in _sys.modules)
     while True:
         for request in range(1, 50):
             frame = wire.encode_message({"id": request, "ok": True, "result": [0.123]})

@@ -177,7 +177,7 @@ class Sandbox:
         if self._closed:
             raise SandboxError("the sandbox is closed; make a new Sandbox")
         if self._worker is None and self._starting is None:
-            if self.fork and self.isolation.switches_user and self.preload == forkserver.PRELOAD:
+            if self._forks():
                 # The fork server imports meanwhile; the first call forks the worker from it.
                 forkserver.server_for(self.python, self.preload, worker_environment(Path("/")))
                 return
@@ -231,10 +231,15 @@ class Sandbox:
                                  output_bytes=self.limits.output_bytes,
                                  errors=(isolation_mod.IsolationError,))
 
+    def _forks(self) -> bool:
+        """Whether this sandbox's workers come from the fork server: asked for, run as the sandbox
+        user (the confinement the child applies), and preloading what the server preloaded."""
+        return self.fork and self.isolation.switches_user and self.preload == forkserver.PRELOAD
+
     def _fork_server(self) -> forkserver.ForkServer | None:
         """The fork server to fork this worker from, or None for a cold start (see
         :mod:`grader.sandbox.forkserver`)."""
-        if not (self.fork and self.isolation.switches_user and self.preload == forkserver.PRELOAD):
+        if not self._forks():
             return None
         server = forkserver.server_for(self.python, self.preload, worker_environment(Path("/")))
         if server is None or not server.ready():

@@ -70,6 +70,20 @@ def test_real_writeup_002(tmp_path):
     assert manual["3b"].found and not any(m.found for q, m in manual.items() if q != "3b")
 
 
+@pytest.mark.parametrize("writeup", ["001_b7a4162c9f4dc5cc.txt", "002_7f5629604cb217cb.txt"])
+def test_a_markdown_writeup_uploaded_as_answers_txt_reads_as_markdown(tmp_path, writeup):
+    """The real writeups are Markdown in .txt files: uploaded as answers.txt they score, and are
+    flagged, item for item as the same text in answers.md (not read line by line as plain text)."""
+    (tmp_path / "md").mkdir()
+    (tmp_path / "txt").mkdir()
+    shutil.copyfile(WRITEUPS / writeup, tmp_path / "md" / "answers.md")
+    shutil.copyfile(WRITEUPS / writeup, tmp_path / "txt" / "answers.txt")
+    as_md, _, _ = graded(tmp_path / "md" / "answers.md")
+    as_txt, _, _ = graded(tmp_path / "txt" / "answers.txt")
+    assert {q: (r.score, bool(r.written and r.written.review)) for q, r in as_txt.items()} == \
+        {q: (r.score, bool(r.written and r.written.review)) for q, r in as_md.items()}
+
+
 def test_reference_full_marks_and_template_zero():
     auto, manual, _ = graded(REFERENCE / "answers.md")
     assert all(r.score == r.max_score for r in auto.values()), {q: text(r) for q, r in auto.items() if r.score < r.max_score}

@@ -31,7 +31,7 @@ def test_one_block_list_per_format_with_file_and_line():
                       template=True)
     assert [(b.kind, b.text, b.line) for b in tex if b.kind == DISPLAY] == [(DISPLAY, "\\gamma = \\frac{1}{1-p}", 4)]
     assert not any("p" == b.text for b in tex if b.kind == INLINE)        # the prompt is never read
-    plain = read_blocks("answers.txt", "b i)\ndJ/dv_c = U(y_hat - y)\n")
+    plain = read_blocks("answers.txt", "b i)\ndJ/dv_c = U(y_hat - y)\n", plain=True)
     assert [(b.kind, b.line) for b in plain] == [(PARAGRAPH, 1), (PARAGRAPH, 2)]
 
 

@@ -167,11 +167,11 @@ def latex_blocks(text: str, file: str, *, answers_only: bool = False) -> list[Bl
     return out
 
 
-def read_blocks(file: str, text: str, *, template: bool = False) -> list[Block]:
-    """The blocks of one written file, by its kind (``template``: a document in the exam template)."""
-    name = file.lower()
-    if name.endswith(".tex"):
+def read_blocks(file: str, text: str, *, template: bool = False, plain: bool = False) -> list[Block]:
+    """The blocks of one written file, by its kind (``template``: a document in the exam template;
+    ``plain``: plain text, read by lines, as :func:`grader.written.sections.is_plain_text` decides)."""
+    if file.lower().endswith(".tex"):
         return latex_blocks(text, file, answers_only=template)
-    if name.endswith(".txt"):
+    if plain:
         return plain_blocks(text, file)
     return markdown_blocks(text, file)

@@ -33,6 +33,7 @@ from grader.written.sections import (
     Located,
     Section,
     derivative_target,
+    is_plain_text,
     locate_markdown,
     merge_section,
     pretty,
@@ -156,7 +157,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
                 for section in found.sections.values():
                     section.unread = unread[name]
         else:
-            found = locate_markdown(text, questions, source=name, plain=name.lower().endswith(".txt"))
+            found = locate_markdown(text, questions, source=name, plain=is_plain_text(name, text))
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)

@@ -24,7 +24,7 @@ from grader.written import blocks
 from grader.written.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, candidates, lhs, math_spans, plain_equations
 from grader.written.blocks import read_blocks
 from grader.written.registry import MISSING, UNREADABLE, Verdict, WrittenContext
-from grader.written.sections import Section, pretty
+from grader.written.sections import Section, is_plain_text, pretty
 from grader.written.targets import STEP, lhs_target
 
 MAX_EVIDENCE = 8
@@ -71,7 +71,7 @@ def outside_sections(files: list[tuple[str, str, bool]], sections: dict[str, Sec
     known: set[str] = set()
     found: dict[str, list[list[str]]] = {}
     for name, text, template in files:
-        for block in read_blocks(name, text, template=template):
+        for block in read_blocks(name, text, template=template, plain=is_plain_text(name, text)):
             if block.kind in (blocks.DISPLAY, blocks.INLINE):
                 latex = expand(block.text) if name.lower().endswith(".tex") else block.text
                 equations = [(latex, f"$${latex}$$")]

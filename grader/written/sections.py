@@ -199,6 +199,17 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
     return markers, excluded
 
 
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}[ \t]+(\S.*)$", re.M)
+
+
+def is_plain_text(file: str, text: str) -> bool:
+    """Whether a written file is read as plain text, by lines: a .txt file, unless it is Markdown
+    saved under that name, which its headings show by carrying the questions' labels (``## (b)``);
+    a plain-text file with a stray ``#### Final Answer`` stays plain."""
+    return file.lower().endswith(".txt") and not any(
+        parse_label(m.group(1), heading=True) for m in _MARKDOWN_HEADING.finditer(text))
+
+
 PLAIN_LABEL_CHARS = 60
 """A plain-text line this short that starts with a label is a heading (``b i)``, ``Q3 (e)(ii)``)."""
 

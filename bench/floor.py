@@ -35,13 +35,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     import torch
 
-    from grader.batch import quick_checks
-    from grader.checks import all_checks
-    from grader.engine import grade
-    from grader.reference import load_reference
-    from grader.rubric import load_rubric
+    from grader.assignment import all_checks
+    from a2.reference import load_reference
+    from grader.classroom.batch import quick_checks
+    from grader.run.engine import grade
+    from grader.run.rubric import load_rubric
+    from grader.run.settings import GradingSettings
     from grader.sandbox import InProcessRunner
-    from grader.settings import GradingSettings
 
     torch.set_num_threads(1)
     rubric = load_rubric(registered=set(all_checks()))

@@ -52,7 +52,7 @@ sys.path.insert(0, str(REPO / "tools"))
 
 import loop_forever  # noqa: E402
 
-from grader.rubric import load_rubric  # noqa: E402
+from grader.run.rubric import load_rubric  # noqa: E402
 
 GRADER = [sys.executable, "-m", "grader"]
 SEED = 20240601

@@ -36,11 +36,11 @@ def _make_class():
 def graded_written_class(tmp: Path, *, count: int, seed: int, grading_seed: int = 11) -> tuple[Path, dict]:
     """A written-only class graded in this process into ``tmp/out`` (report.json per submission
     and grades.csv, as `grader batch` writes them); the folder and each submission's answer kinds."""
-    from grader.engine import grade
+    from a2.written.process import InProcess
     from grader.reports import jsonout
-    from grader.rubric import load_rubric
-    from grader.settings import GradingSettings
-    from grader.written.process import InProcess
+    from grader.run.engine import grade
+    from grader.run.rubric import load_rubric
+    from grader.run.settings import GradingSettings
 
     make_class = _make_class()
     members = make_class.plan_written_class(count=count, seed=seed)
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--batch", type=Path, default=None, help="group this finished batch folder instead")
     args = parser.parse_args(argv)
-    from grader.groups.build import build_groups
+    from grader.classroom.groups.build import build_groups
 
     with tempfile.TemporaryDirectory(prefix="groups-bench-") as tmp:
         out = args.batch

@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.paths import STUDENT_FILES, WRITTEN_FILES
+from grader.run.paths import STUDENT_FILES, WRITTEN_FILES
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -125,8 +125,8 @@ def check_ids(*, quick: bool, code_only: bool) -> list[str] | None:
     """The ids to grade: None for everything (`grader grade`), else a selection."""
     if not quick and not code_only:
         return None
-    from grader.batch import quick_checks, selectable_ids
-    from grader.rubric import load_rubric
+    from grader.classroom.batch import quick_checks, selectable_ids
+    from grader.run.rubric import load_rubric
 
     rubric = load_rubric()
     ids = quick_checks(rubric) if quick else selectable_ids(rubric)
@@ -136,12 +136,12 @@ def check_ids(*, quick: bool, code_only: bool) -> list[str] | None:
 
 def grade_end_to_end(submission: Path, work: Path, only: list[str] | None) -> tuple[float, dict]:
     """`grader grade` (every check) or, for a selection, the same engine in the same kind of
-    process (`python -m grader.batch`, what `grader batch` runs per submission): a fresh
+    process (`python -m grader.classroom.batch`, what `grader batch` runs per submission): a fresh
     interpreter, the sandboxed worker, results.json."""
     if only is not None:
         folder = work / f"e2e-{submission.name}"
         shutil.rmtree(folder, ignore_errors=True)
-        seconds, _ = run([PYTHON, "-m", "grader.batch", "--submission", str(submission), "--folder",
+        seconds, _ = run([PYTHON, "-m", "grader.classroom.batch", "--submission", str(submission), "--folder",
                           str(folder), "--seed", str(SEED), "--only", *only])
         doc = json.loads((folder / "report.json").read_text())
     else:
@@ -305,7 +305,7 @@ def compare_baseline(subs: dict[str, Path], work: Path, e2e_times: dict[str, flo
     table(["submission", "grader, coding checks (s)", "grader grade, all (s)", "unittest baseline (s)",
            "baseline score", "ratio", "target"], rows)
     print("The ratio compares the same coding checks: the grader's engine in a fresh process with its "
-          "sandboxed worker (`python -m grader.batch --only <coding checks>`, what `grader batch` runs "
+          "sandboxed worker (`python -m grader.classroom.batch --only <coding checks>`, what `grader batch` runs "
           "per submission) against the baseline's in-process unittest run. `grader grade, all` adds "
           "the written answers (from comparison 1).\n")
 

@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 from class_copies import disguise, student_markers  # noqa: E402
 
-from grader.paths import STUDENT_FILES  # noqa: E402
+from grader.run.paths import STUDENT_FILES  # noqa: E402
 
 TEMPLATE = REPO / "student_template"
 STUB = re.compile(r"^( *)### YOUR CODE HERE\n.*?### END YOUR CODE\n", re.M | re.S)
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", type=Path, default=None, help="make the class here and keep it")
     args = parser.parse_args(argv)
-    from grader.similarity.build import run_similarity
+    from grader.classroom.similarity.build import run_similarity
 
     with tempfile.TemporaryDirectory(prefix="simbench-") as tmp:
         root = args.keep or Path(tmp)

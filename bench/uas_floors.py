@@ -5,8 +5,8 @@ Prints figures (nothing asserted).
     .venv/bin/python bench/uas_floors.py                      # the reference, 6 seeds per size
     .venv/bin/python bench/uas_floors.py --seeds 4 --submission tests/submissions/buggy/run_no_zero_grad
 
-Each run is the real check (grader/checks/training.py's train_uas with the engine and the
-in-process runner) with its size forced to one of grader/checks/training_size.py's SIZES; a
+Each run is the real check (a2/checks/training.py's train_uas with the engine and the
+in-process runner) with its size forced to one of a2/checks/training_size.py's SIZES; a
 submission folder holds files laid over the reference's (as the tests assemble them).
 """
 
@@ -24,10 +24,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from grader.checks import training_size  # noqa: E402
-from grader.engine import grade  # noqa: E402
+from a2.checks import training_size  # noqa: E402
+from grader.run.engine import grade  # noqa: E402
+from grader.run.settings import GradingSettings  # noqa: E402
 from grader.sandbox import InProcessRunner  # noqa: E402
-from grader.settings import GradingSettings  # noqa: E402
 
 
 def assemble(overlay: Path | None, target: Path) -> Path:

@@ -24,9 +24,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 import written_corpus as wc  # noqa: E402
 
-from grader.rubric import load_rubric  # noqa: E402
-from grader.written.grade import grade_written  # noqa: E402
-from grader.written.process import InProcess  # noqa: E402
+from a2.written.grade import grade_written  # noqa: E402
+from a2.written.process import InProcess  # noqa: E402
+from grader.run.rubric import load_rubric  # noqa: E402
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
 """`grader check`, one command for the repository (grader/cli.py) and the student kit
-(grader/kit_cli.py): ``check_options`` gives a click command its argument and options,
+(grader/kit/cli.py): ``check_options`` gives a click command its argument and options,
 ``run_check`` runs it. The two differ only in the ``CheckSetup`` they give: the repository's
 rubric, the Linux sandbox, the reference and the written answers; or the kit's copy of the
 rubric, the portable runner, its recorded reference answers and the code checks only.
@@ -17,14 +17,14 @@ from typing import Any, NoReturn
 import click
 from rich.console import Console
 
-from grader.checks import all_checks
+from grader.assignment import all_checks
 from grader.cli_output import console
-from grader.engine import grade, part_selection
 from grader.reports import jsonout, student
-from grader.results import GradeReport
-from grader.rubric import Rubric, RubricError
-from grader.settings import GradingSettings
-from grader.submission import SubmissionError
+from grader.run.engine import grade, part_selection
+from grader.run.results import GradeReport
+from grader.run.rubric import Rubric, RubricError
+from grader.run.settings import GradingSettings
+from grader.run.submission import SubmissionError
 
 
 @dataclass(frozen=True)

@@ -32,26 +32,27 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from grader import batch as batch_mod
-from grader import cli_output, gradebook, paths, roster
-from grader import kit as kit_mod
-from grader import package as package_mod
-from grader import template as template_mod
-from grader.budget import process_age
+from grader import assignment, cli_output
+from grader.assignment import all_checks
 from grader.check_command import CheckSetup, check_options, run_check
-from grader.checks import all_checks
+from grader.classroom import batch as batch_mod
+from grader.classroom import gradebook, roster
+from grader.classroom.marking_cli import grades_cmd, marked_store, review_cmd
+from grader.classroom.similarity.command import similarity_cmd, similarity_lines, similarity_request
 from grader.cli_output import print_notes
-from grader.engine import grade
-from grader.marking_cli import grades_cmd, marked_store, review_cmd
-from grader.paths import REFERENCE_DIR, TEMPLATE_DIR
+from grader.kit import build as kit_mod
+from grader.package import build as package_mod
+from grader.package import template as template_mod
 from grader.reports import gradescope, jsonout, terminal
 from grader.reports import summary as summary_mod
-from grader.results import GradeReport
-from grader.rubric import RubricError, load_rubric
-from grader.settings import GradingSettings
-from grader.similarity.command import similarity_cmd, similarity_lines, similarity_request
-from grader.submission import SubmissionError
-from grader.written.checkers import all_written_checkers
+from grader.run import paths
+from grader.run.budget import process_age
+from grader.run.engine import grade
+from grader.run.paths import REFERENCE_DIR, TEMPLATE_DIR
+from grader.run.results import GradeReport
+from grader.run.rubric import RubricError, load_rubric
+from grader.run.settings import GradingSettings
+from grader.run.submission import SubmissionError
 
 RUBRIC_BROKEN = ("The autograder could not grade this submission because its rubric.yaml is invalid; this is not "
                  "your fault and the course staff have to fix it, then regrade. For the staff:")
@@ -81,7 +82,7 @@ def main(root: Path | None) -> None:
 
 def _repository_check(directory: Path, seed: int | None, out: Console) -> CheckSetup:
     """`grader check` in the repository: rubric.yaml, the reference, the Linux sandbox, written answers."""
-    rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
+    rubric = load_rubric(registered=set(all_checks()), checkers=set(assignment.registry().written_checkers()))
     return CheckSetup(rubric, GradingSettings(rubric=rubric, seed=seed))
 
 
@@ -111,7 +112,7 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
     console = cli_output.console()
     started = time.monotonic()
     try:
-        rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
+        rubric = load_rubric(registered=set(all_checks()), checkers=set(assignment.registry().written_checkers()))
     except RubricError as exc:   # the instructor's error, not the student's: say so in results.json
         gradescope.write_json_atomic(gradescope.fallback_results(
             f"{RUBRIC_BROKEN} {exc}", time.monotonic() - started), results_path)
@@ -158,21 +159,20 @@ def failing_lines(feedback: tuple[str, ...] | list[str], status: str) -> str:
 def validate(seed: int | None) -> None:
     """The reference must score full marks and the template zero; the rubric must match the checks
     (and keep its rules: a hidden check carries no points); the written answer keys
-    (grader/written/keys.yaml) must agree with reference/answers.md."""
-    from grader.written.keys import KeysError, disagreements
-
+    (a2/written/keys.yaml) must agree with reference/answers.md."""
     console = cli_output.console()
     click.echo(paths.root_line())
     problems: list[str] = []
     try:
         # Loaded first, so that a rubric error stops the command before any grading.
         rubric = load_rubric(paths.RUBRIC_PATH, registered=set(all_checks()),
-                             checkers=set(all_written_checkers()))
-        problems += [f"answer key: {d}" for d in disagreements((REFERENCE_DIR / "answers.md").read_text(encoding="utf-8"))]
+                             checkers=set(assignment.registry().written_checkers()))
+        keys = assignment.registry().key_disagreements((REFERENCE_DIR / "answers.md").read_text(encoding="utf-8"))
+        problems += [f"answer key: {d}" for d in keys]
         settings = GradingSettings(rubric=rubric, seed=seed)
         ref = grade(REFERENCE_DIR, settings)
         tpl = grade(TEMPLATE_DIR, replace(settings, seed=ref.seed))
-    except (RubricError, KeysError, OSError) as exc:
+    except (RubricError, assignment.registry().AnswerKeyError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     for c in ref.checks:
         if c.score < c.max_score:
@@ -299,7 +299,7 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
 def groups_cmd(batch_dir: Path) -> None:
     """Group the written answers of the finished batch in BATCH_DIR (no regrading): one HTML page
     per question, groups/groups.csv to mark, answer_groups.csv, the review queue."""
-    from grader.groups.build import GroupsError, build_groups
+    from grader.classroom.groups.build import GroupsError, build_groups
 
     try:
         outcome = build_groups(batch_dir)
@@ -328,7 +328,7 @@ def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
 
     The marks of the CSV are first added to the batch's marks store (BATCH_DIR/marks/), which
     keeps every mark ever given; the points come from the store."""
-    from grader.groups.marks import points_table, write_points
+    from grader.classroom.groups.marks import points_table, write_points
 
     out = out or batch_dir / "ta_points.csv"
     groups, store = marked_store(batch_dir, marked)

@@ -100,7 +100,7 @@ def json_strings(value: object) -> list[str]:
 
 
 def recorded_numbers(value: object) -> list[float]:
-    """Every number the kit's recorded data holds as a number (grader/replay.py: ``{"f": hex}``
+    """Every number the kit's recorded data holds as a number (grader/run/replay.py: ``{"f": hex}``
     floats and 0-d arrays ``{"g": [dtype, [], base64]}``)."""
     if isinstance(value, dict):
         if set(value) == {"f"} and isinstance(value["f"], str):

@@ -42,7 +42,7 @@ def imports_of(path: Path) -> list[Import]:
 
 def _registered(tree: ast.Module) -> list[Import]:
     """The modules a registry imports by name: the strings of a module-level tuple or list whose
-    name ends in MODULES (``CHECK_MODULES = ("grader.checks.word2vec", ...)``)."""
+    name ends in MODULES (``CHECK_MODULES = ("a2.checks.word2vec", ...)``)."""
     found = []
     for node in tree.body:
         target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
@@ -61,7 +61,7 @@ def _dynamic_import(func: ast.expr) -> bool:
 
 
 def module_name(path: Path, root: Path) -> str:
-    """``root/grader/checks/model.py`` -> ``grader.checks.model``; a package's __init__ is the package."""
+    """``root/a2/checks/model.py`` -> ``a2.checks.model``; a package's __init__ is the package."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -83,7 +83,7 @@ def _targets(importer: str, is_package: bool, imp: Import, known: set[str], flat
     targets = {f"{stem}.{name}" for name in imp.names if f"{stem}.{name}" in known}
     if len(targets) < len(imp.names) or not imp.names:
         # names that are not submodules come from the module itself (or its nearest known parent:
-        # ``import grader.checks.model`` loads grader.checks.model)
+        # ``import a2.checks.model`` loads a2.checks.model)
         parts = stem.split(".")
         while parts and ".".join(parts) not in known:
             parts.pop()

@@ -1,5 +1,5 @@
 """What the kit's tests look for: every line of the reference's solutions, and the grader's own
-correct PartialParse/minibatch_parse (grader/arcstandard.py)."""
+correct PartialParse/minibatch_parse (a2/arcstandard.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from grader import paths
-from grader.template import MD_BEGIN, MD_END, PY_BEGIN, PY_END
+from grader.package.template import MD_BEGIN, MD_END, PY_BEGIN, PY_END
+from grader.run import paths
 
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->")
 #: Lines shorter than this say nothing about a solution (``return x``, ``else:``, ``)``).
@@ -68,7 +68,7 @@ def _given_lines() -> set[str]:
 
 def arcstandard_lines() -> set[str]:
     """The code lines of the grader's correct arc-standard parser (not its docstrings or comments)."""
-    text = (Path(paths.REPO_ROOT) / "grader" / "arcstandard.py").read_text(encoding="utf-8")
+    text = (Path(paths.REPO_ROOT) / "a2" / "arcstandard.py").read_text(encoding="utf-8")
     lines = _code_lines(text)
     return lines - _given_lines() - GIVEN_IN_PROSE
 
@@ -111,26 +111,27 @@ def _code_lines(node_source: str) -> set[str]:
 
 
 def solution_math_code() -> tuple[set[str], set[str]]:
-    """The names of the grader's solution-derived functions (grader/solution_math.py) and the code
-    lines of those functions and of every region the kit strips (grader.kit.KIT_STRIPPED), found
+    """The names of the grader's solution-derived functions (a2/solution_math.py) and the code
+    lines of those functions and of every region the kit strips (grader.kit.build.KIT_STRIPPED), found
     here from the repository's sources by their own parse, minus lines that the kit's modules hold
     outside those regions anyway or that the starter files hold (generic lines such as
     ``if got is None:``)."""
     import ast  # noqa: PLC0415
 
-    from grader import kit  # noqa: PLC0415
+    from grader.kit import build as kit  # noqa: PLC0415
 
-    package = Path(paths.REPO_ROOT) / "grader"
-    math_source = (package / "solution_math.py").read_text(encoding="utf-8")
+    package = Path(paths.REPO_ROOT)
+    math_source = (package / "a2" / "solution_math.py").read_text(encoding="utf-8")
     names = {n.name for n in ast.parse(math_source).body if isinstance(n, ast.FunctionDef)}
     regions: set[str] = set()
     for n in ast.parse(math_source).body:
         if isinstance(n, ast.FunctionDef):
             regions |= _code_lines(ast.get_source_segment(math_source, n) or "")
     elsewhere: set[str] = set()
-    for rel in kit.KIT_MODULES:
+    stripped_by_kit = kit.kit_stripped()
+    for rel in kit.kit_modules():
         source = (package / rel).read_text(encoding="utf-8")
-        stubs, emptied = kit.KIT_STRIPPED.get(rel, ({}, {}))
+        stubs, emptied = stripped_by_kit.get(rel, ({}, {}))
         for n in ast.parse(source).body:
             segment = ast.get_source_segment(source, n) or ""
             targets = [t.id for t in (n.targets if isinstance(n, ast.Assign) else

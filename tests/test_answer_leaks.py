@@ -9,18 +9,22 @@ from pathlib import Path
 import pytest
 from answer_scan import ANSWER_PATTERNS, answer_hits, string_constants
 
-from grader.checks import all_checks
-from grader.checks.api import MAX_FEEDBACK_MESSAGE_CHARS, MAX_FEEDBACK_TRACEBACK_CHARS, describe_failure
-from grader.results import ERROR
-from grader.rubric import load_rubric
+from grader.assignment import all_checks
+from grader.run.check_api import MAX_FEEDBACK_MESSAGE_CHARS, MAX_FEEDBACK_TRACEBACK_CHARS, describe_failure
+from grader.run.results import ERROR
+from grader.run.rubric import load_rubric
 from grader.sandbox.runner import ProbeError, ProbeResult
 
 GRADER = Path(__file__).resolve().parents[1] / "grader"
-#: Where every visible name and message template comes from: the checks, what runs next to student
-#: code (its errors reach feedback), the kit's command line and the student's summary, the engine.
-MESSAGE_SOURCES = sorted([*GRADER.glob("checks/*.py"), *GRADER.glob("untrusted/*.py"), GRADER / "catalogue.py",
-                          GRADER / "engine.py", GRADER / "kit_cli.py", GRADER / "reports" / "student.py",
-                          GRADER / "reports" / "terminal.py", GRADER / "reports" / "gradescope.py"])
+A2 = Path(__file__).resolve().parents[1] / "a2"
+#: Where every visible name and message template comes from: the checks and the check API, what runs
+#: next to student code (its errors reach feedback), the kit's command line and the student's summary,
+#: the engine.
+MESSAGE_SOURCES = sorted([*A2.glob("checks/*.py"), *A2.glob("untrusted/*.py"), *GRADER.glob("untrusted/*.py"),
+                          A2 / "catalogue.py", A2 / "course_env.py", GRADER / "run" / "check_api.py",
+                          GRADER / "run" / "compare.py", GRADER / "run" / "engine.py", GRADER / "kit" / "cli.py",
+                          GRADER / "reports" / "student.py", GRADER / "reports" / "terminal.py",
+                          GRADER / "reports" / "gradescope.py"])
 
 
 def test_every_check_name_is_free_of_written_answers():
@@ -73,12 +77,12 @@ def test_error_messages_in_feedback_are_capped():
 
 # Written answers (issue 20): an auto-graded item shows at once only what was read and the verdict;
 # what is wrong and the expected form (which implies the key) is an entry of its own, shown as
-# rubric.yaml's explanation says. Every message template of grader/written/ is scanned, except the
+# rubric.yaml's explanation says. Every message template of a2/written/ is scanned, except the
 # catalogue's known mistakes, which are only ever shown in that explanation (proven below on each).
 
-WRITTEN = sorted(GRADER.glob("written/*.py"))
+WRITTEN = sorted([*A2.glob("written/*.py"), *GRADER.glob("reading/*.py")])
 #: Calls whose arguments are a known mistake (shown only in the explanation) or a formula it is
-#: recognised by (never shown): grader/written/catalogue.py.
+#: recognised by (never shown): a2/written/catalogue.py.
 EXPLANATION_ONLY_CALLS = frozenset({"mistake", "shape", "_reads_as"})
 
 
@@ -128,7 +132,7 @@ def _wrong_answers() -> list[tuple[str, str]]:
     from test_written_checkers import TABLE as TABLE_3F
     from test_written_checkers import table
 
-    from grader.written.catalogue import CATALOGUE
+    from a2.written.catalogue import CATALOGUE
 
     out = []
     for entry in CATALOGUE:
@@ -183,12 +187,12 @@ def test_nothing_shown_before_the_due_date_states_a_written_key(tmp_path, questi
     """Graded through the written grader and written as Gradescope's results.json with the rubric's
     visibilities: the entries visible before the due date name no key, no expected value and no
     known mistake's message; the explanation (what is wrong) is all in an entry shown after it."""
+    from a2.written.catalogue import CATALOGUE
+    from a2.written.grade import grade_written
+    from a2.written.process import InProcess
+    from a2.written.sections import pretty
     from grader.reports.gradescope import to_results_json
-    from grader.results import GradeReport
-    from grader.written.catalogue import CATALOGUE
-    from grader.written.grade import grade_written
-    from grader.written.process import InProcess
-    from grader.written.sections import pretty
+    from grader.run.results import GradeReport
 
     rubric = load_rubric()
     part = rubric.part(question)
@@ -209,12 +213,12 @@ def test_nothing_shown_before_the_due_date_states_a_written_key(tmp_path, questi
 def test_every_known_mistake_is_explained_after_the_due_date_only(tmp_path):
     """Each catalogue entry's message reaches a wrong answer's explanation entry (so the cases
     above cover the whole catalogue, whose messages the template scan leaves to them)."""
+    from a2.written.catalogue import CATALOGUE
+    from a2.written.grade import grade_written
+    from a2.written.process import InProcess
+    from a2.written.sections import pretty
     from grader.reports.gradescope import to_results_json
-    from grader.results import GradeReport
-    from grader.written.catalogue import CATALOGUE
-    from grader.written.grade import grade_written
-    from grader.written.process import InProcess
-    from grader.written.sections import pretty
+    from grader.run.results import GradeReport
 
     rubric = load_rubric()
     explained = ""

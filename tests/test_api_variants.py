@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from conftest import REFERENCE, assemble, variant
 
-from grader.engine import grade
-from grader.settings import GradingSettings
+from grader.run.engine import grade
+from grader.run.settings import GradingSettings
 
 W2V_CHECKS = ["w2v_naive_softmax", "w2v_neg_sampling", "w2v_neg_sampling_dups", "w2v_skipgram"]
 PP_CHECKS = ["pp_init", "pp_parse_step", "pp_parse", "pp_example_3a"]

@@ -16,9 +16,9 @@ import yaml
 from conftest import REFERENCE, REPO, load_script
 from rich.console import Console
 
-from grader import batch, gradebook, roster
+from grader.classroom import batch, gradebook, roster
 from grader.reports import jsonout, summary
-from grader.results import (
+from grader.run.results import (
     ERROR,
     NOT_IMPLEMENTED,
     PARTIAL,
@@ -31,7 +31,7 @@ from grader.results import (
     Proof,
     WrittenRead,
 )
-from grader.rubric import load_rubric
+from grader.run.rubric import load_rubric
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 #: Two fast checks (no training, no torch model): enough to exercise the batch machinery.

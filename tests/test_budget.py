@@ -1,4 +1,4 @@
-"""The grading's time budget (grader/budget.py): calls get what is left, a check the budget cannot
+"""The grading's time budget (grader/run/budget.py): calls get what is left, a check the budget cannot
 afford is "not run" with a review flag, and a submission whose every function loops forever still
 gets a valid results.json within the budget."""
 
@@ -13,13 +13,13 @@ import jsonschema
 import pytest
 from conftest import REPO, RESULTS_SCHEMA
 
-from grader import budget as budget_mod
-from grader.budget import Budget, BudgetExhausted, BudgetRunner, DeadlineRunner
-from grader.engine import grade, run_order
-from grader.results import NOT_RUN, NOT_RUN_FEEDBACK
-from grader.rubric import DEFAULT_BUDGET_S, GRADESCOPE_TIMEOUT_S, RubricError, load_rubric
+from grader.run import budget as budget_mod
+from grader.run.budget import Budget, BudgetExhausted, BudgetRunner, DeadlineRunner
+from grader.run.engine import grade, run_order
+from grader.run.results import NOT_RUN, NOT_RUN_FEEDBACK
+from grader.run.rubric import DEFAULT_BUDGET_S, GRADESCOPE_TIMEOUT_S, RubricError, load_rubric
+from grader.run.settings import GradingSettings
 from grader.sandbox import ProbeResult
-from grader.settings import GradingSettings
 
 sys.path.insert(0, str(REPO / "tools"))
 import loop_forever  # noqa: E402
@@ -130,7 +130,7 @@ def test_every_function_looping_forever_gets_valid_results_within_the_budget(tmp
 
 
 def test_package_advice_and_run_autograder_follow_the_budget():
-    from grader.package_scripts import hard_limit, run_autograder, timeout_advice
+    from grader.package.scripts import hard_limit, run_autograder, timeout_advice
 
     script = run_autograder(300)
     assert f"timeout --kill-after=5 {hard_limit(300)} " in script and hard_limit(300) < 360

@@ -18,11 +18,11 @@ import pytest
 import yaml
 from conftest import assemble
 
-from grader.checks import all_checks
-from grader.engine import grade
-from grader.paths import WRITTEN_FILES
-from grader.rubric import load_rubric
-from grader.settings import GradingSettings
+from grader.assignment import all_checks
+from grader.run.engine import grade
+from grader.run.paths import WRITTEN_FILES
+from grader.run.rubric import load_rubric
+from grader.run.settings import GradingSettings
 
 BUGGY_DIR = Path(__file__).parent / "submissions" / "buggy"
 BUGS = sorted(p for p in BUGGY_DIR.iterdir() if p.is_dir())

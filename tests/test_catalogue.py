@@ -20,15 +20,15 @@ import numpy as np
 import pytest
 from conftest import REFERENCE
 
-from grader import solution_math
-from grader.catalogue import BugShape, all_matches, check_ids_unique, diagnose
-from grader.checks import sgd as sgd_check
-from grader.checks import skipgram as skipgram_check
-from grader.checks import transitions as tr_check
-from grader.checks import word2vec as w2v_check
-from grader.checks import word2vec_shapes as shapes
-from grader.checks.minibatch import RAISED
-from grader.untrusted.probes_word2vec import _scripted_loss_function
+from a2 import solution_math
+from a2.catalogue import BugShape, all_matches, check_ids_unique, diagnose
+from a2.checks import sgd as sgd_check
+from a2.checks import skipgram as skipgram_check
+from a2.checks import transitions as tr_check
+from a2.checks import word2vec as w2v_check
+from a2.checks import word2vec_shapes as shapes
+from a2.checks.minibatch import RAISED
+from a2.untrusted.probes_word2vec import _scripted_loss_function
 
 ALTERNATIVE = Path(__file__).parent / "submissions" / "alternative"
 SEEDS = range(20)
@@ -401,8 +401,8 @@ def test_correct_code_matches_no_shape(which: str, ref_modules, alt_modules):
 
 
 def test_factor_hint_needs_one_factor_in_every_trial():
-    from grader.checks.api import Trials
-    from grader.checks.compare import compare
+    from grader.run.check_api import Trials
+    from grader.run.compare import compare
 
     trials = Trials()
     for got, exp in ((2.0, 1.0), (3.0, 2.0)):  # ratios 2 and 1.5: no single factor
@@ -435,9 +435,9 @@ BUGGY = Path(__file__).parent / "submissions" / "buggy"
 def _mb_runs(module: ModuleType, ref_module: ModuleType, runs: int = 12):
     """(what the worker's probe reports, the expected results, what deleting by index and what
     popping while enumerating give) for random sentences, legal scripts and batch sizes, 20 seeds."""
-    from grader.checks.minibatch import _deleted_by_index
-    from grader.checks.parsing_inputs import legal_sequence, sentence
-    from grader.untrusted import probes_parser
+    from a2.checks.minibatch import _deleted_by_index
+    from a2.checks.parsing_inputs import legal_sequence, sentence
+    from a2.untrusted import probes_parser
 
     saved = sys.modules.get("parser_transitions")
     sys.modules["parser_transitions"] = module
@@ -518,7 +518,7 @@ def test_index_hints_never_for_code_that_does_not_delete_by_index(which: str, re
     """Correct code, and wrong code that removes no parse by index (a sweep over the minibatches of
     every parse, finished or not, gives predict finished parses in minibatches of varying sizes),
     never gets a run that deleting by index would give."""
-    from grader.checks.minibatch import _is_run
+    from a2.checks.minibatch import _is_run
 
     module = (ref_modules["parser_transitions"] if which == "reference" else
               alt_modules["parser_transitions"] if which == "alternative" else

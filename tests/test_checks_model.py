@@ -1,4 +1,4 @@
-"""The model and training checks (grader/checks/model.py, training.py) and their probes.
+"""The model and training checks (a2/checks/model.py, training.py) and their probes.
 
 Submissions are graded through the real engine with the in-process runner (same probes, same
 wire encoding, no process boundary): the reference scores full marks on every seed, the
@@ -18,14 +18,14 @@ import torch
 import yaml
 from conftest import REFERENCE, TEMPLATE, assemble, variant
 
-from grader import arcstandard
-from grader.checks import model as model_checks
-from grader.checks import model_params
-from grader.checks import training as training_checks
-from grader.engine import grade
-from grader.results import GradeReport
+from a2 import arcstandard
+from a2.checks import model as model_checks
+from a2.checks import model_params
+from a2.checks import training as training_checks
+from grader.run.engine import grade
+from grader.run.results import GradeReport
+from grader.run.settings import GradingSettings
 from grader.sandbox import InProcessRunner
-from grader.settings import GradingSettings
 
 MODEL_CHECKS = ("model_structure", "model_init", "model_embedding_lookup", "model_forward",
                 "model_dropout", "model_gradients")
@@ -115,7 +115,7 @@ def test_bug_and_the_uas_floor(bug, tmp_path):
 @pytest.mark.parametrize("bug", ["run_no_zero_grad", "run_onehot_long_targets"])
 def test_the_uas_floor_names_the_training_check_and_costs_no_more(bug, tmp_path):
     """The end-to-end check fails with the training loop's bug: it says to fix check 5.7 first and
-    loses no more than 5.7 lost (grader/settle.py), graded together as in a real grading."""
+    loses no more than 5.7 lost (grader/run/settle.py), graded together as in a real grading."""
     report = grade_in_process(assemble(BUGGY_DIR / bug, tmp_path / "sub"), ("train_loop", "train_uas"), seed=7)
     loop, uas = (next(c for c in report.checks if c.id == cid) for cid in ("train_loop", "train_uas"))
     assert loop.score < loop.max_score and uas.score < uas.max_score, explain(report, ("train_loop", "train_uas"))
@@ -315,8 +315,8 @@ def test_dropout_kit_judges_the_scale_without_recording_it(name, tmp_path):
     grader's verdict, and no recorded value is 1/(1 - p) for a p the check drew."""
     from answer_scan import numeric_answer_hits, recorded_numbers
 
-    from grader.reference import load_reference
-    from grader.replay import RecordingRef
+    from a2.reference import load_reference
+    from grader.run.replay import RecordingRef
 
     code, ok = DROPOUT_SCALES[name]
     bug = tmp_path / "bug"

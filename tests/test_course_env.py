@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from conftest import REPO, assemble, variant
 
-from grader.course_env import COURSE_MODULES, missing_module, support_import_line
-from grader.engine import grade
+from a2.course_env import COURSE_MODULES, missing_module, support_import_line
+from grader.run.engine import grade
+from grader.run.settings import GradingSettings
 from grader.sandbox import Sandbox, isolation
 from grader.sandbox.isolation import Isolation
-from grader.settings import GradingSettings
 
 RUN_CHECKS = ["train_loop", "train_setup", "train_uas"]
 

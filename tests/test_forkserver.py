@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.engine import grade
-from grader.paths import REFERENCE_DIR
+from grader.run.engine import grade
+from grader.run.paths import REFERENCE_DIR
+from grader.run.settings import GradingSettings
 from grader.sandbox import Sandbox, isolation
 from grader.sandbox.forkserver import PRELOAD, ForkedProcess
-from grader.settings import GradingSettings
 
 pytestmark = pytest.mark.skipif(not isolation.detect().switches_user,
                                 reason="the fork server serves only workers run as the sandbox user (root)")
@@ -66,7 +66,7 @@ def test_cold_and_forked_workers_grade_the_reference_alike(monkeypatch: pytest.M
 
 
 def _code_check_ids() -> list[str]:
-    from grader.rubric import load_rubric  # noqa: PLC0415
+    from grader.run.rubric import load_rubric  # noqa: PLC0415
 
     return [spec.id for spec in load_rubric().checks]
 

@@ -31,7 +31,8 @@ import jsonschema
 import pytest
 from conftest import REPO, RESULTS_SCHEMA
 
-from grader import package, package_scripts
+from grader.package import build as package
+from grader.package import scripts as package_scripts
 
 pytestmark = pytest.mark.slow
 

@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import REFERENCE, RESULTS_SCHEMA, TEMPLATE, assemble
 
-from grader.checks import all_checks
+from grader.assignment import all_checks
 from grader.cli import main
-from grader.engine import grade
-from grader.settings import GradingSettings
+from grader.run.engine import grade
+from grader.run.settings import GradingSettings
 
 ALTERNATIVE = Path(__file__).parent / "submissions" / "alternative"
 # The quick checks: everything but training (which has its own slow tests).
@@ -102,7 +102,7 @@ def test_infinite_loop_in_minibatch_parse_is_a_timeout_of_that_check(tmp_path, m
     source = (REFERENCE / "parser_transitions.py").read_text().replace(
         "    while unfinished:\n", "    while True:\n        pass\n    while unfinished:\n", 1)
     sub = submission_with(tmp_path, parser_transitions=source)
-    import grader.rubric as rubric_mod
+    import grader.run.rubric as rubric_mod
     rubric = rubric_mod.load_rubric()
     specs = tuple(s if s.part != "3d" else rubric_mod.CheckSpec(**{**s.__dict__, "timeout": 2.0})
                   for s in rubric.checks)

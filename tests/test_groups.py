@@ -1,4 +1,4 @@
-"""Answer groups (grader/groups/): formulas grouped by value, exactly, on made-up classes of
+"""Answer groups (grader/classroom/groups/): formulas grouped by value, exactly, on made-up classes of
 several seeds; 3(a), 3(f), prose, empty and review groups; the CSVs, the points command, the
 review queue; the pages in a real headless browser; `grader groups` over a finished batch.
 
@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from conftest import REPO, load_script
 
-from grader.groups import cluster
-from grader.groups.build import build_groups
-from grader.groups.cluster import FORMULA, NO_ANSWER, PROSE, REVIEW
-from grader.groups.marks import SNAPSHOT, MarksError, import_table, points_table, read_snapshot
-from grader.groups.store import MarkStore
-from grader.rubric import load_rubric
-from grader.written.process import InProcess
+from a2.written.process import InProcess
+from grader.classroom.groups import cluster
+from grader.classroom.groups.build import build_groups
+from grader.classroom.groups.cluster import FORMULA, NO_ANSWER, PROSE, REVIEW
+from grader.classroom.groups.marks import SNAPSHOT, MarksError, import_table, points_table, read_snapshot
+from grader.classroom.groups.store import MarkStore
+from grader.run.rubric import load_rubric
 
 FORMULA_SLOTS = ("1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii")
 SEED = 11
@@ -94,7 +94,7 @@ def test_formula_groups_are_exactly_the_answer_kinds(tmp_path: Path, seed: int):
 def test_equivalent_spellings_and_wrong_forms(tmp_path: Path):
     """Spellings written here, apart from the class generator: right ones together, each wrong
     form apart (transposed U does not fit the shapes, yet it has a group of its own)."""
-    from grader.groups.collect import Answer
+    from grader.classroom.groups.collect import Answer
 
     spellings = {"right": [r"U(\hat{y} - y)", r"U\hat y - U y", r"-\mathbf{U}\mathbf{y} + \mathbf{U}\hat{\mathbf{y}}",
                            r"\frac{\partial J}{\partial v_c} = (\hat y - y)^T U^T"],
@@ -254,9 +254,9 @@ def test_batch_writes_groups_and_grader_groups_regroups_without_grading(tmp_path
 def test_unreadable_and_failed_requests_form_groups_of_their_own(tmp_path: Path):
     """A formula the reader cannot read, or whose request failed (timeout, crash: None), is never
     put with a readable answer; equal texts share one unreadable group."""
-    from grader.groups.build import GroupsError
-    from grader.groups.cluster import UNREADABLE
-    from grader.groups.collect import Answer
+    from grader.classroom.groups.build import GroupsError
+    from grader.classroom.groups.cluster import UNREADABLE
+    from grader.classroom.groups.collect import Answer
 
     real = _in_process()
 
@@ -274,7 +274,7 @@ def test_unreadable_and_failed_requests_form_groups_of_their_own(tmp_path: Path)
 
 
 def test_prose_suggestions_join_rewordings_and_keep_different_answers_apart():
-    from grader.groups.collect import Answer
+    from grader.classroom.groups.collect import Answer
 
     texts = {"a": ["Dropout regularizes training; at test time we want deterministic predictions from the full network.",
                    "dropout regularizes training, at test time we want deterministic predictions from the full network",
@@ -332,13 +332,13 @@ def test_grader_groups_evaluates_formulas_in_the_reader_child_only(graded):
     code = f"""
 import sys
 from pathlib import Path
-import grader.groups.fingerprint as fp
-import grader.written.evaluate as ev
+import a2.written.fingerprint as fp
+import grader.reading.evaluate as ev
 def refuse(*args, **kwargs):
     raise AssertionError("a formula was evaluated in the grader process")
 fp.fingerprint = fp.evaluations = fp._scalar = refuse
 ev.Evaluator.value = refuse
-from grader.groups.build import build_groups
+from grader.classroom.groups.build import build_groups
 outcome = build_groups(Path({str(out)!r}))
 for g in outcome.groups["1b_i"]:
     print(g.kind, " ".join(sorted(a.submission for a in g.members)), sep="\t")

@@ -1,6 +1,6 @@
 """Hostile and broken submissions: nothing a student uploads can break, fool or read the grader.
 
-Every case of tests/submissions/hostile/ is graded end to end (grader.engine.grade, and `grader grade` for
+Every case of tests/submissions/hostile/ is graded end to end (grader.run.engine.grade, and `grader grade` for
 the cases marked ``cli``). For each: grading finishes, results.json is valid against the
 Gradescope schema, the checks the case attacks score 0 with a clear message, the checks it does
 not touch still score, no file of the grader (nor the case itself) changed, the grader's own
@@ -40,15 +40,15 @@ import yaml
 from click.testing import CliRunner
 from conftest import REFERENCE, REPO, RESULTS_SCHEMA
 
+from a2.reference import load_reference
 from grader.cli import main
-from grader.engine import grade
-from grader.paths import STUDENT_FILES
-from grader.reference import load_reference
 from grader.reports import gradescope
-from grader.results import GradeReport
-from grader.rubric import Rubric, load_rubric
+from grader.run.engine import grade
+from grader.run.paths import STUDENT_FILES
+from grader.run.results import GradeReport
+from grader.run.rubric import Rubric, load_rubric
+from grader.run.settings import GradingSettings
 from grader.sandbox import Limits, Sandbox, isolation
-from grader.settings import GradingSettings
 
 pytestmark = pytest.mark.slow
 

@@ -16,52 +16,57 @@ import pytest
 from answer_scan import semantic_hits, template_files
 from kit_support import MARKERS, solution_hits, solution_lines, solution_math_code, solution_math_hits
 
-from grader import kit, paths
-from grader.checks import all_checks
-from grader.engine import grade
-from grader.replay import RecordingRef, ReplayMiss, ReplayRef, decode, encode
+from grader.assignment import all_checks
+from grader.kit import build as kit
 from grader.reports.student import auto_points
-from grader.rubric import load_rubric
+from grader.run import paths
+from grader.run.engine import grade
+from grader.run.replay import RecordingRef, ReplayMiss, ReplayRef, decode, encode
+from grader.run.rubric import load_rubric
+from grader.run.settings import GradingSettings
 from grader.sandbox.portable import LIMITS_NOTE, PortableRunner
-from grader.settings import GradingSettings
 
-GRADER = Path(kit.__file__).resolve().parent
+REPO_ROOT = Path(kit.__file__).resolve().parents[2]
 
 
 def test_kit_modules_exist_and_exclude_what_never_ships():
-    for rel in kit.KIT_MODULES:
-        assert (GRADER / rel).is_file(), rel
-        assert not any(rel == n or (n.endswith("/") and rel.startswith(n)) for n in kit.NEVER_SHIPPED), rel
-    assert "arcstandard.py" not in kit.KIT_MODULES
+    for rel in kit.kit_modules():
+        assert (REPO_ROOT / rel).is_file(), rel
+        assert not any(rel == n or (n.endswith("/") and rel.startswith(n)) for n in kit.never_shipped()), rel
+    assert "a2/arcstandard.py" not in kit.kit_modules() and "a2/arcstandard.py" in kit.never_shipped()
 
 
-#: Imports of shipped modules that the kit never reaches (engine.grade's written parts and its
-#: Linux Sandbox, used only without ``GradingSettings(include_written=False)`` and a runner of the kit's own).
-NOT_REACHED_IN_KIT = {("grader.written.checkers", "all_written_checkers"), ("grader.written.grade", "grade_written"),
-                      ("grader.sandbox", "Sandbox")}
+#: Imports of shipped modules that the kit never reaches (the assignment's written part, asked for by
+#: engine.grade only without ``GradingSettings(include_written=False)``; the Linux Sandbox, used only
+#: without a runner of the kit's own).
+NOT_REACHED_IN_KIT = {("a2.written.checkers", "all_written_checkers"), ("a2.written.grade", "grade_written"),
+                      ("a2.written.process", "ChildProcess"), ("a2.written.sections", "pretty"),
+                      ("a2.written.fingerprint", "FORMULA_CHECKERS"), ("a2.written.keys", "KeysError"),
+                      ("a2.written.keys", "disagreements"), ("grader.sandbox", "Sandbox")}
 
 
 def test_kit_modules_import_only_kit_modules():
-    """Every grader module a shipped module imports is shipped too (or it would fail installed)."""
-    shipped = {("grader/" + rel)[:-3].replace("/", ".").removesuffix(".__init__") for rel in kit.KIT_MODULES}
-    for rel in kit.KIT_MODULES:
-        source = (GRADER / rel).read_text(encoding="utf-8")
-        if rel in kit.KIT_STRIPPED:  # as it ships: the grader-only matchers import solution_math
-            source = kit.strip_solution_math(source, *kit.KIT_STRIPPED[rel])
+    """Every module of ours a shipped module imports is shipped too (or it would fail installed)."""
+    shipped = {rel[:-3].replace("/", ".").removesuffix(".__init__") for rel in kit.kit_modules()}
+    stripped = kit.kit_stripped()
+    for rel in kit.kit_modules():
+        source = (REPO_ROOT / rel).read_text(encoding="utf-8")
+        if rel in stripped:  # as it ships: the grader-only matchers import solution_math
+            source = kit.strip_solution_math(source, *stripped[rel])
         tree = ast.parse(source)
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("grader"):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(("grader", "a2")):
                 for alias in node.names:
                     if (node.module, alias.name) in NOT_REACHED_IN_KIT:
                         continue
                     assert node.module in shipped or f"{node.module}.{alias.name}" in shipped, \
-                        f"grader/{rel} imports {node.module}.{alias.name}, which the kit does not ship"
+                        f"{rel} imports {node.module}.{alias.name}, which the kit does not ship"
                     if node.module == "grader.sandbox":
                         assert f"grader.sandbox.{alias.name}" in shipped, alias.name
             elif isinstance(node, ast.Import):
                 for alias in node.names:
-                    if alias.name.startswith("grader"):
-                        assert alias.name in shipped, f"grader/{rel} imports {alias.name}, which the kit does not ship"
+                    if alias.name.startswith(("grader", "a2")):
+                        assert alias.name in shipped, f"{rel} imports {alias.name}, which the kit does not ship"
 
 
 def test_strip_checks_removes_checks_students_may_not_see():
@@ -70,7 +75,7 @@ def test_strip_checks_removes_checks_students_may_not_see():
     held_back = {s.id for s in rubric.checks if not s.student_visible}
     assert held_back, "the rubric holds checks shown after the deadline"
     for module in ("word2vec.py", "minibatch.py"):
-        source = (GRADER / "checks" / module).read_text(encoding="utf-8")
+        source = (REPO_ROOT / "a2" / "checks" / module).read_text(encoding="utf-8")
         stripped = kit.strip_checks(source, visible)
         compile(stripped, module, "exec")
         for cid in held_back:
@@ -124,7 +129,7 @@ def test_replay_keys_follow_object_state_and_miss_loudly():
 
 def _visible_recorded_ids() -> list[str]:
     rubric = load_rubric(registered=set(all_checks()))
-    return [s.id for s in rubric.checks if s.student_visible and s.id not in kit.NOT_RECORDED]
+    return [s.id for s in rubric.checks if s.student_visible and s.id not in kit.not_recorded()]
 
 
 def test_replay_judges_as_the_reference_on_its_seed():
@@ -153,7 +158,7 @@ def test_kit_zip_holds_the_folder_and_no_solution(tmp_path):
         names = set(zf.namelist())
     folder = kit.KIT_FOLDER
     for name in ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py", "answers.md",
-                 "pyproject.toml", "utils/parser_utils.py", "grader/kit_cli.py", "grader/kit_data/replay.json",
+                 "pyproject.toml", "utils/parser_utils.py", "grader/kit/cli.py", "grader/kit_data/replay.json",
                  "grader/kit_data/rubric.yaml", "grader/kit_data/kit.json"):
         assert f"{folder}/{name}" in names, name
     assert not [n for n in names if "arcstandard" in n or "/reference/" in n or "/written/" in n]
@@ -173,7 +178,7 @@ def test_kit_zip_holds_the_folder_and_no_solution(tmp_path):
 
 def test_solution_math_scan_finds_a_planted_function_and_line(tmp_path):
     """The solution-math scan is not blind: a definition by name, or one code line of a stripped
-    matcher or of grader/solution_math.py, is caught."""
+    matcher or of a2/solution_math.py, is caught."""
     names, lines = solution_math_code()
     line = sorted(lines)[len(lines) // 2]
     planted = tmp_path / "planted.zip"
@@ -243,9 +248,9 @@ def test_kit_modules_type_check_for_windows():
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
 
-    files = [str(GRADER / rel) for rel in kit.KIT_MODULES]
+    files = [str(REPO_ROOT / rel) for rel in kit.kit_modules()]
     done = subprocess.run([sys.executable, "-m", "mypy", "--platform", "win32", "--follow-imports=silent",
-                           "--no-incremental", *files], capture_output=True, text=True, cwd=GRADER.parent)
+                           "--no-incremental", *files], capture_output=True, text=True, cwd=REPO_ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -271,7 +276,7 @@ def test_non_editable_install_says_editable_is_required(tmp_path):
 
 
 def test_out_of_date_kit_warns(tmp_path):
-    from grader.kit_cli import out_of_date  # noqa: PLC0415
+    from grader.kit.cli import out_of_date  # noqa: PLC0415
 
     built = {"rubric_sha256": "a" * 64, "built": "2026-11-24 10:00 UTC"}
     assert out_of_date(tmp_path, built) == ""  # no KIT.json: nothing to compare
@@ -283,7 +288,7 @@ def test_out_of_date_kit_warns(tmp_path):
 
 
 def test_part_selection():
-    from grader.engine import part_selection  # noqa: PLC0415
+    from grader.run.engine import part_selection  # noqa: PLC0415
 
     registry = all_checks()
     rubric = load_rubric(registered=set(registry))
@@ -316,7 +321,7 @@ def test_kit_check_says_in_one_line_when_torch_is_missing(monkeypatch, tmp_path)
 
     from click.testing import CliRunner
 
-    from grader import kit_cli
+    from grader.kit import cli as kit_cli
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 from kit_support import solution_hits
 
-from grader import kit, paths
-from grader.checks import all_checks
-from grader.engine import grade
+from grader.assignment import all_checks
+from grader.kit import build as kit
 from grader.reports.student import auto_points, checked_line
-from grader.rubric import load_rubric
-from grader.settings import GradingSettings
+from grader.run import paths
+from grader.run.engine import grade
+from grader.run.rubric import load_rubric
+from grader.run.settings import GradingSettings
 
 pytestmark = pytest.mark.slow
 

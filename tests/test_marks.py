@@ -1,4 +1,4 @@
-"""TA marks survive everything (grader/groups/store.py, grader/groups/marks.py): a spreadsheet's
+"""TA marks survive everything (grader/classroom/groups/store.py, grader/classroom/groups/marks.py): a spreadsheet's
 CSV (byte-order mark, rows reordered), a late submission, a rerun and a regrouping; auto-graded
 items are never markable; the grade book adds TA points to the autograder's."""
 
@@ -14,13 +14,13 @@ import pytest
 from click.testing import CliRunner
 from conftest import REPO, load_script
 
+from a2.written.process import InProcess
+from grader.classroom.groups import cluster
+from grader.classroom.groups.build import build_groups
+from grader.classroom.groups.marks import SNAPSHOT, MarksError, import_table, read_snapshot
+from grader.classroom.groups.store import MarkStore
 from grader.cli import main
-from grader.groups import cluster
-from grader.groups.build import build_groups
-from grader.groups.marks import SNAPSHOT, MarksError, import_table, read_snapshot
-from grader.groups.store import MarkStore
-from grader.rubric import load_rubric
-from grader.written.process import InProcess
+from grader.run.rubric import load_rubric
 
 SEED = 11
 
@@ -56,10 +56,10 @@ def _points(out: Path) -> dict[str, dict[str, str]]:
 def _late(out: Path, tmp: Path, like: str, key: str) -> None:
     """A late submission graded into the batch folder, as `grader batch` does on its rerun: a copy
     of ``like``'s writeup with one prose answer reworded (so it joins some groups, not all)."""
-    from grader.engine import grade
     from grader.reports import jsonout
-    from grader.rubric import load_rubric
-    from grader.settings import GradingSettings
+    from grader.run.engine import grade
+    from grader.run.rubric import load_rubric
+    from grader.run.settings import GradingSettings
 
     upload = tmp / "late" / key
     shutil.copytree(out.parent / "class" / like, upload)
@@ -179,7 +179,7 @@ def test_bad_marks_are_refused_with_the_line_and_the_file_is_kept(marked_class, 
 
 
 def test_grades_add_ta_points_to_the_autograders_and_write_the_comments(marked_class, tmp_path: Path):
-    from grader.groups.store import OVERRIDE, Mark, now
+    from grader.classroom.groups.store import OVERRIDE, Mark, now
 
     out = tmp_path / "out"
     shutil.copytree(marked_class, out)

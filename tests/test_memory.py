@@ -13,8 +13,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from grader.checks import model_params
-from grader.reference import load_reference
+from a2.checks import model_params
+from a2.reference import load_reference
 from grader.sandbox import Sandbox
 
 REPO = Path(__file__).resolve().parents[1]
@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_the_reference_loads_without_torch_until_a_module_that_needs_it_is_used():
     script = ("import sys\n"
-              "from grader.reference import load_reference\n"
+              "from a2.reference import load_reference\n"
               "ref = load_reference()\n"
               "ref.word2vec.sigmoid, ref.parser_transitions.minibatch_parse\n"
               "print('torch' in sys.modules)\n"
@@ -84,8 +84,8 @@ def _alive(pid: int) -> bool:
 @pytest.mark.slow
 def test_a_whole_grading_with_training_leaves_torch_out_of_the_trusted_process():
     script = ("import sys\n"
-              "from grader.engine import grade\n"
-              "from grader.settings import GradingSettings\n"
+              "from grader.run.engine import grade\n"
+              "from grader.run.settings import GradingSettings\n"
               "report = grade('reference', GradingSettings(seed=5, only=['model_forward', 'train_uas'], "
               "include_written=False))\n"
               "print([c.score == c.max_score for c in report.checks], 'torch' in sys.modules)\n")

@@ -26,11 +26,13 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from rich.console import Console
 
-from grader import lockfile, package, package_scripts
-from grader.checks import all_checks
+from grader.assignment import all_checks
 from grader.cli import main
-from grader.lockfile import LOCK_PATH, read_lock
-from grader.paths import STUDENT_FILES, WRITTEN_FILES
+from grader.package import build as package
+from grader.package import lockfile
+from grader.package import scripts as package_scripts
+from grader.package.lockfile import LOCK_PATH, read_lock
+from grader.run.paths import STUDENT_FILES, WRITTEN_FILES
 from grader.sandbox.isolation import SANDBOX_USER
 
 BUGGY = Path(__file__).parent / "submissions" / "buggy"
@@ -75,7 +77,7 @@ def test_plan_holds_the_grader_and_nothing_else_of_the_repository():
                      "reference/data/train.conll", "student_template/utils/parser_utils.py"):
         assert expected in paths
     for path in paths:
-        assert path.split("/")[0] in {*package.PACKAGE_DIRS, *package.PACKAGE_FILES, *package.GENERATED}, path
+        assert path.split("/")[0] in {*package.package_dirs(REPO), *package.PACKAGE_FILES, *package.GENERATED}, path
         assert "__pycache__" not in path and not path.endswith(".pyc"), path
     assert plan.ok, plan.errors
 

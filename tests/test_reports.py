@@ -9,9 +9,9 @@ import jsonschema
 from conftest import RESULTS_SCHEMA
 from rich.console import Console
 
-from grader.gradebook import report_from_json
+from grader.classroom.gradebook import report_from_json
 from grader.reports import gradescope, jsonout, terminal
-from grader.results import (
+from grader.run.results import (
     ERROR,
     TIMEOUT,
     CheckResult,

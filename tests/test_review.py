@@ -1,4 +1,4 @@
-"""grader review (grader/review.py): marking answer groups in a real browser, headless chromium
+"""grader review (grader/classroom/review.py): marking answer groups in a real browser, headless chromium
 driven by chromedriver through selenium: open, mark, reload, the marks are kept; math is MathML;
 auto-graded groups are read only with an override that needs a reason."""
 
@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from conftest import REPO, load_script
 
-from grader.groups import cluster
-from grader.groups.build import build_groups
-from grader.groups.store import OVERRIDE, MarkStore
+from a2.written.process import InProcess
+from grader.classroom.groups import cluster
+from grader.classroom.groups.build import build_groups
+from grader.classroom.groups.store import OVERRIDE, MarkStore
+from grader.classroom.review import make_server
 from grader.reports.review_html import mathml, render_answer
-from grader.review import make_server
-from grader.written.process import InProcess
 
 SHOTS = Path(os.environ.get("A2GRADER_SCREENSHOTS", "")) if os.environ.get("A2GRADER_SCREENSHOTS") else None
 

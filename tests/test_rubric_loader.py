@@ -1,4 +1,4 @@
-"""grader.rubric: validation names the line and the fix."""
+"""grader.run.rubric: validation names the line and the fix."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from grader import paths
-from grader.checks import all_checks
+from grader.assignment import all_checks
 from grader.cli import main
-from grader.paths import RUBRIC_PATH
-from grader.rubric import RubricError, load_rubric
+from grader.run import paths
+from grader.run.paths import RUBRIC_PATH
+from grader.run.rubric import RubricError, load_rubric
 
 GOOD = """\
 defaults: {timeout: 30}
@@ -177,7 +177,7 @@ def test_unused_written_checkers_are_reported(tmp_path):
 
 
 def test_repository_rubric_matches_written_checkers():
-    from grader.written.checkers import all_written_checkers
+    from a2.written.checkers import all_written_checkers
     rubric = load_rubric(registered=set(all_checks()), checkers=set(all_written_checkers()))
     assert sum(p.points for p in rubric.written) == 49
     assert sum(p.auto for p in rubric.written) == 31
@@ -208,7 +208,7 @@ def test_the_rubric_and_the_schema_agree(tmp_path):
     import yaml
     from jsonschema import Draft202012Validator
 
-    from grader.rubric_schema import RUBRIC_SCHEMA
+    from grader.run.rubric_schema import RUBRIC_SCHEMA
 
     Draft202012Validator.check_schema(RUBRIC_SCHEMA)
     validator = Draft202012Validator(RUBRIC_SCHEMA)

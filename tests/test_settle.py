@@ -1,4 +1,4 @@
-"""grader/settle.py: credit moved between checks only with proof, and dependent checks capped.
+"""grader/run/settle.py: credit moved between checks only with proof, and dependent checks capped.
 
 Charges: a trial passed on another check's account keeps its credit only when that check fails in
 the same run and the proof it carries (the other check's function on the trial's own arguments,
@@ -9,10 +9,10 @@ at most what it lost. The registry's declarations are checked here too.
 
 from __future__ import annotations
 
-from grader.checks import all_checks
-from grader.results import FAILED, PASSED, Charge, CheckResult, Outcome, Proof
-from grader.rubric import CheckSpec, load_rubric
-from grader.settle import settle_charges
+from grader.assignment import all_checks
+from grader.run.results import FAILED, PASSED, Charge, CheckResult, Outcome, Proof
+from grader.run.rubric import CheckSpec, load_rubric
+from grader.run.settle import settle_charges
 
 
 def _spec(check_id: str, number: str, points: float = 3.0) -> CheckSpec:

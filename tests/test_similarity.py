@@ -1,4 +1,4 @@
-"""Similarity (grader/similarity/): on the class of tools/make_class.py --similarity, every planted
+"""Similarity (grader/classroom/similarity/): on the class of tools/make_class.py --similarity, every planted
 copy ranks above every independent pair and is listed at the default threshold, no independent
 pair is; the untouched template matches nothing; the template plus one copied function is found
 for that function; known folders at any depth; the CSV, the summary line, the pages (in a real
@@ -25,11 +25,11 @@ import pytest
 import yaml
 from conftest import REPO, load_script
 
-from grader.paths import STUDENT_FILES, TEMPLATE_DIR
-from grader.similarity import detect
-from grader.similarity.build import SUMMARY_PREFIX, run_similarity
-from grader.similarity.sources import WRITTEN, Document, SimilarityError, known_documents
-from grader.written.process import InProcess
+from a2.written.process import InProcess
+from grader.classroom.similarity import detect
+from grader.classroom.similarity.build import SUMMARY_PREFIX, run_similarity
+from grader.classroom.similarity.sources import WRITTEN, Document, SimilarityError, known_documents
+from grader.run.paths import STUDENT_FILES, TEMPLATE_DIR
 
 ALTERNATIVE = REPO / "tests" / "submissions" / "alternative"
 FILES = (*STUDENT_FILES, WRITTEN)
@@ -317,10 +317,10 @@ def test_batch_with_known_runs_the_similarity_step_and_writes_its_summary_line(t
 def test_the_gradescope_zip_and_the_kit_hold_only_their_listed_folders():
     """A known folder next to the grader (say `known/` in the repository) is never packed: the
     zip takes its listed folders and files only, the kit its listed modules, none of similarity."""
-    from grader import kit, package
-
+    from grader.kit import build as kit
+    from grader.package import build as package
     plan = package.plan_package()
     tops = {Path(e.path).parts[0] for e in plan.entries}
-    assert tops <= {*package.PACKAGE_DIRS, *package.PACKAGE_FILES, "setup.sh", "run_autograder", "requirements.txt"}
-    assert not [m for m in kit.KIT_MODULES if "similarity" in str(m)]
+    assert tops <= {*package.package_dirs(REPO), *package.PACKAGE_FILES, "setup.sh", "run_autograder", "requirements.txt"}
+    assert not [m for m in kit.kit_modules() if "similarity" in str(m)]
     assert "copydetect" not in (REPO / "gradescope" / "requirements.lock").read_text(encoding="utf-8")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import assemble
 
-from grader.engine import grade
-from grader.settings import GradingSettings
+from grader.run.engine import grade
+from grader.run.settings import GradingSettings
 
 SLOW_DIR = Path(__file__).parent / "submissions" / "slow"
 SLOW = sorted(p for p in SLOW_DIR.iterdir() if p.is_dir())

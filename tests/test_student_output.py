@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from grader import paths
 from grader.cli import main
-from grader.template import strip_python
+from grader.package.template import strip_python
+from grader.run import paths
 
 #: A terminal screen: an untouched template's whole output must fit.
 SCREEN_LINES = 50

@@ -1,4 +1,4 @@
-"""grader.submission: folders and zips become a private run folder, unsafe archives are refused."""
+"""grader.run.submission: folders and zips become a private run folder, unsafe archives are refused."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import zipfile
 import pytest
 from conftest import REFERENCE
 
-from grader.submission import SubmissionError, prepare
+from grader.run.submission import SubmissionError, prepare
 
 
 def make_zip(path, entries):
@@ -84,7 +84,7 @@ def bomb(path, name, size):
 
 
 def test_zip_bomb_entry_is_refused_without_inflating_it_and_the_rest_graded(tmp_path, monkeypatch):
-    import grader.submission as sub
+    import grader.run.submission as sub
     monkeypatch.setattr(sub, "MAX_STUDENT_FILE_BYTES", 100_000)
     archive = bomb(tmp_path / "bomb.zip", "sgd.py", 4 << 20)
     work = tmp_path / "work"
@@ -96,7 +96,7 @@ def test_zip_bomb_entry_is_refused_without_inflating_it_and_the_rest_graded(tmp_
 
 
 def test_zip_entry_with_a_lying_header_is_refused(tmp_path, monkeypatch):
-    import grader.submission as sub
+    import grader.run.submission as sub
     monkeypatch.setattr(sub, "MAX_STUDENT_FILE_BYTES", 100_000)
     archive = tmp_path / "liar.zip"
     with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -130,7 +130,7 @@ def test_only_files_the_grader_reads_are_extracted(tmp_path):
 
 
 def test_too_large_or_linked_files_in_a_folder_are_refused_with_a_reason(tmp_path, monkeypatch):
-    import grader.submission as sub
+    import grader.run.submission as sub
     monkeypatch.setattr(sub, "MAX_STUDENT_FILE_BYTES", 1000)
     upload = tmp_path / "upload"
     upload.mkdir()
@@ -147,7 +147,7 @@ def test_too_large_or_linked_files_in_a_folder_are_refused_with_a_reason(tmp_pat
 
 
 def test_too_many_entries_is_an_unreadable_upload(tmp_path, monkeypatch):
-    import grader.submission as sub
+    import grader.run.submission as sub
     monkeypatch.setattr(sub, "MAX_ZIP_ENTRIES", 3)
     archive = make_zip(tmp_path / "s.zip", {f"f{i}.txt": "x" for i in range(4)})
     work = tmp_path / "work"

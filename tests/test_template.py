@@ -7,20 +7,20 @@ import pytest
 import torch
 from conftest import REFERENCE, TEMPLATE, run_script
 
-from grader.template import MarkerError, build_template, check_template, strip_markdown, strip_python
+from grader.package.template import MarkerError, build_template, check_template, strip_markdown, strip_python
 
 
 def test_committed_template_matches_generator():
     problems = check_template()
     assert problems == [], ("student_template/ drifted from reference/; run "
-                            "`python -m grader.template` and commit:\n" + "\n".join(problems))
+                            "`python -m grader.package.template` and commit:\n" + "\n".join(problems))
 
 
 def test_generator_detects_drift(tmp_path):
     build_template(REFERENCE, tmp_path / "t")
     (tmp_path / "t" / "sgd.py").write_text("# edited\n")
     (tmp_path / "t" / "extra.py").write_text("")
-    from grader.template import diff_trees
+    from grader.package.template import diff_trees
     fresh = tmp_path / "fresh"
     build_template(REFERENCE, fresh)
     assert diff_trees(fresh, tmp_path / "t") == ["differs: sgd.py", "extra: extra.py"]

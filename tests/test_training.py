@@ -61,8 +61,8 @@ def test_hidden_dev_set_is_drawn_from_the_seed_and_is_not_the_bundled_one():
     """Issue 20: 5.9 scores on sentences made at grading time from the run's seed, in the trusted
     process: the same seed gives the same set, another seed another, and the bundled dev set that
     students hold is not it."""
-    from grader.dev_parse import _grader_parser, hidden_dev_set
-    from grader.reference import load_reference
+    from a2.dev_parse import _grader_parser, hidden_dev_set
+    from a2.reference import load_reference
 
     ref = load_reference()
     parser = _grader_parser(ref)

@@ -1,12 +1,12 @@
-"""train_uas's training size (grader/checks/training_size.py): the largest size whose estimate from
+"""train_uas's training size (a2/checks/training_size.py): the largest size whose estimate from
 the measured cost fits the allowance; the full size when nothing was measured."""
 
 from __future__ import annotations
 
 import math
 
-from grader.budget import Budget, BudgetRunner, DeadlineRunner
-from grader.checks import training_size as sizes
+from a2.checks import training_size as sizes
+from grader.run.budget import Budget, BudgetRunner, DeadlineRunner
 
 
 def costs(ms_per_example: float) -> dict[str, float]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from grader.checks.api import check_rng
-from grader.written.checkers import all_written_checkers
-from grader.written.registry import WrittenContext
-from grader.written.sections import Section
-from grader.written.transitions import INITIAL, LEFT, RIGHT, SHIFT, apply
+from a2.written.checkers import all_written_checkers
+from a2.written.registry import WrittenContext
+from a2.written.sections import Section
+from a2.written.transitions import INITIAL, LEFT, RIGHT, SHIFT, apply
+from grader.run.check_api import check_rng
 
 CHECKERS = all_written_checkers()
 SEEDS = range(4)
@@ -301,7 +301,7 @@ def test_a_derivative_formula_beats_a_passing_mention():
     ("iv", "coordination attachment error", "Prepositional Phrase Attachment Error"),
 ])
 def test_3f_a_wrong_error_type_is_told_what_kind_of_attachment_it_is_and_why(roman, right, wrong):
-    from grader.written.keys import parser_error_keys
+    from a2.written.keys import parser_error_keys
 
     key = next(k for k in parser_error_keys() if k.roman == roman)
     part = STRUCTURED.split(f"\n{roman}. ")[1].split("\n\n")[0]

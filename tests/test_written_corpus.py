@@ -18,9 +18,9 @@ import pytest
 import written_corpus as wc
 import written_corpus_dep as dep
 
-from grader.rubric import load_rubric
-from grader.written.grade import grade_written
-from grader.written.process import InProcess
+from a2.written.grade import grade_written
+from a2.written.process import InProcess
+from grader.run.rubric import load_rubric
 
 SEEDS = range(300)
 PARTS = load_rubric().written

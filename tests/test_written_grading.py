@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from conftest import REFERENCE, TEMPLATE
 
-from grader.engine import grade
-from grader.rubric import load_rubric
-from grader.settings import GradingSettings
-from grader.written.grade import NO_WRITEUP, grade_written
-from grader.written.process import ChildProcess, InProcess
+from a2.written.grade import NO_WRITEUP, grade_written
+from a2.written.process import ChildProcess, InProcess
+from grader.run.engine import grade
+from grader.run.rubric import load_rubric
+from grader.run.settings import GradingSettings
 
 WRITEUPS = Path(__file__).parent / "writeups"
 RUBRIC = load_rubric()

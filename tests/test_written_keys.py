@@ -1,4 +1,4 @@
-"""The written answer keys are data in one place (grader/written/keys.yaml): the 3(f) checker and
+"""The written answer keys are data in one place (a2/written/keys.yaml): the 3(f) checker and
 the catalogue of known mistakes read it, and reference/answers.md must say the same (checked
 here and by `grader validate`, which names the item that disagrees)."""
 
@@ -9,13 +9,13 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import REFERENCE
 
-from grader.checks.api import check_rng
+from a2.written import catalogue, parser_errors
+from a2.written.checkers import all_written_checkers
+from a2.written.keys import KEYS_FILE, disagreements, parser_error_keys
+from a2.written.registry import WrittenContext
+from a2.written.sections import Section
 from grader.cli import failing_lines
-from grader.written import catalogue, parser_errors
-from grader.written.checkers import all_written_checkers
-from grader.written.keys import KEYS_FILE, disagreements, parser_error_keys
-from grader.written.registry import WrittenContext
-from grader.written.sections import Section
+from grader.run.check_api import check_rng
 
 ANSWERS = (REFERENCE / "answers.md").read_text(encoding="utf-8")
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from grader.written import tex_walk
-from grader.written.checkers import all_written_checkers
-from grader.written.documents import locate
-from grader.written.evidence import reconsider
-from grader.written.registry import WrittenContext
+from a2.written.checkers import all_written_checkers
+from a2.written.documents import locate
+from a2.written.evidence import reconsider
+from a2.written.registry import WrittenContext
+from grader.reading import tex_walk
 
 WILD = Path(__file__).parent / "writeups" / "wild" / "01_template_answer_macro"
 QUESTIONS = {"1b_i", "1d", "1e", "2b_i", "3a", "3b", "3e_i", "3e_ii", "3f"}

@@ -1,4 +1,4 @@
-"""grader.written.mathparse / evaluate: LaTeX -> ordered SymPy tree -> values with shapes."""
+"""grader.reading.mathparse / evaluate: LaTeX -> ordered SymPy tree -> values with shapes."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import sympy
 from latex2sympy2_extended import latex2sympy2
 
-from grader.written.evaluate import Env, EvalError, ShapeMismatch, evaluate, show
-from grader.written.mathparse import MAX_FORMULA_CHARS, FormulaError, clear_parse_cache, parse_formula
+from grader.reading.evaluate import Env, EvalError, ShapeMismatch, evaluate, show
+from grader.reading.mathparse import MAX_FORMULA_CHARS, FormulaError, clear_parse_cache, parse_formula
 
 RNG = np.random.default_rng(7)
 D, V = 4, 9

@@ -6,18 +6,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader.written import braces
-from grader.written.answers import cut_remark, last_rhs, math_spans
-from grader.written.blocks import DISPLAY, HEADING, INLINE, PARAGRAPH, TABLE, read_blocks
-from grader.written.checkers import all_written_checkers
-from grader.written.documents import locate
-from grader.written.evidence import reconsider
-from grader.written.latex_doc import tex_to_markdown
-from grader.written.mathparse import parse_formula
-from grader.written.notation import to_latex
-from grader.written.registry import WrittenContext
-from grader.written.sections import Section, parse_label
-from grader.written.tex_walk import answer_blocks, inputs, markers
+from a2.written.checkers import all_written_checkers
+from a2.written.documents import locate
+from a2.written.evidence import reconsider
+from a2.written.latex_doc import tex_to_markdown
+from a2.written.registry import WrittenContext
+from a2.written.sections import Section, parse_label
+from grader.reading import braces
+from grader.reading.answers import cut_remark, last_rhs, math_spans
+from grader.reading.blocks import DISPLAY, HEADING, INLINE, PARAGRAPH, TABLE, read_blocks
+from grader.reading.mathparse import parse_formula
+from grader.reading.notation import to_latex
+from grader.reading.tex_walk import answer_blocks, inputs, markers
 
 QUESTIONS = {"1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii"}
 

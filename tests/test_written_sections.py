@@ -1,4 +1,4 @@
-"""grader.written.sections / latex_doc: each question's section, whatever the heading style."""
+"""a2.written.sections / latex_doc: each question's section, whatever the heading style."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from conftest import REFERENCE, TEMPLATE
 
-from grader.rubric import load_rubric
-from grader.written.documents import locate
-from grader.written.latex_doc import tex_to_markdown
-from grader.written.sections import locate_markdown, parse_label
+from a2.written.documents import locate
+from a2.written.latex_doc import tex_to_markdown
+from a2.written.sections import locate_markdown, parse_label
+from grader.run.rubric import load_rubric
 
 WRITEUPS = Path(__file__).parent / "writeups"
 QUESTIONS = {p.id for p in load_rubric().written}

@@ -1,4 +1,4 @@
-"""The one map from a variable to its question (grader/written/targets.py) and the section finder
+"""The one map from a variable to its question (a2/written/targets.py) and the section finder
 that uses it. The entries two former copies of the map disagreed on (z_i, θ_i) are pinned to the
 assignment's text (shared/ASSIGNMENT.md, Parts 2 and 3(e))."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.written.sections import derivative_target
-from grader.written.targets import STEP, differentiated_by, lhs_target, question_of
+from a2.written.sections import derivative_target
+from a2.written.targets import STEP, differentiated_by, lhs_target, question_of
 
 
 @pytest.mark.parametrize("lhs, expected", [

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader.gradebook import GradedSubmission, Submission, report_from_json, summarize
+from a2.written.grade import grade_written
+from a2.written.process import InProcess
+from grader.classroom.gradebook import GradedSubmission, Submission, report_from_json, summarize
 from grader.reports import gradescope, jsonout, summary, terminal
-from grader.results import GradeReport
-from grader.rubric import load_rubric
-from grader.written.grade import grade_written
-from grader.written.process import InProcess
+from grader.run.results import GradeReport
+from grader.run.rubric import load_rubric
 
 WILD = Path(__file__).parent / "writeups" / "wild"
 PARTS = load_rubric().written

@@ -39,7 +39,7 @@ from packaging.utils import canonicalize_name
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from grader.lockfile import (  # noqa: E402
+from grader.package.lockfile import (  # noqa: E402
     IMAGE_PLATFORM,
     IMAGE_PYTHON,
     INPUT_PREFIX,

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from grader.paths import STUDENT_FILES, TEMPLATE_DIR, WRITTEN_FILES  # noqa: E402
+from grader.run.paths import STUDENT_FILES, TEMPLATE_DIR, WRITTEN_FILES  # noqa: E402
 
 
 class _Loops(ast.NodeTransformer):

@@ -30,7 +30,7 @@ import os
 
 import numpy as np
 
-from grader.treebank import VOCAB, Grammar
+from a2.treebank import VOCAB, Grammar
 
 SIZES = {"train": 5000, "dev": 600, "test": 600}
 DIM = 50

@@ -6,7 +6,7 @@ import csv
 from collections.abc import Sequence
 from pathlib import Path
 
-from grader.gradebook import Column, GradedSubmission
+from grader.classroom.gradebook import Column, GradedSubmission
 
 FIXED_COLUMNS = ("submission", "names", "sids", "emails", "status", "total", "max_total")
 TRAILING_COLUMNS = ("seconds", "seed", "message")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.final_grades import FinalRow, GradeBook
-from grader.groups.marks import _csv_text, write_text_atomic
+from grader.classroom.final_grades import FinalRow, GradeBook
+from grader.classroom.groups.marks import _csv_text, write_text_atomic
 
 FINAL_FILE = "final_grades.csv"
 FEEDBACK_DIR = "feedback"

@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 
-from grader.groups.cluster import PROSE, Group
-from grader.groups.marks import write_text_atomic
+from grader.classroom.groups.cluster import PROSE, Group
+from grader.classroom.groups.marks import write_text_atomic
 
 STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:70em;color:#222;padding:0 1em}

@@ -1,11 +1,11 @@
 """JSON for scripts: every field of the report, stable keys, one document;
-grader.gradebook.report_from_json reads it back into an equal report."""
+grader.classroom.gradebook.report_from_json reads it back into an equal report."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from grader.results import GradeReport
+from grader.run.results import GradeReport
 
 
 def to_json(report: GradeReport) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from grader.gradebook import ClassSummary
+from grader.classroom.gradebook import ClassSummary
 
 DPI = 120
 #: Pass-rate bar colours: at least GOOD passed, at least FAIR passed, fewer.

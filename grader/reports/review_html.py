@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from grader.groups.store import Mark, Resolution
+from grader.classroom.groups.store import Mark, Resolution
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 MATHML_TAGS = frozenset({

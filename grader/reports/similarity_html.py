@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
-from grader.groups.marks import _csv_text, write_text_atomic
-from grader.similarity.detect import MIN_MATCHED, Pair
-from grader.similarity.sources import WRITTEN
+from grader.classroom.groups.marks import _csv_text, write_text_atomic
+from grader.classroom.similarity.detect import MIN_MATCHED, Pair
+from grader.classroom.similarity.sources import WRITTEN
 
 COLUMNS = ("submission", "names", "other", "file", "score", "matched_tokens", "other_score", "page")
 STYLE = """

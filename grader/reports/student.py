@@ -14,8 +14,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from grader.results import NOT_IMPLEMENTED, PASSED, CheckResult, GradeReport
-from grader.rubric import Part, Rubric
+from grader.run.results import NOT_IMPLEMENTED, PASSED, CheckResult, GradeReport
+from grader.run.rubric import Part, Rubric
 
 #: The stub message as results.stub_outcome words it: "sgd.py: sgd is not implemented yet (it still raises ...".
 _STUB_LINE = re.compile(r"^(?:(?P<file>[\w.]+\.py): )?(?P<name>\S+) is not implemented yet \(it still raises")

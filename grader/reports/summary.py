@@ -1,6 +1,6 @@
 """The class at a glance: per check, the mean score, the pass rate and the commonest failure.
 
-Formats a :class:`grader.gradebook.ClassSummary` (computed there by ``summarize``):
+Formats a :class:`grader.classroom.gradebook.ClassSummary` (computed there by ``summarize``):
 ``to_markdown``/``write_markdown`` for summary.md, ``render`` for the terminal.
 """
 
@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from grader.gradebook import ClassSummary, shorten
+from grader.classroom.gradebook import ClassSummary, shorten
 
 
 def _md(text: str) -> str:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from grader.results import PARTIAL, PASSED, GradeReport
+from grader.run.results import PARTIAL, PASSED, GradeReport
 
 _STYLE = {PASSED: "green", PARTIAL: "yellow"}
 

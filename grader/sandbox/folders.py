@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader import assignment
 from grader.sandbox import isolation as isolation_mod
 from grader.sandbox import sweep
 from grader.sandbox.isolation import Isolation
@@ -35,8 +36,8 @@ from grader.sandbox.runner import Limits, SandboxError
 UNTRUSTED_DIR = Path(__file__).resolve().parents[1] / "untrusted"
 WORKER_SCRIPT = "worker.py"
 """The worker's main program; it and every other ``*.py`` of ``grader/untrusted/`` (wire.py,
-probes.py and the checks' probe modules) are copied into the worker's private folder: the worker
-imports nothing else of ours."""
+probes.py) and of the assignment's untrusted/ (its probe modules) are copied into the worker's
+private folder (:func:`worker_files`): the worker imports nothing else of ours."""
 SCRIPTS_FOLDER = "worker"
 RUN_FOLDER = "run"
 MATPLOTLIB_FOLDER = "matplotlib"
@@ -50,6 +51,21 @@ MNT_DETACH = 2
 
 _LOG = logging.getLogger(__name__)
 _libc = ctypes.CDLL(None, use_errno=True)
+
+
+def worker_files() -> list[Path]:
+    """The worker's files, copied into one folder: the framework's worker (grader/untrusted/) and the
+    assignment's probes, without their packages' ``__init__.py``. SandboxError when two share a name."""
+    files: dict[str, Path] = {}
+    for folder in (UNTRUSTED_DIR, assignment.untrusted_folder()):
+        for source in sorted(folder.glob("*.py")):
+            if source.name == "__init__.py":
+                continue
+            if source.name in files:
+                raise SandboxError(f"{source} and {files[source.name]} have the same name; the worker's folder holds "
+                                   "both: rename the assignment's module")
+            files[source.name] = source
+    return list(files.values())
 
 
 def submission_folder(submission: str | os.PathLike[str]) -> Path:
@@ -141,10 +157,9 @@ def make_private_folder(submission: Path, isolation: Isolation, python: str,
         scripts = folder / SCRIPTS_FOLDER
         scripts.mkdir()
         scripts.chmod(PUBLIC_DIR_MODE)
-        for source in sorted(UNTRUSTED_DIR.glob("*.py")):
-            if source.name != "__init__.py":
-                shutil.copyfile(source, scripts / source.name)
-                (scripts / source.name).chmod(PUBLIC_FILE_MODE)
+        for source in worker_files():
+            shutil.copyfile(source, scripts / source.name)
+            (scripts / source.name).chmod(PUBLIC_FILE_MODE)
         prepare_matplotlib(folder / MATPLOTLIB_FOLDER, submission, isolation, python)
         if isolation.switches_user:
             copy_submission(submission, folder / RUN_FOLDER, isolation)

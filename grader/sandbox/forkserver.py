@@ -35,7 +35,7 @@ START_VARIABLE = "A2GRADER_WORKER_START"
 READY_TIMEOUT_S = 60.0
 REPLY_TIMEOUT_S = 10.0
 PRELOAD = ("numpy", "torch")
-"""What the fork server imports: what the workers of torch's checks preload (grader/workers.py)."""
+"""What the fork server imports: what the workers of torch's checks preload (grader/run/workers.py)."""
 FORKED_PROTOCOL_FDS = (3, 4)
 """Where a forked worker finds its request and reply pipes (see zygote.py)."""
 MEMORY_MARGIN_BYTES = 512 * 2**20

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from grader import assignment
 from grader.sandbox.folders import submission_folder
 from grader.sandbox.frames import Capture, check_timeout, read_reply_body, request_frame
 from grader.sandbox.runner import DEFAULT_CALL_TIMEOUT_S, DEFAULT_OUTPUT_BYTES, ProbeResult
@@ -22,10 +23,20 @@ from grader.untrusted import wire
 GRADER_DIR = Path(__file__).resolve().parents[1]
 
 
+def _worker_module() -> Any:
+    """The worker's request handler, imported here as ``grader.untrusted.worker``, its package's
+    folders the framework's and the assignment's probes' (the sandbox copies both into one)."""
+    package = importlib.import_module("grader.untrusted")
+    extra = str(assignment.untrusted_folder())
+    if extra not in package.__path__:
+        package.__path__.append(extra)
+    return importlib.import_module("grader.untrusted.worker")
+
+
 def _protected_roots() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
     roots = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
-    roots.add(str(GRADER_DIR))
+    roots |= {str(GRADER_DIR), str(assignment.folder())}
     return tuple(os.path.realpath(root) + os.sep for root in roots)
 
 
@@ -81,7 +92,7 @@ class InProcessRunner:
         self.submission = submission_folder(submission)
         self.output_bytes = output_bytes
         self.message_bytes = message_bytes
-        self._handler = importlib.import_module("grader.untrusted.worker")
+        self._handler = _worker_module()
         self._names = _top_level_names(self.submission)
         _forget_modules(self._names)
 

@@ -23,10 +23,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from grader import assignment
 from grader.sandbox.frames import Capture, check_timeout, read_reply_body, request_frame
 from grader.sandbox.runner import DEFAULT_CALL_TIMEOUT_S, Limits, ProbeError, ProbeResult, SandboxError
 
 WORKER = Path(__file__).resolve().parent.parent / "untrusted" / "worker.py"
+WORKER_FOLDERS_VARIABLE = "GRADER_WORKER_FOLDERS"
+"""Where the worker started from :data:`WORKER` finds the assignment's probes (the worker's
+``FOLDERS_VARIABLE``; tests/test_sandbox.py checks the two agree)."""
 LIMITS_NOTE = ("Your code runs in a separate process with time limits only (on this system there are "
                "no memory or process limits): a check that runs away is stopped at its time limit.")
 _CHUNK = 1 << 16
@@ -145,6 +149,7 @@ class PortableRunner:
     def _start(self) -> _Worker:
         env = dict(os.environ, TQDM_DISABLE="1", TQDM_MININTERVAL="30", PYTHONDONTWRITEBYTECODE="1",
                    PYTHONIOENCODING="utf-8", MPLBACKEND="Agg")
+        env[WORKER_FOLDERS_VARIABLE] = str(assignment.untrusted_folder())   # the assignment's probes
         argv = [sys.executable, "-s", "-B", str(WORKER), "stdio", str(self.limits.message_bytes),
                 ",".join(self.preload)]
         worker = _Worker(argv, self.run_dir, env, self.limits, self.posix_limits)

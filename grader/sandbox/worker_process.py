@@ -94,7 +94,7 @@ class Sandbox:
         self._request_ids = itertools.count(1)
         self.deadline: float | None = None
         """When set (monotonic seconds), a worker's start waits no longer than this either: the
-        grading's budget (:mod:`grader.budget`) sets it before each call."""
+        grading's budget (:mod:`grader.run.budget`) sets it before each call."""
 
     def __enter__(self) -> Sandbox:
         return self

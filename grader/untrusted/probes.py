@@ -9,8 +9,8 @@ Whatever student code returns is turned into plain data here, in the worker, by
 :func:`to_plain` (the worker applies it to every probe's result as well); anything that cannot
 be is an :class:`UnsupportedValue` error naming the function and the type it returned.
 Register a probe with ``@probe("name")`` or ``register(mapping)``; :data:`PROBES` is the one
-registry the worker looks names up in. Modules with more probes live next to this file (the
-sandbox copies every ``*.py`` of this folder for the worker) and are added to it here.
+registry the worker looks names up in. The assignment's probes are its own modules named
+``probes_*.py`` (:data:`PROBE_PREFIX`), loaded here.
 """
 
 from __future__ import annotations
@@ -179,16 +179,23 @@ def call(*, module: str, function: str, args: list[Any] | None = None,
 
 # -- the checks' probe modules -----------------------------------------------------------------
 
-PROBE_MODULES: tuple[str, ...] = (".probes_word2vec", ".probes_parser", ".probes_model",
-                                   ".probes_training")
-"""Sibling modules, named relatively as every import in this package is (``".probes_word2vec"``),
-whose ``PROBES`` dict (name -> function) joins the registry; listed here so that one file shows
-every probe the worker can run."""
+PROBE_PREFIX = "probes_"
+"""The assignment's probe modules are the files named ``probes_*.py`` in this package's folders: the
+sandbox copies the framework's worker and the assignment's untrusted/ into one folder; in the
+repository the trusted process adds the assignment's folder to ``grader.untrusted.__path__``. Each
+one's ``PROBES`` dict (name -> function) joins the registry."""
+
+
+def probe_modules() -> list[str]:
+    """The names of the probe modules this package holds (``probes_word2vec``...), sorted."""
+    folders = getattr(sys.modules[__package__ or ""], "__path__", [])
+    return sorted({name[:-3] for folder in folders for name in os.listdir(folder)
+                   if name.startswith(PROBE_PREFIX) and name.endswith(".py")})
 
 
 def _load_probe_modules() -> None:
-    for name in PROBE_MODULES:
-        module = importlib.import_module(name, __package__)
+    for name in probe_modules():
+        module = importlib.import_module(f".{name}", __package__)
         register(module.PROBES)
 
 

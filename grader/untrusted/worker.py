@@ -52,13 +52,19 @@ private copy, the fork server, the portable runner); in the repository it is ``g
 Either way the worker's modules import each other one way: relatively."""
 
 
+FOLDERS_VARIABLE = "GRADER_WORKER_FOLDERS"
+"""More folders of the package (os.pathsep between them): the assignment's probes, where they are not
+copied next to this file (the student kit's portable runner sets it; the sandbox copies them)."""
+
+
 def _start_as_package() -> None:
-    """Started as a script: make this file's folder the package :data:`PACKAGE` (a namespace
-    package: its ``__path__`` the folder, which need not hold ``__init__.py``; nothing goes on
-    sys.path), then serve with that package's worker module. Never returns: :func:`run` ends the
-    process."""
+    """Started as a script: make this file's folder (and :data:`FOLDERS_VARIABLE`'s) the package
+    :data:`PACKAGE` (a namespace package: its ``__path__`` the folders, which need not hold
+    ``__init__.py``; nothing goes on sys.path), then serve with that package's worker module. Never
+    returns: :func:`run` ends the process."""
     spec = importlib.machinery.ModuleSpec(PACKAGE, None, is_package=True)
-    spec.submodule_search_locations = [os.path.dirname(os.path.abspath(__file__))]
+    more = [folder for folder in os.environ.get(FOLDERS_VARIABLE, "").split(os.pathsep) if folder]
+    spec.submodule_search_locations = [os.path.dirname(os.path.abspath(__file__)), *more]
     sys.modules[PACKAGE] = importlib.util.module_from_spec(spec)
     importlib.import_module(f"{PACKAGE}.worker").run(sys.argv[1:])
 

@@ -16,7 +16,7 @@ def _try(what, action):
 _try("reference", lambda: _shutil.rmtree("__REPO__/reference"))
 _try("rubric", lambda: _os.remove("__REPO__/rubric.yaml"))
 _try("rubric-rewrite", lambda: open("__REPO__/rubric.yaml", "w").write("parts: []\n"))
-_try("check", lambda: open("__REPO__/grader/checks/sgd.py", "a").write("\nraise SystemExit\n"))
+_try("check", lambda: open("__REPO__/a2/checks/sgd.py", "a").write("\nraise SystemExit\n"))
 _try("template", lambda: _os.remove("__REPO__/student_template/utils/utils.py"))
 _try("tests", lambda: _shutil.rmtree("__REPO__/tests/submissions/hostile"))
 for _script in _glob.glob("../worker/*.py") + _glob.glob("/tmp/a2grader-*/worker/*.py"):

@@ -39,8 +39,8 @@ def _folders():
 
 
 _NAMES = ["arcstandard", "training_support", "standin_model", "probes_parser", "probes_training",
-          "grader.arcstandard", "grader.solution_math", "grader.treebank", "grader.untrusted.arcstandard",
-          "grader.untrusted.training_support", "reference.parser_transitions", "reference.parser_model"]
+          "a2.arcstandard", "a2.solution_math", "a2.treebank", "grader.untrusted.arcstandard",
+          "a2.untrusted.training_support", "reference.parser_transitions", "reference.parser_model"]
 
 
 def _sources():

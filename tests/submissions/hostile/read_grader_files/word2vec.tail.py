@@ -3,7 +3,7 @@ import os as _os
 
 _real_sigmoid = sigmoid
 _TARGETS = ["__REPO__/rubric.yaml", "__REPO__/reference/word2vec.py",
-            "__REPO__/grader/checks/word2vec.py", "__REPO__/tests/submissions/hostile",
+            "__REPO__/a2/checks/word2vec.py", "__REPO__/tests/submissions/hostile",
             "/autograder/source/rubric.yaml", "../../rubric.yaml"]
 
 

@@ -1,0 +1,136 @@
+"""How much train_uas (5.9) trains: sized, per submission, to what the student's code costs.
+
+A correct model can be very slow (per-row Python loops in embedding_lookup and forward, lookups
+through lists, tensors moved between devices every batch), and Gradescope's default container
+has half a vCPU. So before training, the grader measures the student's cost on the first
+minibatches (the ``train_cost`` probe: wall seconds per training example through their own
+train_for_epoch, and per configuration of an eval-mode forward; wall time, so a CPU quota is in
+it) and picks the largest of :data:`SIZES` whose estimated time fits the allowance: a third of
+the check's timeout (at least 3x headroom to it), half of what the grading's budget has left, and
+what is left of the first half of the budget (so the whole grading of a slow but correct
+submission takes about half the budget).
+
+Each size has its own dev UAS floor, derived over seeds for that size (see :data:`SIZES`): fewer
+examples train a less accurate model, and training that does not work (no ``zero_grad``, a
+crash) stays far below every floor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from grader.run.budget import BudgetRunner, DeadlineRunner
+from grader.run.check_api import CheckContext
+
+
+@dataclass(frozen=True)
+class TrainingSize:
+    """One training size of train_uas: ``n_train`` examples (None: all ~30k of the reduced
+    treebank) for ``n_epochs`` epochs of ``batch_size``, the student's own per-epoch evaluation on
+    ``n_dev`` bundled dev sentences (None: all 500), scored on ``hidden`` sentences of the hidden
+    dev set against the dev UAS ``floor`` of that size."""
+
+    n_train: int | None
+    n_epochs: int
+    batch_size: int
+    n_dev: int | None
+    hidden: int
+    """Sentences of the hidden dev set the grader parses to score the trained model."""
+    floor: float
+
+    def describe(self) -> str:
+        examples = "all ~30,000" if self.n_train is None else f"{self.n_train:,}"
+        return f"{examples} training examples, {self.n_epochs} epochs of minibatches of {self.batch_size}"
+
+
+#: Largest first; the smaller sizes take smaller minibatches (more Adam steps per example), so they
+#: train nearly as well. Dev UAS over 16 seeds per size (bench/uas_floors.py --seeds 16, load 1-5; the
+#: hidden dev set of each size), the reference: all 83.5-85.3 (mean 84.5, sd 0.49); 12,000 examples
+#: 84.2-86.1 (85.1, 0.45); 6,000 83.5-86.1 (84.9, 0.62); 3,000 83.6-86.1 (84.9, 0.56). Without
+#: zero_grad (tests/submissions/buggy/run_no_zero_grad): all 8.4-69.2 (mean 52.0); 12,000 30.7-73.7
+#: (61.8); 6,000 20.2-68.9 (54.0); 3,000 21.5-69.7 (54.1). So every size keeps the floor of 78: 5.5
+#: points (9 standard deviations) below the reference's worst seed, 4.3 above the bug's best.
+SIZES = (
+    TrainingSize(None, 2, 128, None, 500, 78.0),
+    TrainingSize(12_000, 2, 64, 150, 300, 78.0),
+    TrainingSize(6_000, 2, 32, 100, 200, 78.0),
+    TrainingSize(3_000, 2, 32, 50, 150, 78.0),
+)
+FULL = SIZES[0]
+LARGEST_EXAMPLES = 30_000
+"""About how many examples the reduced treebank has (for the estimate of the full size)."""
+DEV_SENTENCES_ALL = 500
+HEADROOM = 3.0
+"""The chosen size's estimated time is at most the check's timeout divided by this."""
+BUDGET_SHARE = 0.5
+"""... and at most this share of what the grading's budget has left, and it is planned to end by
+this share of the whole budget: a slow but correct submission's grading, training included, then
+takes about half the budget (the smaller sizes train nearly as well, so little is lost)."""
+FIXED_S = 3.0
+"""Seconds of a training run that do not grow with its size (loading the data, saving the model)."""
+CALIBRATION = {"n_train": 512, "n_dev": 5, "batch_size": 32, "eval_rows": 512}
+"""The first minibatches the cost is measured on: 512 examples in 16 minibatches of 32, the smallest
+sizes' batch (per-minibatch costs, such as moving tensors between devices, count in full)."""
+
+
+def estimated_seconds(size: TrainingSize, costs: Mapping[str, Any]) -> float:
+    """Wall seconds train_uas is expected to take at ``size`` with the measured ``costs``:
+    training, the student's per-epoch evaluations and the grader's parse of the hidden dev set."""
+    per_example = float(costs["train_per_example"])
+    per_row = float(costs["eval_per_row"])
+    rows_per_sentence = float(costs["rows_per_sentence"])
+    examples = LARGEST_EXAMPLES if size.n_train is None else size.n_train
+    dev = DEV_SENTENCES_ALL if size.n_dev is None else size.n_dev
+    training = size.n_epochs * (examples * per_example + dev * rows_per_sentence * per_row)
+    return FIXED_S + training + size.hidden * rows_per_sentence * per_row
+
+
+def allowance(runner: Any, timeout: float) -> float:
+    """Seconds train_uas may plan for: a share of its timeout and of the budget left (the runner
+    a check gets is its DeadlineRunner, around the grading's BudgetRunner: both are looked at)."""
+    limit = timeout / HEADROOM
+    while runner is not None:
+        if isinstance(runner, DeadlineRunner):
+            limit = min(limit, runner.remaining() / HEADROOM)
+        if isinstance(runner, BudgetRunner):
+            budget = runner.budget
+            left = budget.remaining()
+            limit = min(limit, BUDGET_SHARE * left, BUDGET_SHARE * budget.seconds - (budget.seconds - left))
+        runner = getattr(runner, "runner", None) if isinstance(runner, (BudgetRunner, DeadlineRunner)) else None
+    return limit
+
+
+def choose(costs: Mapping[str, Any] | None, seconds: float) -> TrainingSize:
+    """The largest size whose estimate fits in ``seconds`` (the smallest if none does); the full
+    size when the cost could not be measured (the training call then says what is wrong)."""
+    if costs is None:
+        return FULL
+    try:
+        for size in SIZES:
+            if estimated_seconds(size, costs) <= seconds:
+                return size
+    except (KeyError, TypeError, ValueError):
+        return FULL
+    return SIZES[-1]
+
+
+def size_for(ctx: CheckContext, seed: int, lr: float) -> tuple[TrainingSize, str]:
+    """Measure the student's cost on the first minibatches and choose the size; with a note for
+    the feedback when the training was sized down. A calibration that fails (the student's
+    train_for_epoch raises) gives the full size: the training itself then says what is wrong; one
+    that times out gives the smallest."""
+    seconds = allowance(ctx.runner, ctx.timeout)
+    result = ctx.runner.call("train_cost", {"seed": seed, "lr": lr, **CALIBRATION},
+                             timeout=min(ctx.timeout, max(seconds, 1.0)))
+    costs = result.value if result.ok and isinstance(result.value, dict) else None
+    size = SIZES[-1] if result.status == "timeout" else choose(costs, seconds)  # too slow to measure
+    if size is FULL:
+        return size, ""
+    if costs is None:
+        return size, (f"your training's first minibatches took longer than {seconds:.0f} s, so 5.9 trained on "
+                      f"{size.describe()}, scored against the floor of that size ({size.floor:.0f}%)")
+    return size, (f"your training costs {1000 * float(costs['train_per_example']):.1f} ms per example "
+                  f"here (measured on its first minibatches), so 5.9 trained on {size.describe()} to "
+                  f"stay within its time, scored against the floor of that size ({size.floor:.0f}%)")

@@ -1,0 +1,134 @@
+"""Everything the framework asks of this assignment, in one place: grader/assignment.py imports this
+module (rubric.yaml's ``assignment: a2`` names the package) and nothing else of a2/.
+
+Light to import: the heavy parts (the reference, the written reader) are imported when first asked for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from a2.checks import CHECK_MODULES
+from a2.course_env import missing_module, missing_module_lines, support_import_line
+
+__all__ = ["CHECK_MODULES", "missing_module", "missing_module_lines"]
+
+explain_error = support_import_line
+"""What to add to the feedback of an error of student code (grader/run/check_api.py asks)."""
+
+UNTRUSTED = Path(__file__).resolve().parent / "untrusted"
+"""The probes' folder: every ``*.py`` in it but ``__init__.py`` is copied next to the framework's worker
+(grader/untrusted/), and each ``probes_*.py`` registers its ``PROBES``."""
+
+
+# -- the reference ----------------------------------------------------------------------------
+
+def load_reference(root: Path | None = None) -> Any:
+    """The reference solution's modules, imported in the trusted process (a2/reference.py)."""
+    from a2.reference import load_reference as load  # noqa: PLC0415 - imports the reference tree
+
+    return load() if root is None else load(root)
+
+
+def reference_modules() -> list[str]:
+    """The names ``ctx.ref`` answers to (the kit records them): the reference's modules by their last
+    name, and the grader's own math."""
+    from a2.reference import GRADER_MODULES  # noqa: PLC0415
+    from a2.tree_import import MODULES  # noqa: PLC0415
+
+    return sorted({name.split(".")[-1] for name in MODULES} | set(GRADER_MODULES))
+
+
+# -- the written part ----------------------------------------------------------------------------
+
+def written_checkers() -> dict[str, Any]:
+    """Every written checker, by name (a2/written/checkers.py)."""
+    from a2.written.checkers import all_written_checkers  # noqa: PLC0415
+
+    return all_written_checkers()
+
+
+def grade_written(*args: Any, **kwargs: Any) -> Any:
+    """Read the writeup and judge its auto-graded questions (a2/written/grade.py)."""
+    from a2.written.grade import grade_written as grade  # noqa: PLC0415
+
+    return grade(*args, **kwargs)
+
+
+def reader_process() -> Any:
+    """The writeup reader in its own child process (a2/written/process.py), for the class tools."""
+    from a2.written.process import ChildProcess  # noqa: PLC0415
+
+    return ChildProcess()
+
+
+def question_title(question: str) -> str:
+    """``1b_i`` -> ``1(b)(i)``."""
+    from a2.written.sections import pretty  # noqa: PLC0415
+
+    return pretty(question)
+
+
+def formula_checkers() -> frozenset[str]:
+    """Written checkers whose answers the answer groups group by their values."""
+    from a2.written.fingerprint import FORMULA_CHECKERS  # noqa: PLC0415
+
+    return FORMULA_CHECKERS
+
+
+class AnswerKeyError(ValueError):
+    """The written answer keys (a2/written/keys.yaml) are malformed; the message names the entry and the fix."""
+
+
+def key_disagreements(answers_md: str) -> list[str]:
+    """Where reference/answers.md's solutions disagree with the written answer keys (a2/written/keys.yaml)."""
+    from a2.written.keys import KeysError, disagreements  # noqa: PLC0415
+
+    try:
+        return disagreements(answers_md)
+    except KeysError as exc:
+        raise AnswerKeyError(str(exc)) from None
+
+
+# -- the student kit ------------------------------------------------------------------------------
+
+#: The assignment's modules the kit ships (paths from the repository's root): the visible checks'
+#: code (the kit strips held-back checks from them), the reference's loader and the probes.
+KIT_MODULES = (
+    "a2/__init__.py", "a2/registry.py", "a2/course_env.py", "a2/catalogue.py", "a2/reference.py", "a2/tree_import.py",
+    "a2/checks/__init__.py", "a2/checks/minibatch.py", "a2/checks/model.py",
+    "a2/checks/model_dropout.py", "a2/checks/model_params.py", "a2/checks/model_shapes.py",
+    "a2/checks/parsing_inputs.py", "a2/checks/sgd.py", "a2/checks/skipgram.py", "a2/checks/training.py",
+    "a2/checks/training_size.py", "a2/checks/transitions.py", "a2/checks/word2vec.py", "a2/checks/word2vec_shapes.py",
+    "a2/untrusted/__init__.py", "a2/untrusted/probes_model.py", "a2/untrusted/probes_parser.py",
+    "a2/untrusted/probes_training.py", "a2/untrusted/probes_word2vec.py", "a2/untrusted/training_support.py",
+)
+#: Never in the kit, whatever KIT_MODULES says (a test checks both): the grader's own correct parser,
+#: the hidden dev set's grammar and parse, the solution math, the stand-in model, the written checkers.
+KIT_NEVER = ("a2/arcstandard.py", "a2/treebank.py", "a2/dev_parse.py", "a2/untrusted/standin_model.py",
+             "a2/written/", "a2/solution_math.py")
+#: Visible checks that never ask the reference (training judges the student's own run).
+KIT_NOT_RECORDED = frozenset({"train_loop", "train_setup", "train_uas"})
+#: What the kit's copy of a check module leaves out: the bug-shape catalogues (their matchers compute
+#: right or near-right formulas) become empty, and the functions that compute such formulas become
+#: stubs that return the given value (no hint, no named bug). The full grader names known bugs.
+KIT_STRIPPED: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "a2/checks/model_params.py": ({"forward_hint": '""', "lookup_hint": '""'}, {}),
+    "a2/checks/model_shapes.py": (
+        dict.fromkeys(("row_scales", "_spread", "_one_scale", "dropout_case",
+                       "diagnose_dropout"), "None"),
+        {"DROPOUT": "()"}),
+    "a2/checks/word2vec_shapes.py": (
+        dict.fromkeys(("_sigma", "_sigmoid_shape", "_field_shape", "_neg_grads", "_right_coefficients",
+                       "_neg_variant", "_distinct", "_neg_loss", "_neg_grad_shapes", "_naive_delta", "_sk_value",
+                       "_wrong_rows", "_last_center", "_calls_shape", "_center_passed_wrong",
+                       "_center_is_outside_row"), "None"),
+        {"SIGMOID": "()", "NEG_LOSS": "()", "NEG_GRAD_CENTER": "()", "NEG_GRAD_OUTSIDE": "()",
+         "NAIVE_LOSS": "()", "NAIVE_GRADS": "()", "SKIPGRAM": "()",
+         "LOSS_SHAPES": '__import__("collections").defaultdict(tuple)'}),
+    "a2/checks/sgd.py": ({}, {"ANNEAL": "()"}),
+    "a2/checks/minibatch.py": ({"_deleted_by_index": "None"}, {}),
+    "a2/checks/transitions.py": (dict.fromkeys(("_step_shape", "_removed", "_removed_by_value"), "None"),
+                                 {"PARSE_STEP": "()"}),
+}

@@ -1,0 +1,189 @@
+"""A submission's written files, read together: which file answers what, with whose macros.
+
+Every uploaded ``answers.md`` and ``.tex`` file is read (subfolders included, by their path in
+the upload). For LaTeX:
+
+* Macro definitions are collected from every ``.tex`` file first (a main ``a2.tex`` defines what
+  its ``q1.tex`` uses), then the template's bold shorthands fill in (:mod:`tex_macros`).
+* ``\\input{q1}`` / ``\\include`` / ``\\subfile`` are resolved among the uploaded files only (by
+  path or file name, ``.tex`` optional), never outside the upload: an included question file is
+  read once, as its own file, with the question number its place in the main file gives when its
+  name and title do not. An included file that is not in the upload (``dep_parses.tex``, the
+  figures of 3(f)) is skipped.
+* A document in the course's ``exam``-class template is read by :mod:`tex_exam` (answer blocks,
+  numbering by position); any other ``.tex`` through the same parser by :mod:`latex_doc` (to the
+  Markdown the section reader reads).
+
+Several files answering the same question are merged: an answered one beats an empty one, an
+answer block beats free text, and two different answers are both kept (the checker then sees
+both and flags a conflict for review).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from a2.written.evidence import attach, outside_sections
+from a2.written.latex_doc import tex_to_markdown
+from a2.written.sections import (
+    _DERIVATIVE_FAMILY,
+    MAX_FILES,
+    Located,
+    Section,
+    derivative_target,
+    is_plain_text,
+    locate_markdown,
+    merge_section,
+    pretty,
+)
+from a2.written.targets import split_foreign_tail
+from a2.written.tex_exam import asks_something_else, is_exam, read_exam
+from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
+from grader.reading.tex_macros import Macro, definitions, expand_safely
+from grader.reading.tex_walk import inputs, read_to
+
+MAX_EXPANDED_CHARS = 200_000
+"""A non-template .tex file longer than this is read without macro expansion."""
+_COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
+_NAME_HINT = re.compile(r"(?:part|p|q)[_\- ]?([1-3])(?!\d)", re.I)
+
+
+def _key(path: str) -> str:
+    p = PurePosixPath(path.replace("\\", "/").lstrip("./"))
+    return str(p.with_suffix("")) if p.suffix == ".tex" else str(p)
+
+
+def resolve_inputs(tex: dict[str, str]) -> tuple[dict[str, int], set[str], list[str]]:
+    """For each included file, the position (1, 2, ...) it is included at; the included files;
+    notes on inputs that are not in the upload."""
+    by_key: dict[str, str] = {}
+    for name in tex:
+        by_key.setdefault(_key(name), name)
+        by_key.setdefault(PurePosixPath(_key(name)).name, name)
+    order: dict[str, int] = {}
+    included: set[str] = set()
+    notes: list[str] = []
+    for name, text in tex.items():
+        k = 0
+        for included_name in inputs(text):
+            target = by_key.get(_key(included_name)) or by_key.get(PurePosixPath(_key(included_name)).name)
+            if target is None or target == name:
+                continue
+            k += 1
+            included.add(target)
+            order.setdefault(target, k)
+    return order, included, notes
+
+
+_SUB_LABEL = re.compile(r"\((iv|iii|ii|i|v|vi)\)$")
+
+
+def _numbered(label: str, body: str) -> str:
+    """``body`` opened by its sub-part numeral ("(ii)") on a line of its own, once."""
+    sub = _SUB_LABEL.search(label)
+    if sub is None or not body.strip() or body.lstrip().startswith(f"({sub.group(1)})"):
+        return body
+    return f"({sub.group(1)})\n{body}"
+
+
+def _exam_sections(name: str, text: str, questions: set[str], macros: dict[str, Macro],
+                   start_part: int | None) -> Located:
+    parts, notes = read_exam(text, questions, macros, start_part=start_part)
+    found: dict[str, Section] = {}
+    for p in parts:
+        where = f"{name}, line {p.line}"
+        qid = p.question
+        notes_here = list(p.notes)
+        if qid in _DERIVATIVE_FAMILY:
+            target = derivative_target(p.prompt, p.body if not p.from_block else "")
+            if target and target != qid and target in questions and target[0] == qid[0]:
+                notes_here.append(f"The part at {where} (numbered {p.label}) asks for {pretty(target)}, "
+                                  f"so it was read as {pretty(target)}.")
+                qid = target
+        if qid and asks_something_else(qid, p.prompt):
+            notes.append(f"The part at {where} (numbered {p.label}) asks something else than {pretty(qid)} "
+                         f"(another year's numbering?), so it was not read as {pretty(qid)}.")
+            qid = None
+        if not qid:
+            continue
+        section = Section(qid, p.body, p.prompt, p.label, where, notes_here, block=p.from_block)
+        old = found.get(qid)
+        if old is not None and old.where.startswith(name) and not old.notes and not notes_here:
+            # Sub-parts of one item (3(f)'s four sentences): each keeps its numeral, so that what
+            # belongs to which sub-part is still known after the merge.
+            old.body = "\n\n".join(b for b in (_numbered(old.label, old.body), _numbered(p.label, section.body))
+                                     if b.strip())
+            continue
+        merge_section(found, section)
+    return Located(found, notes)
+
+
+def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
+    """Sections of every written file (answers.md first, then .tex files by name)."""
+    notes: list[str] = []
+    merged: dict[str, Section] = {}
+    if len(files) > MAX_FILES:
+        notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")
+        files = files[:MAX_FILES]
+    tex = {n: _COMMENT.sub("", t) for n, t in files if n.lower().endswith(".tex")}
+    macros: dict[str, Macro] = {}
+    for text in tex.values():
+        defs, _ = definitions(text)
+        for key, macro in defs.items():
+            macros.setdefault(key, macro)
+    order, _included, input_notes = resolve_inputs(tex)
+    unread: dict[str, str] = {}
+    parsed: dict[str, str] = {}
+    notes += input_notes
+    for name, text in files:
+        base = PurePosixPath(name).name
+        if name in tex:
+            hint = _NAME_HINT.search(base)
+            start_part = int(hint.group(1)) if hint else order.get(name)
+            body = tex[name]
+            if is_exam(body):
+                found = _exam_sections(name, body, questions, macros, start_part)
+            else:
+                if len(body) <= MAX_EXPANDED_CHARS:
+                    body = expand_safely(definitions(body)[1], macros)[0]
+                found = locate_markdown(tex_to_markdown(body), questions, source=name, start_part=start_part or 1)
+            parsed[name] = body         # the document model reads the text the sections came from (one parse)
+            if read_to(body) < len(body):
+                unread[name] = (f"{name} is {len(body)} characters long; its structure was read up to line "
+                                f"{body.count(chr(10), 0, read_to(body)) + 1} only (the reader's time bound), "
+                                "so an answer after that line was not read")
+                notes.append(unread[name])
+                for section in found.sections.values():
+                    section.unread = unread[name]
+        else:
+            found = locate_markdown(text, questions, source=name, plain=is_plain_text(name, text))
+        notes += found.notes
+        for section in found.sections.values():
+            merge_section(merged, section)
+    _move_foreign_tails(merged, questions)
+    for name, why in unread.items():
+        for q in questions - set(merged):
+            merged[q] = Section(q, "", where=name, unread=why)
+    model = [(name, parsed.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
+    attach(merged, questions, outside_sections(model, merged, questions,
+                                               lambda latex: expand_safely(latex, macros)[0]))
+    return Located(merged, notes)
+
+
+def _move_foreign_tails(sections: dict[str, Section], questions: set[str]) -> None:
+    """A section that ends with the answer to a sibling question without an answer of its own
+    (``## e-i`` ending with ∂CE/∂l_i) gives that tail to the sibling, with a note."""
+    for q in [q for q in sections if q in _DERIVATIVE_FAMILY]:
+        section = sections[q]
+        spans = [(c.start, lhs(c.latex)) for c in candidates(section.body) if c.kind in (DISPLAY, INLINE, PLAIN)]
+        split = split_foreign_tail(section.body, q, sorted(spans), questions)
+        if split is None:
+            continue
+        own, tail, target = split
+        if target in sections and not sections[target].empty:
+            continue
+        section.body = own
+        sections[target] = Section(target, tail, section.heading, section.label, section.where,
+                                   [f"The answer to {pretty(target)} was found at the end of the section of "
+                                    f"{pretty(q)} ({section.where}), from the left-hand side of its formula."])

@@ -1,0 +1,194 @@
+"""Answer choice on evidence: never a silent zero when the writeup holds a right answer elsewhere.
+
+The final answer is chosen as a TA's eye goes (an answer block, "Answer:", a box, the last formula
+of the section) and graded. Besides it, :func:`collect` gathers every equation of the whole
+writeup whose left-hand side names an item's target (∂J/∂v_c, ∂J/∂u_w, ∂J/∂U, ∂h_i/∂x_j,
+∂CE/∂l_i, γ), with where it is. :func:`reconsider` then flags the item for a TA, with the texts
+found, when the chosen answer scores below full and
+
+(a) another candidate for the same target, graded by the same checker, scores more;
+(b) the chosen text could not be read whole (it is unreadable, or a formula naming the target
+    could not be parsed and another one was read in its place); or
+(c) no section was found for the item, but an equation elsewhere names its target.
+
+It never changes the score: credit for a right intermediate step under a wrong final answer stays
+forbidden (a false pass is worse than a flag).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from a2.written.registry import MISSING, UNREADABLE, Verdict, WrittenContext
+from a2.written.sections import Section, is_plain_text, pretty
+from a2.written.targets import STEP, lhs_target
+from grader.reading import blocks
+from grader.reading.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, candidates, lhs, math_spans, plain_equations
+from grader.reading.blocks import read_blocks
+
+MAX_EVIDENCE = 8
+"""Equations kept per item (the last ones of the writeup: a derivation ends with its answer)."""
+MATH_KINDS = (MARKED, BOXED, DISPLAY, INLINE, PLAIN)
+
+
+def _line(where: str, body: str, offset: int) -> str:
+    """``file, line N`` of a section moved down to the line of ``offset`` in its body."""
+    head, sep, number = where.rpartition(", line ")
+    if not sep or not number.isdigit():
+        return where
+    return f"{head}, line {int(number) + body.count(chr(10), 0, offset) + 1}"
+
+
+def collect(sections: dict[str, Section], questions: set[str]) -> dict[str, list[list[str]]]:
+    """For each question, ``[text, where]`` of every equation in the writeup naming its target."""
+    found: dict[str, list[list[str]]] = {}
+    for section in sections.values():
+        seen: set[str] = set()
+        for cand in sorted(candidates(section.body), key=lambda c: c.start):
+            if cand.kind not in MATH_KINDS or cand.latex in seen:
+                continue
+            target = lhs_target(lhs(cand.latex))
+            if target is None or target == STEP or target not in questions:
+                continue
+            seen.add(cand.latex)
+            text = cand.latex if cand.kind == PLAIN else f"$${cand.latex}$$"
+            found.setdefault(target, []).append([text, _line(section.where, section.body, cand.start),
+                                                 section.question])
+    return {q: items[-MAX_EVIDENCE:] for q, items in found.items()}
+
+
+def _squash(text: str) -> str:
+    return "".join(text.replace("$$", "").split())
+
+
+def outside_sections(files: list[tuple[str, str, bool]], sections: dict[str, Section], questions: set[str],
+                     expand: Callable[[str], str]) -> dict[str, list[list[str]]]:
+    """Equations naming a target in the document model of every file (``(name, text, template)``)
+    that no section holds: text before the first label, a part of another numbering, a file
+    without labels. Their origin is unknown (""), so they count as written elsewhere."""
+    bodies = "\n".join(_squash(s.body) for s in sections.values())
+    known: set[str] = set()
+    found: dict[str, list[list[str]]] = {}
+    for name, text, template in files:
+        for block in read_blocks(name, text, template=template, plain=is_plain_text(name, text)):
+            if block.kind in (blocks.DISPLAY, blocks.INLINE):
+                latex = expand(block.text) if name.lower().endswith(".tex") else block.text
+                equations = [(latex, f"$${latex}$$")]
+            elif block.kind == blocks.PARAGRAPH and ("=" in block.text):
+                equations = [(c.latex, c.latex) for c in plain_equations(block.text, math_spans(block.text))]
+            else:
+                continue
+            for latex, shown in equations:
+                target = lhs_target(lhs(latex))
+                if target in questions and _squash(latex) not in known and _squash(latex) not in bodies:
+                    known.add(_squash(latex))
+                    found.setdefault(target, []).append([shown, block.where, ""])
+    return found
+
+
+def attach(sections: dict[str, Section], questions: set[str],
+           elsewhere: dict[str, list[list[str]]] | None = None) -> None:
+    """Give each section its evidence; an item with evidence but no section gets an empty one."""
+    found = collect(sections, questions)
+    for q, items in (elsewhere or {}).items():
+        found[q] = (found.get(q, []) + items)[-MAX_EVIDENCE:]
+    for q, items in found.items():
+        section = sections.get(q)
+        if section is None:
+            sections[q] = Section(q, "", where=items[-1][1], evidence=items,
+                                  notes=[f"No section of the writeup is labelled {pretty(q)}, but equations "
+                                         f"elsewhere name its target ({items[-1][1]})."])
+        else:
+            section.evidence = items
+
+
+def _same_text(a: str, b: str) -> bool:
+    squash = (lambda s: "".join(s.replace("$$", "").split()))
+    return bool(a and b) and (squash(a) in squash(b) or squash(b) in squash(a))
+
+
+def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,
+               verdict: Verdict) -> Verdict:
+    """``verdict`` with a review flag when the writeup's evidence says a TA should look."""
+    if verdict.review:
+        return verdict
+    if verdict.passed >= verdict.total:
+        return _elsewhere_disagrees(checker, section, ctx, verdict)
+    items = [(text, where) for text, where, *_ in section.evidence]
+    if section.empty and items:
+        texts = "  |  ".join(f"{t} ({w})" for t, w in items)
+        return replace(verdict, review=f"no section was found for {pretty(section.question)}, but the writeup "
+                                       f"has equations naming its target: {texts}",
+                       raw=texts, where=items[-1][1])
+    foreign = [(t, w) for t, w, *origin in section.evidence if origin and origin[0] != section.question]
+    if verdict.status == MISSING and foreign:
+        moved = _from_elsewhere(checker, section, ctx, foreign)
+        if moved is not None:
+            return moved
+    if verdict.status == UNREADABLE:
+        return verdict          # flagged by the grader as unreadable already
+    better: list[tuple[str, str]] = []
+    others = [(t, w) for t, w in items if not _same_text(t, verdict.raw)]
+    trials = [(t, w) for t, w in others]
+    if len(items) > 1:
+        trials.append(("\n\n".join(t for t, _ in items), items[-1][1]))
+    for text, where in trials:
+        alone = Section(section.question, text, where=where)
+        try:
+            other = checker(alone, ctx)
+        except Exception:  # a rival that cannot be judged is no evidence
+            continue
+        if other.passed * verdict.total > verdict.passed * other.total:
+            better.append((text, where))
+            break
+    if not better:
+        return replace(verdict, review=section.unread) if section.unread else verdict
+    text, where = better[0]
+    read = verdict.read or "no answer"
+    shown = f"{' '.join(text.split())[:300]} ({where})"
+    # The review reason is shown with the verdict: it names the rival, not which one scores more.
+    return replace(verdict, review=f"the answer read ({read}) is not the only formula for {pretty(section.question)} "
+                                   f"in the writeup: {shown}",
+                   raw=f"{verdict.raw}  |  {text}" if verdict.raw else text,
+                   why=[*verdict.why, f"Another formula in the writeup scores more than the answer read: {shown}."])
+
+
+def _elsewhere_disagrees(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,
+                         verdict: Verdict) -> Verdict:
+    """A full answer read in the item's section, while another section gives a different final
+    answer for the same target (an answer written in a neighbouring section): a TA decides which
+    one is the answer, and until then no point is given (a false pass is worse than a flag)."""
+    for text, where, *origin in section.evidence:
+        if not origin or origin[0] == section.question or _same_text(text, verdict.raw):
+            continue
+        try:
+            other = checker(Section(section.question, text, where=where), ctx)
+        except Exception:  # a rival that cannot be judged is no evidence
+            continue
+        if other.passed < other.total and not other.status:
+            return replace(verdict, passed=0,
+                           review=f"two different answers for {pretty(section.question)}: {verdict.read} "
+                                  f"({section.where or 'its section'}) and {' '.join(text.split())[:300]} ({where})",
+                           raw=f"{verdict.raw}  |  {text}",
+                           feedback=[*verdict.feedback, f"Another answer for {pretty(section.question)} ({where}) "
+                                     "disagrees with it; a TA will decide which one is your answer."])
+    return verdict
+
+
+def _from_elsewhere(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,
+                    foreign: list[tuple[str, str]]) -> Verdict | None:
+    """The item's section has no formula, and other sections end with equations whose left-hand
+    side names its target (an answer written under a neighbour's "Final Answer"): read those, as
+    a TA would. Only a right reading is kept; anything else stays a flag for the TA."""
+    text = "\n\n".join(t for t, _ in foreign)
+    where = foreign[-1][1]
+    try:
+        other = checker(Section(section.question, text, where=where), ctx)
+    except Exception:  # the rival cannot be judged: leave the verdict to the flag
+        return None
+    if other.passed < other.total:
+        return None
+    other.feedback.append(f"Note: the section of {pretty(section.question)} ({section.where}) has no formula; this "
+                          f"answer was read at {where}, whose left-hand side names {pretty(section.question)}.")
+    return replace(other, where=where, raw=other.raw or text)

@@ -1,0 +1,340 @@
+"""Written checkers whose answer is a formula, judged by its values at random points.
+
+1(b)(i) ∂J/∂v_c, 1(d) ∂J/∂u_w (two cases), 1(e) ∂J/∂U, 3(e)(i) ∂h_i/∂x_j, 3(e)(ii) ∂CE/∂l_i
+are compared with central differences of the true loss at :data:`TRIALS` random instances
+(sizes, vectors, indices drawn from the run's seed); 2(b)(i) γ is compared with the value that
+makes E[h_drop] = h at random p in (0, 0.95); 3(b) with the number of transitions that parse a
+random n-word sentence. An answer passes an item only if it is right at every instance, so a
+formula that is right by accident at one point (a missing indicator when z_i > 0) still fails:
+instances are chosen to cover each case (z_i > 0 and z_i < 0; i = c and i ≠ c).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from a2.written.catalogue import CREDIT_STEPS, KnownMistake, credit_steps, known
+from a2.written.instances import (
+    _CONVENTION_W2V,
+    CENTER,
+    MATRIX,
+    RELU,
+    SOFTMAX_CE,
+    Instance,
+    MathQuestion,
+)
+from a2.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
+from a2.written.sections import Section
+from a2.written.targets import lhs_target
+from grader.reading.answers import (
+    BOXED,
+    MARKED,
+    MARKED_TEXT,
+    Candidate,
+    candidates,
+    lhs,
+)
+from grader.reading.evaluate import Env, EvalError, Evaluator, ShapeMismatch, evaluate, is_scalar, show
+from grader.reading.mathparse import Formula, FormulaError, parse_formula
+from grader.reading.numeric import close, difference
+
+TRIALS = 4
+"""Random instances an answer must be right at."""
+PROBE_SEED = 20240
+"""Seed of the instance used only to tell whether a candidate can be evaluated at all."""
+EXPLICIT = (MARKED, MARKED_TEXT, BOXED)
+
+
+@dataclass
+class Read:
+    candidate: Candidate
+    formula: Formula
+    text: str
+    skipped: str = ""      # a formula naming the question that could not be read, read past
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading and judging
+
+QUOTE_CHARS = 120
+"""Longest piece of a student's LaTeX quoted back in a message."""
+
+
+def quote(latex: str) -> str:
+    text = " ".join(latex.split())
+    return repr(text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS] + " …")
+
+
+def _shape(value: np.ndarray | float, env: Env) -> str:
+    if is_scalar(value):
+        return "a number"
+    rows, cols = np.shape(value)
+    return f"{env.dims.get(rows, rows)}×{env.dims.get(cols, cols)}"
+
+
+def _probe(question: MathQuestion) -> Instance:
+    return question.make(np.random.default_rng(PROBE_SEED), 0)
+
+
+def derivative_lhs(cand: Candidate) -> bool:
+    left = lhs(cand.latex)
+    return "\\partial" in left or "∂" in left
+
+
+def readable(formula: Formula, question: MathQuestion) -> str | None:
+    """None if ``formula`` can be evaluated in the question's notation, else why not."""
+    try:
+        evaluate(formula, _probe(question).env)
+    except ShapeMismatch:
+        return None
+    except EvalError as exc:
+        return str(exc)
+    return None
+
+
+def _target_filter(found: list[Candidate], own: str) -> list[Candidate]:
+    """Candidates that may answer ``own``: not a step of a derivation (∂/∂u_w of something else
+    than the loss), not an answer to another question (∂CE/∂l_i under 3(e)(i)); those whose left
+    side names ``own`` first."""
+    mine = [c for c in found if lhs_target(lhs(c.latex)) == own]
+    other = [c for c in found if lhs_target(lhs(c.latex)) is None]
+    return mine + other
+
+
+def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
+    """The section's final answer for ``question``, parsed, or the verdict why none was read.
+
+    An explicit answer ("Answer:", a box) is the only one read when there is one; otherwise a
+    formula whose left side names the question beats a passing mention ("where $y$ is one-hot").
+    """
+    found = _target_filter(candidates(section.body), section.question)
+    explicit = [c for c in found if c.kind in EXPLICIT]
+    implicit = [c for c in found if derivative_lhs(c)] + [c for c in found if not derivative_lhs(c)]
+    pool = explicit or implicit
+    first_problem = ""
+    first_raw = ""
+    for cand in pool:
+        try:
+            formula = parse_formula(cand.rhs)
+        except FormulaError as exc:
+            first_problem = first_problem or f"could not read {quote(cand.rhs)}: {exc}"
+            first_raw = first_raw or cand.latex
+            continue
+        problem = readable(formula, question)
+        if problem:
+            first_problem = first_problem or f"read {quote(cand.rhs)}, but {problem}"
+            first_raw = first_raw or cand.latex
+            continue
+        named = first_raw and lhs_target(lhs(first_raw)) == section.question
+        return Read(cand, formula, show(formula.tree, formula), first_problem if named else "")
+    if not found:
+        return missing(section, "no formula")
+    return Verdict(0, 1, [f"An answer to {question.what} was found but could not be read: {first_problem}. "
+                          f"To be graded automatically, {answer_hint(section.where)}."],
+                   status=UNREADABLE, raw=first_raw)
+
+
+def rivals(section: Section, chosen: Read, question: MathQuestion) -> list[Read]:
+    """Other final answers the student gave for the same item: other explicit ones when the chosen
+    one is explicit, else other formulas whose left side names the question."""
+    found = _target_filter(candidates(section.body), section.question)
+    if chosen.candidate.kind in EXPLICIT:
+        pool = [c for c in found if c.kind in EXPLICIT]
+    else:
+        pool = [c for c in found if lhs_target(lhs(c.latex)) == section.question and c.kind not in EXPLICIT]
+    out = []
+    for cand in pool:
+        if cand.start == chosen.candidate.start:
+            continue
+        try:
+            formula = parse_formula(cand.rhs)
+        except FormulaError:
+            continue
+        if readable(formula, question) is None:
+            out.append(Read(cand, formula, show(formula.tree, formula)))
+    return out
+
+
+class FormulaEvidence:
+    """What the catalogue's formula predicates see: the student's formula at fixed instances."""
+
+    def __init__(self, formula: Formula, question: MathQuestion) -> None:
+        self.formula = formula
+        self.question = question
+        self._insts = [question.make(np.random.default_rng(PROBE_SEED + k), k) for k in range(TRIALS)]
+
+    def agrees_with(self, latex: str) -> bool:
+        other = parse_formula(latex)
+        for inst in self._insts:
+            try:
+                mine = np.asarray(Evaluator(self.formula, inst.env).value(), dtype=float)
+                theirs = np.asarray(Evaluator(other, inst.env).value(), dtype=float)
+            except EvalError:
+                return False
+            if mine.size != theirs.size or not close(mine.reshape(-1), theirs.reshape(-1)):
+                return False
+        return True
+
+
+def known_mistake(item: str, formula: Formula, question: MathQuestion) -> KnownMistake | None:
+    return known(item, FormulaEvidence(formula, question))
+
+
+def judge(formula: Formula, question: MathQuestion, rng: np.random.Generator) -> tuple[bool, list[str]]:
+    """Whether ``formula`` is right at every instance; the first failure explained."""
+    notes: list[str] = []
+    for k in range(TRIALS):
+        inst = question.make(rng, k)
+        try:
+            value = Evaluator(formula, inst.env).value()
+        except ShapeMismatch as exc:
+            return False, [f"Shapes do not fit: {exc}."]
+        except EvalError as exc:
+            return False, [f"It could not be evaluated: {exc}."]
+        ok, message, note = compare(value, inst, question)
+        if note and note not in notes:
+            notes.append(note)
+        if not ok:
+            return False, [f"At a random instance ({inst.describe}) {message}.", *notes]
+    return True, notes
+
+
+def compare(value: np.ndarray | float, inst: Instance, question: MathQuestion) -> tuple[bool, str, str]:
+    expected = inst.expected
+    env = inst.env
+    if is_scalar(expected):
+        if is_scalar(value):
+            v = float(np.asarray(value).reshape(-1)[0])
+            if close(v, expected):
+                return True, "", ""
+            hint = " (the opposite sign)" if close(-v, expected) else ""
+            return False, f"your expression is {v:.4g} but the true {question.what} is {float(expected):.4g}{hint}", ""
+        full = question.full_gradient(inst) if question.full_gradient else None
+        if full is not None and np.size(value) == full.size and close(np.reshape(value, full.shape), full):
+            return True, "", (f"your answer is the whole gradient vector; {question.what} is its "
+                              "i-th entry, which is right")
+        return False, f"your expression is {_shape(value, env)}, but {question.what} is {question.shape_words}", ""
+    if is_scalar(value):
+        return False, f"your expression is a number, but {question.what} is {question.shape_words}", ""
+    value, expected = np.asarray(value), np.asarray(expected)  # both matrices from here on
+    if value.shape == expected.shape:
+        if close(value, expected):
+            return True, "", ""
+        if close(value, -expected):
+            return False, f"your expression is the negative of the true {question.what} (check the sign)", ""
+        return False, f"your expression differs from the true {question.what}: {difference(value, expected)}", ""
+    if value.shape == expected.T.shape:
+        if question.vector_orientation_free and 1 in expected.shape:
+            if close(value.T, expected):
+                return True, "", (f"your answer is a {'row' if value.shape[0] == 1 else 'column'} vector; "
+                                  f"{question.what} is {question.shape_words} (values are right)")
+            return False, f"your expression differs from the true {question.what}: {difference(value.T, expected)}", ""
+        hint = " (it is the transpose of the right answer)" if close(value.T, expected) else ""
+        return False, (f"your expression is {_shape(value, env)}, but {question.what} is "
+                       f"{question.shape_words}{hint}; {env.convention}"), ""
+    return False, f"your expression is {_shape(value, env)}, but {question.what} is {question.shape_words}", ""
+
+
+def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion, item: str = "") -> Verdict:
+    got = read_formula(section, question)
+    if isinstance(got, Verdict):
+        return got
+    ok, lines = judge(got.formula, question, ctx.rng)
+    read = f"{question.what} = {got.text}"
+    verdict = "right at every random instance" if ok else "wrong"
+    # What was read and the verdict are shown at once; why it is wrong only with the explanation.
+    out = Verdict(int(ok), 1, [f"read: {read}", f"{question.what}: {verdict}."], read=read,
+                  raw=got.candidate.latex, why=list(lines))
+    conflict = [r for r in rivals(section, got, question) if judge(r.formula, question, ctx.rng)[0] != ok]
+    if conflict:
+        other = conflict[0]
+        out.passed = 0
+        out.review = f"two different answers to {question.what}: {got.text} and {other.text}"
+        out.why.append(f"Of the two answers, {got.text if ok else other.text} is right and "
+                       f"{other.text if ok else got.text} is wrong.")
+        out.feedback.append(f"Another answer in this section, {question.what} = {other.text}, disagrees with it; "
+                            "a TA will decide which one is your answer.")
+        out.raw = f"{got.candidate.latex}  |  {other.candidate.latex}"
+        return out
+    if not ok and got.skipped:
+        out.review = (f"the answer that names {question.what} could not be read whole ({got.skipped}); "
+                      f"{got.text} was read in its place")
+    if not ok:
+        mistake = known_mistake(item or section.question, got.formula, question)
+        if mistake is not None:
+            out.why.insert(0, mistake.message)
+            if mistake.credit:
+                out.passed, out.total = credit_steps(mistake.credit), CREDIT_STEPS
+                out.feedback.append(f"Partial credit for this known mistake: {mistake.credit:g} of the points.")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The checkers
+
+@written_check("grad_center")
+def grad_center(section: Section, ctx: WrittenContext) -> Verdict:
+    """1(b)(i): ∂J/∂v_c against central differences of the naive-softmax loss."""
+    return grade_formula(section, ctx, CENTER)
+
+
+@written_check("grad_outside_matrix")
+def grad_outside_matrix(section: Section, ctx: WrittenContext) -> Verdict:
+    """1(e): ∂J/∂U, as a matrix, or as the row [∂J/∂u_1 … ∂J/∂u_|V|] of its columns."""
+    found = _target_filter(candidates(section.body), "1e")
+    explicit = [c for c in found if c.kind in EXPLICIT]
+    for cand in (explicit or found)[:1]:      # the final answer only: a breakdown in a derivation is a step
+        layout = column_breakdown(cand.rhs)
+        if layout == "columns":
+            read = "∂J/∂U = [∂J/∂u_1, ∂J/∂u_2, …, ∂J/∂u_|V|]"
+            return Verdict(1, 1, [f"read: {read}", "∂J/∂U written column by column, each column the "
+                                  "gradient for one outside vector: right."], read=read)
+        if layout == "rows":
+            read = "∂J/∂U = the ∂J/∂u_w stacked as rows"
+            return Verdict(0, 1, [f"read: {read}", "∂J/∂U: wrong."], read=read,
+                           why=["These gradients are stacked as rows, but "
+                                f"{_CONVENTION_W2V}, so ∂J/∂U (the shape of U) has them as its columns."])
+        if explicit:
+            break
+    return grade_formula(section, ctx, MATRIX)
+
+
+_PARTIAL_U = (r"\\frac\s*\{\s*\\partial\s*(?:\\(?:mathbf|boldsymbol|bm|mathcal)\s*)?\{?\s*J\s*\}?"
+              r"[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\s*\{\s*\\partial\s*"
+              r"(?:\\mathbf\s*|\\boldsymbol\s*|\\bm\s*|\\vec\s*)?\{?\s*u\s*\}?\s*_\s*"
+              r"(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|\w)\s*\}")
+_PLAIN_PARTIAL_U = r"(?:∂|d)\s*J\s*/\s*(?:∂|d)\s*u_?(?:\{[^{}]*\}|\|V\||\w+)"
+_DOTS = r"\\(?:dots|ldots|cdots|vdots|ddots)|\.\.\.|…"
+
+
+def column_breakdown(rhs: str) -> str | None:
+    """"columns" for ``[∂J/∂u_1 … ∂J/∂u_|V|]``, "rows" for the same stacked with ``\\\\``, else None."""
+    text = re.sub(r"\\(?:left|right|big|Big)\s*", "", rhs)
+    text = re.sub(r"\\begin\s*\{[pbvBV]?matrix\}|\\end\s*\{[pbvBV]?matrix\}", "", text)
+    partial = f"(?:{_PARTIAL_U}|{_PLAIN_PARTIAL_U})"
+    if not re.search(partial, text):
+        return None
+    rest = re.sub(partial, " ", text)
+    rest = re.sub(_DOTS, " ", rest)
+    rest = re.sub(r"\\(?:quad|qquad|,|;|:|!)|[\[\](),;&|\s]", " ", rest)
+    stacked = "\\\\" in rest
+    rest = rest.replace("\\\\", " ")
+    if rest.strip():
+        return None
+    return "rows" if stacked else "columns"
+
+
+@written_check("relu_jacobian")
+def relu_jacobian(section: Section, ctx: WrittenContext) -> Verdict:
+    """3(e)(i): ∂h_i/∂x_j for h = ReLU(xW + b_1), at instances with z_i > 0 and z_i < 0."""
+    return grade_formula(section, ctx, RELU)
+
+
+@written_check("softmax_ce_grad")
+def softmax_ce_grad(section: Section, ctx: WrittenContext) -> Verdict:
+    """3(e)(ii): ∂CE(y, ŷ)/∂l_i with ŷ = softmax(l), at instances with i = c and i ≠ c."""
+    return grade_formula(section, ctx, SOFTMAX_CE)

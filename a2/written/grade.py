@@ -1,0 +1,223 @@
+"""Grade a submission's written answers: scored CheckResults for the auto share, ManualItems for TAs.
+
+Runs in the trusted process. The writeup files are read here (size-capped) and everything that
+parses their text runs through a :mod:`a2.written.process` runner (a
+:class:`grader.sandbox.Runner`) with a time limit per request. Each auto share is scored by
+:func:`grader.run.results.score` from its check spec (:func:`grader.run.rubric.written_check`), as code
+checks are. Whatever the text does, every written part of the rubric ends up in the report: an
+answer that is missing, unreadable or too slow to read scores 0 on its auto share with a message
+that says which, and is still listed for TAs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from a2.written.process import INTERNAL, ChildProcess, InProcess
+from a2.written.registry import MISSING, UNREADABLE
+from a2.written.sections import MAX_FILE_CHARS, MAX_FILES, pretty
+from grader.run.budget import Budget, BudgetExhausted, BudgetRunner
+from grader.run.results import (
+    FAILED,
+    TIMEOUT,
+    CheckResult,
+    ManualItem,
+    Outcome,
+    ProgressHook,
+    WrittenRead,
+    internal_error,
+    not_run_outcome,
+    score,
+)
+from grader.run.rubric import Part, written_check
+from grader.sandbox import ProbeResult, Runner
+
+MAX_FILE_BYTES = 4 * MAX_FILE_CHARS
+"""Bytes read from one written file (UTF-8 takes up to 4 per character)."""
+LOCATE_TIMEOUT = 30.0
+"""Seconds allowed to find the sections of all written files."""
+MAX_MANUAL_CHARS = 6000
+"""Characters of an answer shown to TAs (the rest is cut, and said so)."""
+NO_WRITEUP = "No written answers found (upload answers.md, answers.txt or .tex)."
+MAX_RAW_CHARS = 1500
+"""Characters of the text read kept for TA review (report.json, results.json)."""
+
+
+def _names(paths: list[Path]) -> dict[Path, str]:
+    """Each file's name as the student sees it: its path inside the upload (``tex/q1.tex``)."""
+    if not paths:
+        return {}
+    top = min((p.parent for p in paths), key=lambda d: len(d.parts))
+    return {p: (p.relative_to(top).as_posix() if p.is_relative_to(top) else p.name) for p in paths}
+
+
+def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(name, text) of each written file, answers.md first, and notes about what was cut."""
+    notes: list[str] = []
+    files: list[tuple[str, str]] = []
+    paths = list(paths)
+    names = _names(paths)
+    ordered = sorted(paths, key=lambda p: (p.name != "answers.md", names[p]))
+    for path in ordered[:MAX_FILES]:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            notes.append(f"{path.name} is larger than {MAX_FILE_BYTES} bytes; only the start was read")
+            data = data[:MAX_FILE_BYTES]
+        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        files.append((names[path], text))
+    if len(ordered) > MAX_FILES:
+        notes.append(f"{len(ordered)} written files were uploaded; only {MAX_FILES} were read")
+    return files, notes
+
+
+def _no_section(question: str, names: list[str]) -> str:
+    """"No answer found" in the terms of the files uploaded (LaTeX template or Markdown headings)."""
+    label = pretty(question)
+    if names and all(n.lower().endswith(".tex") for n in names):
+        return (f"No answer found for {label}: no part of your .tex files answers {label} (the course template's "
+                f"\\part/\\subpart for it, with its answer in \\answer{{...}}, was not found).")
+    return f"No answer found for {label}: no section of your writeup is headed {label} (e.g. '### {label}')."
+
+
+def _problem(reply: ProbeResult) -> str:
+    """Why a request to the reader failed, for a student."""
+    return reply.error.message if reply.error is not None else reply.status
+
+
+def _outcome(reply: ProbeResult, part: Part, notes: list[str]) -> Outcome:
+    """The Outcome of a checker's reply (or of its failure)."""
+    if not reply.ok:
+        if reply.status == "timeout":
+            return Outcome(0, 1, (f"Reading your answer to {pretty(part.id)} took longer than {part.timeout:g} s "
+                                  "and was stopped; write the final answer on its own, in plain LaTeX.",), status=TIMEOUT)
+        if reply.error is not None and reply.error.type == INTERNAL:
+            return internal_error(reply.error.traceback, during="while reading this answer")
+        return Outcome(0, 1, (f"Your answer to {pretty(part.id)} could not be read: {_problem(reply)}.",),
+                       status=FAILED)
+    verdict = reply.value["verdict"]
+    lines = tuple(verdict["feedback"]) + tuple(f"Note: {n}" for n in notes)
+    status = FAILED if verdict["status"] in (MISSING, UNREADABLE) else ""
+    return Outcome(int(verdict["passed"]), max(1, int(verdict["total"])), lines, status=status)
+
+
+def _cut(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_RAW_CHARS else text[:MAX_RAW_CHARS] + f" [... {len(text) - MAX_RAW_CHARS} more]"
+
+
+def written_read(reply: ProbeResult | None, section: dict | None, locate_problem: str) -> WrittenRead:
+    """The text read for one auto-graded item, where, and why a TA should look (if they should).
+
+    Review: an answer exists but could not be judged with confidence: reading failed or timed
+    out, the checker could not read it (unreadable), or the section has text but no final answer
+    the checker recognises; and whatever the checker itself flags (conflicting answers, ...).
+    No section at all, or an empty one, is "no answer", not a review.
+    """
+    body = str(section.get("body", "")) if section else ""
+    where = str(section.get("where", "")) if section else ""
+    has_text = bool(body.strip())
+    if locate_problem:
+        review = locate_problem if locate_problem != NO_WRITEUP else ""
+        return WrittenRead("", "", "", review)
+    if section is None or reply is None:
+        return WrittenRead()
+    if not reply.ok:
+        return WrittenRead(_cut(body), "", where,
+                           f"reading this answer failed ({reply.status}: {_problem(reply)})" if has_text else "")
+    verdict = reply.value["verdict"]
+    raw = _cut(verdict.get("raw") or body)
+    review = str(verdict.get("review", ""))
+    if not review and has_text:
+        if verdict.get("status") == UNREADABLE:
+            first = next((f for f in verdict.get("feedback", ()) if not f.startswith("read:")), "")
+            review = "the answer could not be read" + (f": {first}" if first else "")
+        elif verdict.get("status") == MISSING:
+            review = "the section has text but no final answer the grader recognises"
+    return WrittenRead(raw, str(verdict.get("read", "")), str(verdict.get("where") or where), review,
+                       tuple(str(line) for line in verdict.get("why", ())))
+
+
+def _manual(part: Part, section: dict | None, locate_problem: str) -> ManualItem:
+    points = f"{part.manual_points:g} point{'s' if part.manual_points != 1 else ''}"
+    name = f"{part.name} (for TA grading: {points}, not in the autograder's score)"
+    if section is None or not section.get("body", "").strip():
+        text = locate_problem or f"No answer found for {pretty(part.id)}."
+        return ManualItem(part.id, name, part.manual_number, part.manual_points, part.visibility, text, False)
+    body = section["body"].strip()
+    if len(body) > MAX_MANUAL_CHARS:
+        body = body[:MAX_MANUAL_CHARS] + f"\n[... {len(body) - MAX_MANUAL_CHARS} more characters in the writeup]"
+    return ManualItem(part.id, name, part.manual_number, part.manual_points, part.visibility, body, True,
+                      section.get("where", ""), tuple(section.get("notes", ())))
+
+
+def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
+                  runner: Runner | None = None, progress: ProgressHook | None = None,
+                  budget: Budget | None = None) -> tuple[list[CheckResult], list[ManualItem], list[str]]:
+    """Auto-graded results, TA items and notes for the written ``parts`` of a submission; within
+    ``budget`` when given (an auto share it cannot afford is not run)."""
+    parts = list(parts)
+    files, notes = read_writeups(paths)
+    results: list[CheckResult] = []
+    manual: list[ManualItem] = []
+    if not parts:
+        return results, manual, notes
+    own_runner = runner is None
+    runner = runner or ChildProcess()
+    calls: Runner = runner if budget is None else BudgetRunner(runner, budget)
+    try:
+        sections: dict[str, dict] = {}
+        locate_problem = ""
+        ran_out = False
+        if not files:
+            locate_problem = NO_WRITEUP
+        else:
+            try:
+                reply = calls.call("locate", {"files": files, "questions": [p.id for p in parts]},
+                                   timeout=LOCATE_TIMEOUT)
+            except BudgetExhausted:
+                ran_out, reply = True, ProbeResult("ok", {"sections": {}})
+            if reply.ok:
+                sections = reply.value["sections"]
+                notes += reply.value.get("notes", [])
+            else:
+                locate_problem = ("Your written answers could not be read: "
+                                  + ("finding the sections took too long" if reply.status == "timeout"
+                                     else _problem(reply)) + ".")
+        for part in parts:
+            section = sections.get(part.id)
+            spec = written_check(part)
+            if spec is not None:
+                t0 = time.monotonic()
+                section_notes = list(section.get("notes", [])) if section else []
+                check_reply: ProbeResult | None = None
+                if ran_out:
+                    outcome = not_run_outcome()
+                elif locate_problem:
+                    outcome = Outcome(0, 1, (locate_problem,), status=FAILED)
+                elif section is None:
+                    outcome = Outcome(0, 1, (_no_section(part.id, [name for name, _ in files]),), status=FAILED)
+                else:
+                    try:
+                        check_reply = calls.call("check", {"checker": spec.checker, "question": part.id,
+                                                           "section": section, "seed": seed}, timeout=spec.timeout)
+                        outcome = _outcome(check_reply, part, section_notes)
+                    except BudgetExhausted:
+                        ran_out, outcome = True, not_run_outcome()
+                read = replace(written_read(check_reply, section, locate_problem), why_visibility=part.explanation)
+                result = replace(score(spec, outcome, time.monotonic() - t0), written=read)
+                results.append(result)
+                if progress:
+                    progress(spec, result)
+            if part.manual_points > 0:
+                manual.append(_manual(part, section, locate_problem))
+    finally:
+        if own_runner:
+            runner.close()
+    return results, manual, notes
+
+
+__all__ = ["grade_written", "read_writeups", "InProcess", "ChildProcess", "NO_WRITEUP"]

@@ -1,0 +1,158 @@
+"""Random instances of the formula questions: sizes, vectors and indices, and the true answer.
+
+Each instance is drawn from the run's random generator with the assignment's shapes (U is d×|V|,
+vectors are columns, x is a row in 3(e)(i)); the true value is a central difference of the real
+loss (:mod:`grader.reading.numeric`), never a formula of ours. Instances are chosen to cover each
+case: w = o and w ≠ o, z_i > 0 and z_i < 0, i = c and i ≠ c.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from grader.reading.evaluate import Env
+from grader.reading.numeric import central_difference, softmax
+
+
+@dataclass
+class Instance:
+    env: Env
+    expected: float | np.ndarray
+    describe: str
+
+
+@dataclass
+class MathQuestion:
+    """One formula to judge: how to draw instances and how to talk about the result."""
+
+    what: str                                     # "∂J/∂v_c"
+    make: Callable[[np.random.Generator, int], Instance]
+    shape_words: str                              # "a d-vector, like v_c"
+    vector_orientation_free: bool = True          # a row where a column is expected is tolerated
+    full_gradient: Callable[[Instance], np.ndarray] | None = None   # a vector answer to a per-entry question
+
+
+# ---------------------------------------------------------------------------------------------
+# Instances
+
+_CONVENTION_W2V = ("under this assignment's convention U's columns are the outside vectors "
+                   "(U is d×|V|; v_c, u_w are d-vectors; y, ŷ are |V|-vectors)")
+_ALLOWED_W2V = "U, u_o, u_w, v_c, y, ŷ, y_o, ŷ_o, y_w, ŷ_w"
+
+
+def _w2v_point(rng: np.random.Generator) -> tuple[int, int, np.ndarray, np.ndarray, int]:
+    d = int(rng.integers(3, 7))
+    vocab = int(rng.integers(d + 3, d + 9))
+    U = rng.normal(size=(d, vocab))
+    v = rng.normal(size=(d, 1))
+    o = int(rng.integers(vocab))
+    return d, vocab, U, v, o
+
+
+def _loss(U: np.ndarray, v: np.ndarray, o: int) -> float:
+    scores = (U.T @ v).reshape(-1)
+    m = scores.max()
+    return float(-(scores[o] - m - np.log(np.exp(scores - m).sum())))
+
+
+def _w2v_env(d: int, vocab: int, U: np.ndarray, v: np.ndarray, o: int, w: int | None = None) -> Env:
+    yhat = softmax((U.T @ v).reshape(-1)).reshape(-1, 1)
+    y = np.zeros((vocab, 1))
+    y[o] = 1.0
+    arrays = {"U": U, "v_c": v, "y": y, "yhat": yhat, "u_o": U[:, o:o + 1]}
+    indices = {"o": o}
+    if w is not None:
+        arrays["u_w"] = U[:, w:w + 1]
+        indices["w"] = w
+    return Env(arrays, indices, families={"u": lambda k: U[:, k:k + 1]}, sum_range=vocab,
+               dims={d: "d", vocab: "|V|"}, convention=_CONVENTION_W2V, allowed=_ALLOWED_W2V)
+
+
+def make_center(rng: np.random.Generator, k: int) -> Instance:
+    d, vocab, U, v, o = _w2v_point(rng)
+    expected = central_difference(lambda x: _loss(U, x, o), v)
+    return Instance(_w2v_env(d, vocab, U, v, o), expected, f"d = {d}, |V| = {vocab}, o = {o + 1}")
+
+
+def make_outside(case_equal: bool) -> Callable[[np.random.Generator, int], Instance]:
+    def make(rng: np.random.Generator, k: int) -> Instance:
+        d, vocab, U, v, o = _w2v_point(rng)
+        w = o if case_equal else int((o + rng.integers(1, vocab)) % vocab)
+
+        def loss_of_column(col: np.ndarray) -> float:
+            V = U.copy()
+            V[:, w:w + 1] = col
+            return _loss(V, v, o)
+
+        expected = central_difference(loss_of_column, U[:, w:w + 1])
+        return Instance(_w2v_env(d, vocab, U, v, o, w), expected,
+                        f"d = {d}, |V| = {vocab}, o = {o + 1}, w = {w + 1}")
+    return make
+
+
+def make_matrix(rng: np.random.Generator, k: int) -> Instance:
+    d, vocab, U, v, o = _w2v_point(rng)
+    expected = central_difference(lambda X: _loss(X, v, o), U)
+    return Instance(_w2v_env(d, vocab, U, v, o), expected, f"d = {d}, |V| = {vocab}, o = {o + 1}")
+
+
+def make_relu(rng: np.random.Generator, k: int) -> Instance:
+    n_in = int(rng.integers(4, 8))
+    hidden = int(rng.integers(n_in + 2, n_in + 7))
+    x = rng.normal(size=(1, n_in))
+    W = rng.normal(size=(n_in, hidden))
+    b = rng.normal(size=(1, hidden))
+    i = int(rng.integers(hidden))
+    j = int(rng.integers(n_in))
+    # Half the instances have z_i > 0 and half z_i < 0, well away from the kink at 0.
+    sign = 1.0 if k % 2 == 0 else -1.0
+    target = sign * float(rng.uniform(0.5, 2.0))
+    b[0, i] += target - float((x @ W + b)[0, i])
+    z = x @ W + b
+    h = np.maximum(z, 0.0)
+
+    def h_i(xx: np.ndarray) -> float:
+        return float(np.maximum(xx @ W + b, 0.0)[0, i])
+
+    expected = float(central_difference(h_i, x)[0, j])
+    env = Env({"x": x, "W": W, "b_1": b, "b": b, "z": z, "h": h}, {"i": i, "j": j},
+              dims={n_in: "D_x", hidden: "D_h"},
+              convention="here x is a row vector (1×D_x), W is D_x×D_h and h = ReLU(xW + b_1)",
+              allowed="x_j, the entries of W (W_ab: row a, column b), b_1, z_i = (xW + b_1)_i, h_i, and indicators "
+                      "such as 1{z_i > 0}")
+    return Instance(env, expected, f"D_x = {n_in}, D_h = {hidden}, i = {i + 1}, j = {j + 1}, "
+                                   f"z_i {'>' if sign > 0 else '<'} 0")
+
+
+def make_softmax_ce(rng: np.random.Generator, k: int) -> Instance:
+    logits = rng.normal(size=(3, 1)) * 1.5
+    c = int(rng.integers(3))
+    i = c if k % 2 == 0 else int((c + rng.integers(1, 3)) % 3)
+    y = np.zeros((3, 1))
+    y[c] = 1.0
+
+    def ce(scores: np.ndarray) -> float:
+        s = scores.reshape(-1)
+        m = s.max()
+        return float(-(s[c] - m - np.log(np.exp(s - m).sum())))
+
+    grad = central_difference(ce, logits)
+    env = Env({"l": logits, "yhat": softmax(logits.reshape(-1)).reshape(-1, 1), "y": y, "theta": logits},
+              {"i": i, "c": c}, sum_range=3, dims={3: "3"},
+              convention="l, y and ŷ are 3-vectors and ∂CE/∂l_i is a number",
+              allowed="ŷ_i, y_i, ŷ_c, y_c, l_i, and indicators such as 1{i = c} or δ_ic")
+    inst = Instance(env, float(grad[i, 0]), f"c = {c + 1}, i = {i + 1}")
+    inst.env.arrays["__full_gradient__"] = grad
+    return inst
+
+
+CENTER = MathQuestion("∂J/∂v_c", make_center, "a d-vector, like v_c")
+OUTSIDE_EQ = MathQuestion("∂J/∂u_w (w = o)", make_outside(True), "a d-vector, like u_w")
+OUTSIDE_NEQ = MathQuestion("∂J/∂u_w (w ≠ o)", make_outside(False), "a d-vector, like u_w")
+MATRIX = MathQuestion("∂J/∂U", make_matrix, "d×|V|, the shape of U", vector_orientation_free=False)
+RELU = MathQuestion("∂h_i/∂x_j", make_relu, "a number")
+SOFTMAX_CE = MathQuestion("∂CE/∂l_i", make_softmax_ce, "a number",
+                          full_gradient=lambda inst: inst.env.arrays["__full_gradient__"])

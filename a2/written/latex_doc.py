@@ -1,0 +1,234 @@
+"""A LaTeX writeup (``*.tex``) that is not in the exam template -> the Markdown the section reader
+understands, read through the one LaTeX tokenizer (pylatexenc, :mod:`grader.reading.tex_walk`).
+
+The course's LaTeX template numbers questions with nested ``enumerate`` lists (``(a)``, ``(b)``
+at the first level, ``i.``, ``ii.`` inside), under ``\\section`` headings, and students write
+their answers below each ``\\item``. The parser's nodes are turned into Markdown: sections and
+numbered items into headings (``## (b)``, ``### (ii)``; under a ``\\subsection`` whose title names one
+question, ``3(f)``, a list is the answer's own: plain lines), display math and math environments into
+``$$...$$``, ``tabular`` rows into Markdown table rows, ``\\textbf{Answer:}`` into
+``**Answer:**``; every other node is kept as written. Inside one answer (:func:`body_to_markdown`)
+lists become plain ``i.``/``-`` lines instead of headings. It never follows
+``\\input``/``\\include`` (a writeup is read from the uploaded files only) and never runs TeX.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pylatexenc.latexwalker import (
+    LatexCharsNode,
+    LatexCommentNode,
+    LatexEnvironmentNode,
+    LatexGroupNode,
+    LatexMacroNode,
+    LatexMathNode,
+)
+
+from a2.written.sections import parse_label
+from grader.reading import tex_walk
+
+_LEVEL = {"section": "#", "subsection": "##", "subsubsection": "###", "paragraph": "####",
+          "subparagraph": "#####"}
+_MATH_ENVS = frozenset({"equation", "equation*", "align", "align*", "gather", "gather*", "multline",
+                        "multline*", "eqnarray", "eqnarray*", "displaymath", "math", "flalign", "flalign*"})
+_TABLES = frozenset({"tabular", "tabular*", "tabularx", "longtable", "array"})
+_LIST_ENVS = frozenset({"enumerate", "parts", "subparts", "questions", "itemize", "description"})
+_UNNUMBERED = frozenset({"itemize", "description"})
+_ITEM_WORDS = frozenset({"item", "part", "subpart", "question", "subquestion"})
+_BOLD = frozenset({"textbf", "textit", "emph", "underline"})
+_BREAKS = frozenset({"newline", "linebreak", "par", "noindent", "medskip", "bigskip", "smallskip", "vspace",
+                     "hspace", "clearpage", "newpage", "pagebreak", "maketitle", "centering"})
+_DROPPED = frozenset({"input", "include", "includegraphics", "usepackage", "documentclass", "title", "author",
+                      "date", "label"})
+_BLOCKS = frozenset(tex_walk.BLOCK_MACROS)
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+ROW_BREAK = re.compile(r"\\\\(?:\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\])?")
+"""A row break ``\\\\``, with its optional spacing ``[2pt]`` (a length, never ``[ROOT]``)."""
+_RULES = re.compile(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\})")
+
+
+def _display(latex: str) -> str:
+    return "\n$$" + " ".join(latex.split()) + "$$\n"
+
+
+def _table_rows(body: str) -> str:
+    """A ``tabular`` body -> Markdown table rows (``| a | b |``), a separator after the first."""
+    rows = [r.strip() for r in ROW_BREAK.split(_RULES.sub("", body))]
+    lines = []
+    for k, row in enumerate(r for r in rows if r):
+        cells = [c.strip() for c in re.split(r"(?<!\\)&", row)]
+        lines.append("| " + " | ".join(cells) + " |")
+        if k == 0:
+            lines.append("|" + "---|" * len(cells))
+    return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+def _args(node: LatexMacroNode | LatexEnvironmentNode) -> list:
+    return [a for a in (node.nodeargd.argnlist if node.nodeargd is not None else []) if a is not None]
+
+
+def _table_nodes(node: LatexEnvironmentNode) -> list:
+    """The nodes of a table's rows: after its column specification (a leading group when the
+    parser has no argument spec for the environment)."""
+    body = [n for n in node.nodelist if n is not None]
+    if not _args(node):
+        while body and (isinstance(body[0], LatexGroupNode) or
+                        (isinstance(body[0], LatexCharsNode) and not body[0].chars.strip())):
+            body.pop(0)
+    return body
+
+
+@dataclass
+class _Writer:
+    text: str
+    headings: bool                      # numbered items become headings (a whole document) or lines
+    out: list[str] = field(default_factory=list)
+    lists: list[list] = field(default_factory=list)     # [environment, items so far, numbered]
+    under_subsection: bool = False      # a subsection labelled (f), 3(f)...: its lists are the answer's
+
+    def verbatim(self, node) -> str:
+        return self.text[node.pos:node.pos + node.len]
+
+    def render(self, nodes) -> str:
+        """The Markdown of ``nodes`` on their own (a table's cells)."""
+        inner = _Writer(self.text, headings=False)
+        inner.walk(nodes)
+        return "".join(inner.out)
+
+    def walk(self, nodes) -> None:
+        for node in nodes:
+            if node is not None:
+                self.node(node)
+
+    def node(self, node) -> None:
+        if isinstance(node, LatexCommentNode):
+            return
+        if isinstance(node, LatexCharsNode):
+            self.out.append(node.chars)
+        elif isinstance(node, LatexMathNode):
+            if node.displaytype == "display":
+                open_, close = node.delimiters or ("", "")
+                self.out.append(_display(self.text[node.pos + len(open_):node.pos + node.len - len(close)]))
+            else:
+                self.out.append(self.verbatim(node))
+        elif isinstance(node, LatexEnvironmentNode):
+            self.environment(node)
+        elif isinstance(node, LatexMacroNode):
+            self.macro(node)
+        elif isinstance(node, LatexGroupNode):
+            self.out.append("{")
+            self.walk(node.nodelist)
+            self.out.append("}")
+        else:
+            self.out.append(self.verbatim(node))
+
+    def environment(self, node: LatexEnvironmentNode) -> None:
+        name = node.environmentname
+        if name in _MATH_ENVS:
+            self.out.append(_display(self.text[tex_walk.begin_tag_end(self.text, node):tex_walk.end_tag(self.text, node)]))
+        elif name in _TABLES:
+            self.out.append(_table_rows(self.render(_table_nodes(node))))
+        elif name in _LIST_ENVS:
+            self.lists.append([name, 0, name not in _UNNUMBERED])
+            self.walk(node.nodelist)
+            self.lists.pop()
+            self.out.append("\n\n")
+        else:
+            self.out.append("\n\n")
+            self.walk(node.nodelist)
+            self.out.append("\n\n")
+
+    def macro(self, node: LatexMacroNode) -> None:
+        name = node.macroname
+        args = _args(node)
+        if name in _LEVEL and self.headings:
+            title = self.verbatim(args[-1])[1:-1] if args and isinstance(args[-1], LatexGroupNode) else ""
+            self.out.append(f"\n\n{_LEVEL[name]} {' '.join(title.split())}\n\n")
+            label = parse_label(title, heading=True) if name != "section" else None
+            self.under_subsection = label is not None and label.letter is not None
+        elif name in _ITEM_WORDS:
+            self.item(node, args)
+        elif name in _BOLD and args and isinstance(args[-1], LatexGroupNode):
+            self.out.append("**")
+            self.walk(args[-1].nodelist)
+            self.out.append("**")
+        elif name in _BLOCKS and args and isinstance(args[-1], LatexGroupNode):
+            self.out.append("\n\n")
+            self.walk(args[-1].nodelist)
+            self.out.append("\n\n")
+        elif name in _BREAKS:
+            self.out.append("\n")
+        elif name not in _DROPPED:
+            self.out.append(self.verbatim(node))
+
+    def item(self, node: LatexMacroNode, args: list) -> None:
+        """Number an item the way the template's nested lists print it."""
+        optional = [a for a in args if isinstance(a, LatexGroupNode) and a.delimiters[0] == "["]
+        explicit = self.verbatim(optional[0])[1:-1].strip() if optional else ""
+        if not self.lists:
+            self.lists.append(["enumerate", 0, True])
+        frame = self.lists[-1]
+        frame[1] += 1
+        if not self.headings or self.under_subsection:      # a list inside one question's answer
+            mark = explicit or (f"{ROMANS[(frame[1] - 1) % len(ROMANS)]}." if frame[0] == "enumerate" else "-")
+            self.out.append(f"\n\n{mark} ")
+            return
+        depth = sum(1 for f in self.lists if f[2])
+        if explicit:
+            label = explicit
+        elif not frame[2]:
+            self.out.append("\n- ")
+            return
+        elif depth == 1:
+            label = f"({LETTERS[(frame[1] - 1) % 26]})"
+        elif depth == 2:
+            label = f"({ROMANS[(frame[1] - 1) % len(ROMANS)]})"
+        else:
+            self.out.append(f"\n{frame[1]}. ")
+            return
+        self.out.append(f"\n\n{'#' * min(6, 2 + depth)} {label}\n\n")
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\n[ \t]+", "\n", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def tex_to_markdown(text: str) -> str:
+    """Markdown of a LaTeX writeup's body (the preamble is not read), for :mod:`a2.written.sections`."""
+    writer = _Writer(text, headings=True)
+    writer.walk(tex_walk.nodes(text))
+    return _tidy("".join(writer.out)) + "\n"
+
+
+def body_to_markdown(text: str) -> str:
+    """The Markdown of one answer's LaTeX (no headings: lists become plain numbered lines)."""
+    writer = _Writer(text, headings=False)
+    writer.walk(tex_walk.fragment(text))
+    return _tidy("".join(writer.out))
+
+
+def tables_to_markdown(text: str) -> str:
+    """``text`` with its ``tabular`` environments as Markdown table rows (the rest as written)."""
+    if "\\begin" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+
+    def walk(nodes) -> None:
+        nonlocal pos
+        for node in nodes:
+            if isinstance(node, LatexEnvironmentNode):
+                if node.environmentname in _TABLES:
+                    out.append(text[pos:node.pos] + _table_rows(_Writer(text, headings=False).render(_table_nodes(node))))
+                    pos = node.pos + node.len
+                else:
+                    walk(node.nodelist)
+            elif isinstance(node, LatexGroupNode):
+                walk(node.nodelist)
+
+    walk(tex_walk.fragment(text))
+    return "".join(out) + text[pos:]

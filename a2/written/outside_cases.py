@@ -1,0 +1,117 @@
+"""1(d): ∂J/∂u_w in two cases, w = o and w ≠ o, each judged like any formula answer.
+
+A ``cases`` formula answers both; a formula whose condition is written next to it (``... when
+$w \\neq o$``, ``\\quad (w = o)``, a ``w = o:`` lead-in) answers one; a single unified formula
+((ŷ_w − y_w)v_c) answers both. Among the lines of a derivation the last one for a case wins, and
+a derivative of something else than the loss (``∂/∂u_w exp(u_oᵀv_c) = 0``) is a step, never an
+answer. Each case is 2 points; known mistakes per case come from the catalogue.
+"""
+
+from __future__ import annotations
+
+import re
+
+from a2.written.catalogue import CREDIT_STEPS, credit_steps
+from a2.written.formulas import _target_filter, derivative_lhs, judge, known_mistake, quote, readable
+from a2.written.instances import OUTSIDE_EQ, OUTSIDE_NEQ
+from a2.written.registry import UNREADABLE, Verdict, WrittenContext, missing, written_check
+from a2.written.sections import Section
+from grader.reading.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, Candidate, candidates, lhs
+from grader.reading.evaluate import show
+from grader.reading.mathparse import Formula, FormulaError, parse_formula
+
+_NEQ = re.compile(r"\\neq?(?![A-Za-z])|≠|!=|\\not\s*=|otherwise|other\s+words?|else|all\s+other|w\s*\\ne\b", re.I)
+_EQ = re.compile(r"w\s*=\s*o|o\s*=\s*w|\\partial\s*(?:\\mathbf\s*|\\boldsymbol\s*|\\bm\s*)?\{?\s*u\s*\}?\s*_\s*\{?\s*o\b"
+                 r"|true outside word", re.I)
+
+
+def _case_of(cand: Candidate) -> str:
+    """Which case of 1(d) a formula answers: "eq", "neq", "both" (a cases formula) or "unified"."""
+    if re.search(r"\\begin\s*\{\s*[dr]?cases\s*\}", cand.rhs):
+        return "both"
+    rhs = cand.rhs.strip()
+    trailing = cand.latex[cand.latex.rfind(rhs) + len(rhs):] if rhs and rhs in cand.latex else ""
+    left = lhs(cand.latex)
+    for context in (cand.after, trailing, cand.before + " " + left):
+        neq, eq = bool(_NEQ.search(context)), bool(_EQ.search(context))
+        if neq != eq:
+            return "neq" if neq else "eq"
+    if re.search(r"_\s*\{?\s*o\b", left):
+        return "eq"
+    return "unified"
+
+
+@written_check("grad_outside_cases")
+def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
+    """1(d): ∂J/∂u_w for w = o and for w ≠ o (a cases formula or one formula for both also count)."""
+    found = _target_filter(candidates(section.body), "1d")
+    if not found:
+        return missing(section, "no formula")
+    marked = [c for c in found if c.kind in (MARKED, BOXED)]
+    rest = sorted((c for c in found if c.kind in (DISPLAY, INLINE, PLAIN)), key=lambda c: c.start)
+    ordered = marked + [c for c in rest if c.start not in {m.start for m in marked}]
+    chosen: dict[str, tuple[Candidate, Formula]] = {}
+    implicit: dict[str, tuple[Candidate, Formula]] = {}      # the last line of a derivation wins
+    unified: list[tuple[Candidate, Formula]] = []
+    problems: list[str] = []
+    raws: list[str] = []
+    for cand in ordered:
+        case = _case_of(cand)
+        try:
+            formula = parse_formula(cand.rhs)
+        except FormulaError as exc:
+            problems.append(f"could not read {quote(cand.rhs)}: {exc}")
+            continue
+        question = OUTSIDE_EQ if case in ("eq", "both", "unified") else OUTSIDE_NEQ
+        problem = readable(formula, question)
+        if problem:
+            problems.append(f"read {quote(cand.rhs)}, but {problem}")
+            raws.append(cand.latex)
+            continue
+        target = chosen if cand.kind in (MARKED, BOXED) else implicit
+        if case == "both":
+            chosen.setdefault("eq", (cand, formula))
+            chosen.setdefault("neq", (cand, formula))
+        elif case == "unified":
+            unified.append((cand, formula))
+        elif target is chosen:
+            chosen.setdefault(case, (cand, formula))
+        else:
+            implicit[case] = (cand, formula)
+    for case, pick in implicit.items():
+        chosen.setdefault(case, pick)
+    preferred = ([u for u in unified if u[0].kind in (MARKED, BOXED)]
+                 or [u for u in unified if derivative_lhs(u[0])][-1:] or unified[-1:])
+    fallback = preferred[0] if preferred else None
+    steps = 0                     # in 1/CREDIT_STEPS of a case
+    lines: list[str] = []
+    reads: list[str] = []
+    teach: list[str] = []         # why a case is wrong: shown with the explanation only
+    review = ""
+    for case, question, title in (("eq", OUTSIDE_EQ, "w = o"), ("neq", OUTSIDE_NEQ, "w ≠ o")):
+        found_pick = chosen.get(case) or fallback
+        if found_pick is None:
+            detail = f" ({problems[0]})" if problems else ""
+            lines.append(f"case {title}: no formula for this case was found{detail}.")
+            if problems:
+                review = review or f"the case {title} could not be read: {problems[0]}"
+            continue
+        cand, formula = found_pick
+        raws.append(cand.latex)
+        text = show(formula.tree, formula)
+        reads.append(f"{title}: ∂J/∂u_w = {text}")
+        ok, why = judge(formula, question, ctx.rng)
+        steps += CREDIT_STEPS * int(ok)
+        lines.append(f"read ({title}): ∂J/∂u_w = {text}: {'right at every random instance' if ok else 'wrong'}.")
+        mistake = None if ok else known_mistake(f"1d:{case}", formula, question)
+        explained = [mistake.message] if mistake is not None else []
+        explained += why
+        if explained:
+            teach.append(f"case {title}:")
+            teach.extend(f"  {w}" for w in explained)
+        if mistake is not None:
+            steps += credit_steps(mistake.credit)
+    status = "" if reads else UNREADABLE
+    passed, total = (steps // CREDIT_STEPS, 2) if steps % CREDIT_STEPS == 0 else (steps, 2 * CREDIT_STEPS)
+    return Verdict(passed, total, lines, read="; ".join(reads), status=status, review=review,
+                   raw="  |  ".join(dict.fromkeys(raws)), why=teach)

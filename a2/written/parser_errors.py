@@ -1,0 +1,210 @@
+"""3(f): for each of the four parsed sentences, the error type, the incorrect and the correct dependency.
+
+The section is split per sentence by its roman numerals (``i.``, ``(ii)``, ``### iii``,
+``**iv.**``) or, failing those, by words of the sentence itself, or by the rows of a table. In each
+part the error type is read loosely ("VP attachment", "prepositional-phrase", "coordination"; a
+misspelling close to a keyword counts), and the dependencies from any arrow spelling: the one on
+a line saying incorrect/wrong is the incorrect one, the one on a line saying correct/should the
+correct one, otherwise the first and the second written. Each of the 12 items is one point of
+partial credit.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from a2.written.catalogue import every_known
+from a2.written.keys import ERROR_TYPES, parser_error_keys
+from a2.written.registry import Verdict, WrittenContext, missing, written_check
+from a2.written.sections import Section
+from a2.written.tables import Dependency, clean, dependencies_in, table_rows
+
+VP, MOD, PP, COORD = ERROR_TYPES
+
+KEYS = parser_error_keys()
+"""The four sentences' keys: data, in a2/written/keys.yaml (the one place they are written)."""
+
+_KIND_PATTERNS = (
+    (VP, re.compile(r"verb[\s\-_]*phrase|\bvp\b|verbal[\s\-]+phrase", re.I)),
+    (MOD, re.compile(r"modifi\w*|\bmod\b|adverb\w*|adjectiv\w*", re.I)),
+    (PP, re.compile(r"prepositional[\s\-_]*(?:phrase)?|preposition\w*|\bpp\b|prep\.?\s+phrase", re.I)),
+    (COORD, re.compile(r"coordinat\w*|conjunct\w*|\bcoord\b", re.I)),
+)
+_FUZZY = {"verb": VP, "modifier": MOD, "prepositional": PP, "preposition": PP, "coordination": COORD,
+          "coordinating": COORD}
+_ROMAN_START = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\(?\s*(iv|iii|ii|i)\s*[.):|]|\(\s*(iv|iii|ii|i)\s*\)|(iv|iii|ii|i)\s*$)")
+_TYPE_OPENING = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\\item\s*)?(?:\*\*|__|\\textbf\{)?\s*(?:error\s*type|type\s*of\s*error)\b")
+_TYPE_LINE = re.compile(r"(?im)^.*\b(?:error\s*type|type\s*of\s*error|type|kind|category)\b.*$")
+_MARK = re.compile(r"(?P<wrong>incorrect|wrong|erroneous|mistaken|predicted|produced|output|chose|chosen|bad)"
+                   r"|(?P<right>(?<!in)correct(?:ed)?|should|gold|right|fix(?:ed)?|true|proper|instead\s+of|rather\s+than)",
+                   re.I)
+_AFTER = re.compile(r"\s*(?:is|was|are|were|would\s+be|=)?\s*(?:the\s+|a\s+)?((?:in)?correct|wrong|right|erroneous|mistaken|bad|gold)\b",
+                    re.I)
+_SWAP = re.compile(r"should\s+(?:be|have\s+been)|instead\s+of|rather\s+than|→\s*$|\bnot\b", re.I)
+
+
+def kind_of(text: str) -> tuple[str | None, str]:
+    """The error kind named first in ``text`` (loosely spelled), and the words it was read from."""
+    best: tuple[int, str, str] | None = None
+    for kind, pattern in _KIND_PATTERNS:
+        m = pattern.search(text)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), kind, m.group(0))
+    if best is None:
+        for m in re.finditer(r"[A-Za-z]{4,}", text):
+            close = difflib.get_close_matches(m.group(0).lower(), list(_FUZZY), n=1, cutoff=0.8)
+            if close:
+                best = (m.start(), _FUZZY[close[0]], m.group(0))
+                break
+    return (best[1], best[2]) if best else (None, "")
+
+
+def split_items(body: str) -> dict[str, str]:
+    """The text about each sentence, keyed by its roman numeral."""
+    parts: dict[str, str] = {}
+    marks = [(m.start(), next(g for g in m.groups() if g)) for m in _ROMAN_START.finditer(body)]
+    romans = [r for _, r in marks]
+    if len(set(romans)) >= 3:
+        for k, (start, roman) in enumerate(marks):
+            end = marks[k + 1][0] if k + 1 < len(marks) else len(body)
+            parts.setdefault(roman, body[start:end])
+        return parts
+    # No numerals, but one "Error type" line per sentence: each opens that sentence's part, which
+    # its words name (else its place, when there is one such line per sentence).
+    openings = [m.start() for m in _TYPE_OPENING.finditer(body)]
+    if len(openings) >= 2:
+        pieces = [body[a:b] for a, b in zip(openings, [*openings[1:], len(body)], strict=True)]
+        for k, piece in enumerate(pieces):
+            named = [key.roman for key in KEYS if re.search(key.clue, piece, re.I)]
+            roman = named[0] if len(named) == 1 else KEYS[k].roman if len(pieces) == len(KEYS) else None
+            if roman is not None:
+                parts.setdefault(roman, piece)
+        if len(parts) >= 2:
+            return parts
+        parts.clear()
+    # No numerals: find each sentence by its words.
+    starts = []
+    for key in KEYS:
+        m = re.search(key.clue, body, re.I)
+        if m:
+            line_start = body.rfind("\n", 0, m.start()) + 1
+            starts.append((line_start, key.roman))
+    starts.sort()
+    for k, (start, roman) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(body)
+        parts.setdefault(roman, body[start:end])
+    if len(parts) >= 2:
+        return parts
+    # A table: one row per sentence.
+    for table in table_rows(body):
+        rows = [r for r in table if not re.search(r"(?i)error|type|sentence|incorrect", " ".join(r.cells))]
+        if len(rows) >= 2:
+            for key, row in zip(KEYS, rows, strict=False):
+                parts.setdefault(key.roman, " | ".join(row.cells))
+            break
+    return parts
+
+
+def read_item(text: str) -> tuple[str | None, str, Dependency | None, Dependency | None]:
+    """Kind (and its words), incorrect and correct dependency written in one sentence's part."""
+    plain = "\n".join(clean(line) for line in text.split("\n"))
+    type_line = _TYPE_LINE.search(plain)
+    kind, words = kind_of(type_line.group(0)) if type_line else (None, "")
+    if kind is None:
+        kind, words = kind_of(plain)
+    wrong = right = None
+    unlabelled: list[Dependency] = []
+    for segment in re.split(r"(?<=[.;|\n])\s+|\n", plain):
+        for dep, label in _labelled(segment):
+            if label == "wrong" and wrong is None:
+                wrong = dep
+            elif label == "right" and right is None:
+                right = dep
+            else:
+                unlabelled.append(dep)
+    for dep in unlabelled:
+        if wrong is None and (right is None or dep.key() != right.key()):
+            wrong = dep
+        elif right is None and wrong is not None and dep.key() != wrong.key():
+            right = dep
+    return kind, words, wrong, right
+
+
+def _label(words: str) -> str | None:
+    m = _MARK.search(words)
+    return None if m is None else ("wrong" if m.group("wrong") else "right")
+
+
+def _labelled(segment: str) -> list[tuple[Dependency, str | None]]:
+    """The dependencies of one sentence of prose, each labelled wrong/right/None by its wording.
+
+    "A is wrong" labels A by the words after it; "Incorrect: A", "it should be B" by the last
+    marker before it; "A should be B", "A instead of B", "A rather than B" make A wrong, B right.
+    """
+    deps = dependencies_in(segment)
+    spans = [(m.start(), m.end(), d) for m, d in deps]
+    out: list[tuple[Dependency, str | None]] = []
+    for k, (start, end, dep) in enumerate(spans):
+        nxt = spans[k + 1][0] if k + 1 < len(spans) else len(segment)
+        prev = spans[k - 1][1] if k else 0
+        after = _AFTER.match(segment[end:nxt])
+        if after:
+            out.append((dep, _label(after.group(1))))
+            continue
+        marks = list(_MARK.finditer(segment[prev:start]))
+        out.append((dep, ("wrong" if marks[-1].group("wrong") else "right") if marks else None))
+    if len(spans) == 2 and _SWAP.search(segment[spans[0][1]:spans[1][0]]):
+        out = [(spans[0][2], "wrong"), (spans[1][2], "right")]
+    return out
+
+
+@dataclass(frozen=True)
+class ItemEvidence:
+    """What the catalogue sees of one sentence's answer: the dependencies read (head, dependent)."""
+
+    wrong: tuple[str, str] | None
+    right: tuple[str, str] | None
+    kind_ok: bool | None = None     # the error type right (None: the answer is about another sentence)
+
+
+def _short(kind: str) -> str:
+    return kind.replace(" Attachment Error", "").lower()
+
+
+@written_check("parser_errors")
+def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
+    """3(f): error type, incorrect and correct dependency of each sentence (12 items)."""
+    if section.empty:
+        return missing(section)
+    parts = split_items(section.body)
+    passed = 0
+    lines: list[str] = []
+    reads: list[str] = []
+    why: list[str] = []           # a known wrong dependency's message: the explanation only
+    for key in KEYS:
+        text = parts.get(key.roman)
+        if text is None:
+            lines.append(f"{key.roman}: no answer found for this sentence.")
+            continue
+        kind, words, wrong, right = read_item(text)
+        # An answer about another sentence (another year's 3(f)) earns nothing, not even its error type.
+        named = {w for d in (wrong, right) if d is not None for w in d.key()}
+        about_it = bool(re.search(key.clue, text, re.I) or named & {*key.wrong, *key.right})
+        ok_kind = kind == key.kind and about_it
+        ok_wrong = wrong is not None and wrong.key() == key.wrong
+        ok_right = right is not None and right.key() == key.right
+        passed += ok_kind + ok_wrong + ok_right
+        reads.append(f"{key.roman}: {_short(kind) if kind else '?'}; {wrong or '?'}; {right or '?'}")
+        lines.append(f"{key.roman}: type {words or 'not found'!r} {'✓' if ok_kind else '✗'}, "
+                     f"incorrect {wrong or 'not found'} {'✓' if ok_wrong else '✗'}, "
+                     f"correct {right or 'not found'} {'✓' if ok_right else '✗'}")
+        if not about_it:
+            lines.append(f"  {key.roman}: this answer does not mention the words of sentence {key.roman} "
+                         "(another sentence?), so it earns nothing.")
+        evidence = ItemEvidence(wrong.key() if wrong else None, right.key() if right else None,
+                                ok_kind if about_it else None)
+        why += [f"{key.roman}: {mistake.text(evidence)}" for mistake in every_known(f"3f:{key.roman}", evidence)]
+    return Verdict(passed, 3 * len(KEYS), [f"read: {' | '.join(reads)}" if reads else "read: nothing", *lines],
+                   read=" | ".join(reads), why=why)

@@ -1,0 +1,200 @@
+"""Written checkers whose answer is an expression in one variable: 2(b)(i) γ(p_drop) and 3(b) steps(n).
+
+The expression is evaluated at random points (p in (0, 0.95), n in 3..60) and compared with the
+true value; a known wrong answer (1 − p, p/(1 − p), n, 2n ± 1, ...) gets the catalogue's message.
+Plain-text answers ("takes 2n steps") are read as well as math.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+import sympy
+
+from a2.written.catalogue import CREDIT_STEPS, credit_steps, known
+from a2.written.formulas import EXPLICIT, TRIALS, quote
+from a2.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
+from a2.written.sections import Section
+from grader.reading.answers import DISPLAY, INLINE, PLAIN, TEXT, Candidate, candidates, lhs, math_spans
+from grader.reading.evaluate import Env, EvalError, evaluate, is_scalar, show, split_name
+from grader.reading.mathparse import Formula, FormulaError, parse_formula
+from grader.reading.numeric import close
+
+# 2(b)(i) and 3(b): an expression in one variable ------------------------------------------
+
+def _only(formula: Formula, names: set[str]) -> str | None:
+    """None if ``formula`` is an expression in ``names`` only (and uses at least one of them)."""
+    used = set()
+    for s in formula.tree.atoms(sympy.Symbol):
+        base, tokens = split_name(s.name)
+        used.add(base + ("_" + "".join(tokens) if tokens else ""))
+    if formula.placeholders:
+        return "it uses a construct that does not belong in this answer"
+    if not used & names:
+        return f"it is not an expression in {' or '.join(sorted(names))}"
+    extra = used - names
+    if extra:
+        return f"it uses {', '.join(sorted(extra))}, which this answer should not contain"
+    return None
+
+
+def _text_candidates(body: str, pattern: re.Pattern[str]) -> list[Candidate]:
+    """Plain-text expressions (outside math) matching ``pattern``, e.g. ``2n`` in "takes 2n steps"."""
+    masked = body
+    for span in math_spans(body):
+        masked = masked[:span.start] + " " * (span.end - span.start) + masked[span.end:]
+    out = []
+    for m in pattern.finditer(masked):
+        expr = m.group("expr").strip()
+        if expr:
+            out.append(Candidate(expr, TEXT, m.start("expr"), masked[max(0, m.start() - 60):m.start()],
+                                 m.end("expr")))
+    return out
+
+
+_GAMMA_TEXT = re.compile(r"(?:γ|\\gamma|gamma)\s*(?:=|is|equals)\s*(?P<expr>[0-9p_{}\\a-z()/+\-−–·*\s.^]+?)"
+                         r"(?=\s*(?:$|[,;\n]|\.\s|\.$|\s(?:so|which|because|since|where)\b))", re.I | re.M)
+
+
+def _value_check(formula: Formula, var: str, points: list[float], truth: Callable[[float], float]) -> tuple[bool, str]:
+    for x in points:
+        try:
+            got = evaluate(formula, Env({var: float(x)}))
+        except EvalError as exc:
+            return False, f"it could not be evaluated: {exc}"
+        if not is_scalar(got):
+            return False, "it is not a number"
+        value = float(np.asarray(got).reshape(-1)[0])
+        if not close(value, truth(x)):
+            shown = f"{x:g}" if var == "n" else f"{x:.3f}"
+            return False, f"at {var} = {shown} it gives {value:.6g}, but the answer is {truth(x):.6g}"
+    return True, ""
+
+
+@written_check("dropout_gamma")
+def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
+    """2(b)(i): γ as a function of p_drop, evaluated at random p in (0, 0.95)."""
+    if section.empty:
+        return missing(section)
+    found = candidates(section.body)
+    gamma_first = [c for c in found if c.kind in (DISPLAY, INLINE, PLAIN)
+                   and re.search(r"\\gamma|γ", lhs(c.latex))]
+    extra = gamma_first + _text_candidates(section.body, _GAMMA_TEXT)
+    explicit = [c for c in found if c.kind in EXPLICIT]
+    pool = explicit or (extra + [c for c in found if c not in gamma_first])
+    got = _first_in(pool, {"p"})
+    if isinstance(got, Verdict) or got is None:
+        return got or missing(section, "no expression in p_drop")
+    cand, formula = got
+    points = list((np.arange(TRIALS) + ctx.rng.uniform(0.05, 0.95, size=TRIALS)) / TRIALS * 0.95)
+    ok, why = _value_check(formula, "p", points, lambda p: 1.0 / (1.0 - p))
+    read = "γ = " + re.sub(r"\bp\b", "p_drop", show(formula.tree, formula))
+    lines = [f"read: {read}", "γ: right at every random p in (0, 0.95)." if ok else "γ: wrong."]
+    return _with_catalogue(Verdict(int(ok), 1, lines, read=read, raw=cand.latex, why=_why(ok, why)), "2b_i",
+                           ScalarEvidence(formula, "p", points))
+
+
+def _first_in(pool: list[Candidate], names: set[str]) -> tuple[Candidate, Formula] | Verdict | None:
+    """The first candidate that is an expression in ``names``; a problem is reported only for an
+    explicit answer (an "Answer:" line or a box), not for the formulas of a derivation."""
+    problem = ""
+    for cand in pool:
+        try:
+            formula = parse_formula(cand.rhs)
+        except FormulaError as exc:
+            if cand.kind in EXPLICIT:
+                problem = problem or f"could not read {quote(cand.rhs)}: {exc}"
+            continue
+        why = _only(formula, names)
+        if why:
+            if cand.kind in EXPLICIT:
+                problem = problem or f"read {quote(cand.rhs)}, but {why}"
+            continue
+        return cand, formula
+    if problem:
+        return Verdict(0, 1, [f"No expression in {', '.join(sorted(names))} could be read: {problem}."],
+                       status=UNREADABLE)
+    return None
+
+
+_N_TEXT = re.compile(r"(?<![A-Za-z0-9_\\^{])(?P<expr>(?:\d+\s*(?:\*|·|×|x(?=\s*n)|\\cdot|\\times)?\s*)?n"
+                     r"(?:\s*(?:[+\-−–*·×]|\\cdot|\\times)\s*(?:\d+\s*(?:\*|·|×|\\cdot|\\times)?\s*)?n?)*)(?![A-Za-z0-9_])")
+_NEAR_AFTER = re.compile(r"^\s*\$?\s*(?:steps?|transitions?|moves?|actions?|operations?|total|in total)\b", re.I)
+_NEAR_BEFORE = re.compile(r"(?:total|takes?|requires?|needs?|exactly|so|thus|therefore|hence|=)\W*$", re.I)
+_NOT_AN_ANSWER = re.compile(r"^\s*\$?\s*(?:-\s*)?(?:words?|tokens?|word\b|shift|arc|left|right|reduce|push|pop)",
+                            re.I)
+"""After "$n$ words" or "n shifts" / "n arcs" (one kind of transition), n is not the answer."""
+
+
+@written_check("step_count")
+def step_count(section: Section, ctx: WrittenContext) -> Verdict:
+    """3(b): the number of transitions for an n-word sentence, as an expression in n."""
+    if section.empty:
+        return missing(section)
+    found = candidates(section.body)
+    explicit = [c for c in found if c.kind in EXPLICIT]
+    if explicit:
+        pool = explicit
+    else:
+        implicit = sorted((c for c in found if c.kind in (DISPLAY, INLINE, PLAIN)), key=lambda c: c.start)
+        implicit += _text_candidates(section.body, _N_TEXT)
+        # "$n$ words", "an n-word sentence": the question's n, not an answer.
+        implicit = [c for c in implicit if not (c.rhs.strip() == "n" and c.end >= 0
+                                                and _NOT_AN_ANSWER.match(section.body[c.end:c.end + 20]))]
+
+        def score(c: Candidate) -> tuple[int, int, int]:
+            after = section.body[c.end:c.end + 30] if c.end >= 0 else ""
+            near = bool(_NEAR_AFTER.match(after) or _NEAR_BEFORE.search(c.before[-30:]))
+            return (0 if near else 1, 0 if "=" in c.latex else 1, c.start)
+        pool = sorted(implicit, key=score)
+    got = _first_in(pool, {"n"})
+    if got is None:
+        return Verdict(0, 1, ["No expression in n found for 3(b): give the number of steps as an "
+                              f"expression in n ({answer_hint(section.where)})."], status=UNREADABLE)
+    if isinstance(got, Verdict):
+        got.feedback = ["No expression in n found for 3(b). " + " ".join(got.feedback)]
+        return got
+    cand, formula = got
+    points = [float(n) for n in sorted({3, 8, *map(int, ctx.rng.integers(4, 60, size=TRIALS - 2))})]
+    ok, why = _value_check(formula, "n", points, lambda n: 2.0 * n)
+    read = f"steps = {show(formula.tree, formula)}"
+    lines = [f"read: {read}", "Step count: right for every n tried." if ok else "Step count: wrong.",
+             "The explanation is graded by a TA."]
+    return _with_catalogue(Verdict(int(ok), 1, lines, read=read, raw=cand.latex, why=_why(ok, why)), "3b",
+                           ScalarEvidence(formula, "n", points))
+
+
+def _why(ok: bool, why: str) -> list[str]:
+    """The explanation of a wrong one-variable answer ("at p = 0.3 it gives ..."), shown with the key."""
+    return [] if ok else [f"Wrong: {why}."]
+
+
+class ScalarEvidence:
+    """What the catalogue's predicates see for a one-variable answer: its values at the points tried."""
+
+    def __init__(self, formula: Formula, var: str, points: list[float]) -> None:
+        self.formula, self.var, self.points = formula, var, points
+
+    def agrees_with(self, latex: str) -> bool:
+        other = parse_formula(latex)
+        for x in self.points:
+            mine = evaluate(self.formula, Env({self.var: float(x)}))
+            theirs = evaluate(other, Env({self.var: float(x)}))
+            if not (is_scalar(mine) and is_scalar(theirs)) or not close(float(np.asarray(mine).reshape(-1)[0]),
+                                                                       float(np.asarray(theirs).reshape(-1)[0])):
+                return False
+        return True
+
+
+def _with_catalogue(verdict: Verdict, item: str, evidence: ScalarEvidence) -> Verdict:
+    """A wrong answer that is a known mistake gets the catalogue's message (and credit, if declared)."""
+    if verdict.passed == verdict.total:
+        return verdict
+    mistake = known(item, evidence)
+    if mistake is not None:
+        verdict.why.insert(0, mistake.message)
+        if mistake.credit:
+            verdict.passed, verdict.total = credit_steps(mistake.credit), CREDIT_STEPS
+    return verdict

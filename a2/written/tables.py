@@ -1,0 +1,129 @@
+"""Tables and the small pieces of parser notation inside them: words, word lists, dependencies.
+
+Tables come as Markdown pipe rows (``| [ROOT, I] | [presented, ...] | | SHIFT |``) or LaTeX
+``tabular``/``array`` rows (``[ROOT] & [I, presented] & & SHIFT \\\\``), which are turned into
+pipe rows first. Cells are cleaned of math and formatting (``$[\\text{ROOT}, \\text{I}]$``,
+``\\texttt{SHIFT}``, ``**LA**``), and dependencies are read from any arrow spelling
+(``→``, ``->``, ``\\rightarrow``, ``\\to``; ``←`` for dependent ← head) or a ``(head, dependent)`` pair.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from a2.written.latex_doc import tables_to_markdown as latex_tables
+
+MAX_ROWS = 200
+"""Table rows read per section."""
+
+_FORMAT = re.compile(r"\\(?:text|textrm|texttt|textsf|textsc|textbf|textit|mathrm|mathtt|mathsf|mathbf|"
+                     r"mathit|operatorname|emph|mbox)\s*\{([^{}]*)\}")
+_RIGHT = re.compile(r"\\(?:rightarrow|to|longrightarrow|Rightarrow|mapsto)(?![A-Za-z])|→|⟶|⇒|-+>|=>")
+_LEFT = re.compile(r"\\(?:leftarrow|gets|longleftarrow|Leftarrow)(?![A-Za-z])|←|⟵|⇐|<-+")
+EMPTY_CELL = re.compile(r"^\s*(?:|-+|—|–|∅|\\emptyset|\\varnothing|empty|none|n/?a|\[\s*\]|\\\{\s*\\\}|\{\s*\})\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class TableRow:
+    cells: tuple[str, ...]
+    line: int
+
+
+def clean(cell: str) -> str:
+    """A cell's text without math delimiters, formatting commands, markdown emphasis and escapes."""
+    text = cell
+    for _ in range(3):
+        text = _FORMAT.sub(r"\1", text)
+    text = text.replace("$", " ").replace("`", " ").replace("**", " ").replace("__", " ")
+    text = re.sub(r"\\[,;:! ]|\\(?:quad|qquad|left|right|big|Big|bigg|Bigg)(?![A-Za-z])", " ", text)
+    text = text.replace("\\_", "_").replace("\\{", "{").replace("\\}", "}")
+    text = text.replace("\\langle", "[").replace("\\rangle", "]").replace("⟨", "[").replace("⟩", "]")
+    return " ".join(text.split())
+
+
+def table_rows(body: str) -> list[list[TableRow]]:
+    """Every table of ``body`` as rows of cells (separator rows dropped), tables in order."""
+    text = latex_tables(body)
+    tables: list[list[TableRow]] = []
+    current: list[TableRow] = []
+    for k, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        if stripped.count("|") >= 2 and not stripped.startswith("$$"):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", stripped)]
+            if cells and not cells[0]:
+                cells = cells[1:]
+            if cells and not cells[-1]:
+                cells = cells[:-1]
+            if all(re.fullmatch(r":?-{2,}:?", c.replace(" ", "")) for c in cells if c) and any(cells):
+                continue
+            current.append(TableRow(tuple(cells), k))
+            if len(current) >= MAX_ROWS:
+                break
+        elif current:
+            tables.append(current)
+            current = []
+    if current:
+        tables.append(current)
+    return tables
+
+
+def word_list(cell: str) -> list[str] | None:
+    """``[ROOT, I, presented]`` / ``ROOT I presented`` / ``∅`` -> the words; None if not a list."""
+    text = clean(cell)
+    if EMPTY_CELL.match(text):
+        return []
+    text = re.sub(r"[\[\]{}()]", " ", text)
+    words = [w.strip(" '\"“”‘’.;:") for w in re.split(r"[,\s]+", text)]
+    words = [w for w in words if w]
+    return words or []
+
+
+@dataclass(frozen=True)
+class Dependency:
+    head: str
+    dependent: str
+
+    def key(self) -> tuple[str, str]:
+        return (norm_word(self.head), norm_word(self.dependent))
+
+    def __str__(self) -> str:
+        return f"{self.head} → {self.dependent}"
+
+
+def norm_word(word: str) -> str:
+    w = word.strip(" '\"“”‘’.,;:*_`$")
+    return "ROOT" if w.lower() == "root" else w.lower()
+
+
+_WORD = r"[A-Za-z][A-Za-z'\-]*|ROOT|root|Root"
+
+
+def dependency(cell: str) -> Dependency | None:
+    """The dependency written in ``cell`` (``presented → I``, ``I <- presented``, ``(presented, I)``)."""
+    text = clean(cell)
+    if EMPTY_CELL.match(text):
+        return None
+    m = re.search(rf"({_WORD})\s*(?:{_RIGHT.pattern})\s*({_WORD})", text)
+    if m:
+        return Dependency(m.group(1), m.group(2))
+    m = re.search(rf"({_WORD})\s*(?:{_LEFT.pattern})\s*({_WORD})", text)
+    if m:
+        return Dependency(m.group(2), m.group(1))
+    m = re.search(rf"\(\s*({_WORD})\s*,\s*({_WORD})\s*\)", text)
+    if m:
+        return Dependency(m.group(1), m.group(2))
+    return None
+
+
+def dependencies_in(text: str) -> list[tuple[re.Match[str], Dependency]]:
+    """Every dependency written in ``text`` (already cleaned), with its match, in order."""
+    found: list[tuple[re.Match[str], Dependency]] = []
+    for pattern, flip in ((rf"({_WORD})\s*(?:{_RIGHT.pattern})\s*({_WORD})", False),
+                          (rf"({_WORD})\s*(?:{_LEFT.pattern})\s*({_WORD})", True),
+                          (rf"\(\s*({_WORD})\s*,\s*({_WORD})\s*\)", False)):
+        for m in re.finditer(pattern, text):
+            a, b = m.group(1), m.group(2)
+            found.append((m, Dependency(b, a) if flip else Dependency(a, b)))
+    found.sort(key=lambda item: item[0].start())
+    return found

@@ -1,0 +1,129 @@
+"""What a formula answers, from its left-hand side: ∂J/∂v_c, ∂J/∂u_w, ∂J/∂U, ∂h_i/∂x_j, ∂CE/∂l_i, γ.
+
+Students often answer two questions under one heading (``## e-i`` ends with ∂CE/∂l_i), or write
+intermediate steps of a derivation (``∂/∂u_w exp(u_oᵀv_c) = 0``) before the result. The
+left-hand side of an equation says which question it answers: :func:`lhs_target` maps it to a
+question id, to :data:`STEP` for the derivative of something that is not the loss (a step of a
+derivation, never a final answer), or to None when it does not say; :func:`differentiated_by` is
+the one map from a variable to its question, which the section finder uses too. :func:`split_foreign_tail`
+moves the end of a section that answers a sibling question, when that question has no answer of
+its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grader.reading.braces import group
+
+STEP = "step"
+"""lhs_target of a derivative of an intermediate quantity (``∂/∂u_w exp(u_oᵀ v_c)``)."""
+
+_STYLE = re.compile(r"\\(?:mathbf|boldsymbol|bm|vec|mathrm|text|operatorname|mathit|left|right|,|;|!|displaystyle)\s*")
+_FRAC_HEAD = re.compile(r"^\\[dt]?frac\s*(?=\{)")
+
+
+def fraction(text: str) -> dict[str, str] | None:
+    """``\\frac{num}{den}rest`` -> its parts, braces nested to any depth (the one scanner's groups)."""
+    head = _FRAC_HEAD.match(text)
+    num = group(text, head.end()) if head else None
+    if num is None:
+        return None
+    at = num[1]
+    while at < len(text) and text[at].isspace():
+        at += 1
+    den = group(text, at)
+    if den is None:
+        return None
+    return {"num": num[0], "den": den[0], "rest": text[den[1]:]}
+_SLASH = re.compile(r"^(?P<num>(?:\\partial|∂|d)\s*[^/=]{0,40}?)\s*/\s*(?P<den>(?:\\partial|∂|d)\s*[^\s=()]{1,30})(?P<rest>.*)$", re.S)
+
+
+def _flat(text: str) -> str:
+    text = _STYLE.sub("", text)
+    text = text.replace("\\hat", "hat").replace("ŷ", "haty").replace("\\ell", "l").replace("ℓ", "l")
+    return re.sub(r"[{}\s]", "", text)
+
+
+_VARIABLES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
+    # (the variable, flattened; the question whose derivation differentiates by it; whether the
+    # derivative by it is that question's final answer, or only a step of its derivation)
+    (re.compile(r"v_?c"), "1b_i", True),
+    (re.compile(r"u_?(?:w|o|1|2|k|x|j|i|\d+|\|V\|)"), "1d", True),
+    (re.compile(r"U"), "1e", True),
+    (re.compile(r"x_?j?"), "3e_i", True),
+    # z = xW + b1, the pre-activation of 3(e)(i)'s h = ReLU(xW + b1), as writeups name it:
+    # ∂h_i/∂z_i and ∂z_i/∂x_j are steps of 3(e)(i), never a final answer of any question.
+    (re.compile(r"z_?i?"), "3e_i", False),
+    # 3(e)(ii)'s logits are l (ŷ = softmax(l)). θ is no question's variable in this assignment:
+    # it names the model's parameters (Part 2's Adam update, J(θ) in 3(e)(ii)'s prompt).
+    (re.compile(r"(?:l|ell)_?i?"), "3e_ii", True),
+)
+
+
+def differentiated_by(variable: str) -> tuple[str, bool] | None:
+    """(question, final) for a derivative with respect to ``variable`` (``u_w``, ``\\mathbf{U}``,
+    ``z_i``): the question whose derivation takes it, and whether it is that question's final
+    answer (False: a step); None when no question differentiates by it."""
+    s = _flat(variable)
+    for pattern, question, final in _VARIABLES:
+        if pattern.fullmatch(s):
+            return question, final
+    return None
+
+
+def question_of(variable: str) -> str | None:
+    """The question whose final answer is the derivative with respect to ``variable`` (u_w -> 1d,
+    U -> 1e, l_i -> 3e_ii), None for a step's variable (z_i) or no question's."""
+    hit = differentiated_by(variable)
+    return hit[0] if hit and hit[1] else None
+
+
+def lhs_target(lhs: str) -> str | None:
+    """The question a formula with left-hand side ``lhs`` answers (see the module docstring)."""
+    text = lhs.strip()
+    if not text:
+        return None
+    flat = _flat(text)
+    if re.fullmatch(r"(?:\\gamma|γ|gamma)", flat):
+        return "2b_i"
+    if re.fullmatch(r"(?:\\#)?(?:steps|n_?steps|numberofsteps|#steps|transitions)", flat, re.I):
+        return "3b"
+    slash = _SLASH.match(text.replace("\\partial", "∂"))
+    m = fraction(text) or (slash.groupdict() if slash else None)
+    if not m:
+        return None
+    num, den, rest = _flat(m["num"]), m["den"], _flat(m["rest"])
+    wrt = differentiated_by(re.sub(r"^(?:\\partial|∂|d)", "", _flat(den)))
+    if wrt is None:
+        return None
+    target, final = wrt
+    num = re.sub(r"^(?:\\partial|∂|d)", "", num)
+    if rest or (num and not re.fullmatch(r"(?:(?:J|L|\\?mathcal\{?[JL]\}?|ℒ|loss)(?:_?[\w\-]*)?|CE)(?:\([^()]*\))?"
+                                          r"|h_?i|h", num)):
+        return STEP      # the derivative of something else than the loss (or of an expression)
+    if not final:
+        return STEP      # by an intermediate quantity (∂h_i/∂z_i)
+    if target == "3e_i" and not num.startswith("h"):
+        return STEP
+    if target == "3e_ii" and num.startswith("h"):
+        return STEP
+    return target
+
+
+def split_foreign_tail(body: str, own: str, formula_lhs: list[tuple[int, str]],
+                       questions: set[str]) -> tuple[str, str, str] | None:
+    """(own part, the tail, the question the tail answers) when the section ``body`` of ``own``
+    ends with an answer to a sibling question; ``formula_lhs`` is (offset, lhs) of its formulas."""
+    seen_own = False
+    for offset, lhs in formula_lhs:
+        target = lhs_target(lhs)
+        if target == own:
+            seen_own = True
+        elif target and target != STEP and target in questions and target[0] == own[0] and seen_own:
+            cut = body.rfind("\n\n", 0, offset)
+            cut = cut if cut >= 0 else body.rfind("\n", 0, offset)
+            if cut <= 0:
+                return None
+            return body[:cut].rstrip(), body[cut:].strip("\n"), target
+    return None

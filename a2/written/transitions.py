@@ -1,0 +1,361 @@
+"""3(a): replay the student's configuration table for "I presented my findings at the NLP conference".
+
+Each row after the initial configuration is one step: it must follow from the row before it by
+the transition it names (stack, buffer and the dependency it claims), and that transition must
+be the one that leads to the gold tree from there (the arc-standard oracle). The student's
+transitions replayed from the initial configuration must end with exactly the gold arcs. Points:
+one item per step of the 16-step gold sequence (a step passes when its row is right) plus one for
+the final tree; the rubric turns the fraction into points. Each row is judged from the
+configuration before it (see :func:`replay`), so one wrong row costs one row. The feedback names
+the first wrong rows and what they should have been, a dependency written reversed as reversed,
+and a word given another head than in the gold tree in words ("at is attached to findings; in the
+gold tree ...").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from a2.arcstandard import ArcStandardParse
+from a2.written.catalogue import every_known
+from a2.written.registry import Verdict, WrittenContext, missing, written_check
+from a2.written.sections import Section
+from a2.written.tables import Dependency, TableRow, clean, dependency, norm_word, table_rows, word_list
+
+SENTENCE = ("I", "presented", "my", "findings", "at", "the", "NLP", "conference")
+GOLD = frozenset({("ROOT", "presented"), ("presented", "I"), ("presented", "findings"), ("findings", "my"),
+                  ("presented", "conference"), ("conference", "at"), ("conference", "the"),
+                  ("conference", "NLP")})
+STEPS = 2 * len(SENTENCE)
+SHIFT, LEFT, RIGHT = "SHIFT", "LEFT-ARC", "RIGHT-ARC"
+_CANON = {w.lower(): w for w in SENTENCE} | {"root": "ROOT"}
+
+
+@dataclass(frozen=True)
+class Config:
+    stack: tuple[str, ...]
+    buffer: tuple[str, ...]
+    arcs: frozenset[tuple[str, str]]
+
+    def show(self) -> str:
+        return f"stack [{', '.join(self.stack)}], buffer [{', '.join(self.buffer)}]"
+
+
+INITIAL = Config(("ROOT",), SENTENCE, frozenset())
+
+
+def transition_name(cell: str) -> str | None:
+    """SHIFT / LEFT-ARC / RIGHT-ARC from any spelling, "" for an initial row, None if unknown."""
+    t = re.sub(r"[^A-Z]", "", clean(cell).upper())
+    if not t or "INIT" in t or t.startswith("START") or t in ("NONE", "NA"):
+        return ""
+    if t in ("S", "SH", "SHIFT") or t.startswith("SHIFT"):
+        return SHIFT
+    if t in ("LA", "L") or t.startswith("LEFT") or t.startswith("LARC"):
+        return LEFT
+    if t in ("RA", "R") or t.startswith("RIGHT") or t.startswith("RARC"):
+        return RIGHT
+    return None
+
+
+_CODES = {SHIFT: "S", LEFT: "LA", RIGHT: "RA"}
+
+
+def apply(config: Config, transition: str) -> tuple[Config, tuple[str, str] | None] | None:
+    """The configuration after ``transition`` and the arc it adds; None if it is not legal.
+
+    The step itself is the grader's arc-standard machine (a2/arcstandard.py, trusted, never
+    next to student code); only the legality checks are the table's own."""
+    if (not config.buffer if transition == SHIFT else
+            len(config.stack) < 2 or (transition == LEFT and config.stack[-2] == "ROOT")):
+        return None
+    parse = ArcStandardParse([])
+    parse.stack, parse.buffer = list(config.stack), list(config.buffer)
+    parse.parse_step(_CODES[transition])
+    arc = parse.dependencies[0] if parse.dependencies else None
+    return Config(tuple(parse.stack), tuple(parse.buffer), config.arcs | ({arc} if arc else set())), arc
+
+
+def oracle(config: Config) -> str | None:
+    """The arc-standard transition toward the gold tree from ``config`` (None: it cannot be reached)."""
+    s = config.stack
+    if len(s) >= 2:
+        top, second = s[-1], s[-2]
+        if second != "ROOT" and (top, second) in GOLD:
+            return LEFT
+        if (second, top) in GOLD and all(arc in config.arcs for arc in GOLD if arc[0] == top):
+            return RIGHT
+    if config.buffer:
+        return SHIFT
+    return None
+
+
+@dataclass
+class Row:
+    number: int
+    transition: str | None
+    raw_transition: str
+    stack: tuple[str, ...] | None
+    buffer: tuple[str, ...] | None
+    dep: Dependency | None
+    has_dep_column: bool
+
+
+def _canon(words: list[str] | None) -> tuple[str, ...] | None:
+    if words is None:
+        return None
+    return tuple(_CANON.get(norm_word(w), w) for w in words)
+
+
+_HEADERS = {"stack": ("stack",), "buffer": ("buffer", "queue", "input"),
+            "dep": ("dependen", "arc", "relation", "new", "added"),
+            "transition": ("transition", "action", "operation", "move")}
+
+
+def _columns(header: TableRow) -> dict[str, int] | None:
+    found: dict[str, int] = {}
+    for k, cell in enumerate(header.cells):
+        text = clean(cell).lower()
+        for key, words in _HEADERS.items():
+            if key not in found and any(w in text for w in words):
+                found[key] = k
+                break
+    return found if "stack" in found and "buffer" in found else None
+
+
+def read_table(section: Section) -> tuple[list[Row], list[str]]:
+    """The configuration table's step rows (the initial row dropped) and notes about reading it."""
+    notes: list[str] = []
+    tables = [t for t in table_rows(section.body) if len(t) >= 3]
+    if not tables:
+        return [], notes
+    best = None
+    for t in tables:
+        cols = _columns(t[0])
+        if cols:
+            best = (t[1:], cols)
+            break
+    if best is None:
+        t = max(tables, key=len)
+        width = max(len(r.cells) for r in t)
+        offset = 1 if width >= 5 else 0      # a leading step-number column
+        cols = {"stack": offset, "buffer": offset + 1, "dep": offset + 2, "transition": offset + 3}
+        if width - offset == 3:
+            cols = {"stack": offset, "buffer": offset + 1, "transition": offset + 2}
+        notes.append("The table has no header naming its columns; they were read as stack, buffer, "
+                     "dependency, transition.")
+        best = (t, cols)
+    body, cols = best
+    rows: list[Row] = []
+    for r in body:
+        cells = {key: r.cells[k] if k < len(r.cells) else "" for key, k in cols.items()}
+        raw_t = clean(cells.get("transition", ""))
+        rows.append(Row(len(rows), transition_name(cells.get("transition", "")), raw_t,
+                        _canon(word_list(cells.get("stack", ""))), _canon(word_list(cells.get("buffer", ""))),
+                        dependency(cells.get("dep", "")), "dep" in cols))
+    if rows and (rows[0].transition == "" or (rows[0].stack == ("ROOT",) and rows[0].buffer == SENTENCE)):
+        rows = rows[1:]
+    rows = [row for row in rows if not (row.transition == "" and not row.stack and not row.buffer)]
+    for k, row in enumerate(rows, start=1):
+        row.number = k
+    return rows, notes
+
+
+def _dep_text(arc: tuple[str, str] | None) -> str:
+    return f"{arc[0]} → {arc[1]}" if arc else "no new dependency"
+
+
+def _gold_path() -> tuple[Config, ...]:
+    """The configurations of the gold parse: before step 1, after step 1, ..., after the last."""
+    path = [INITIAL]
+    while (step := oracle(path[-1])) is not None:
+        nxt = apply(path[-1], step)
+        if nxt is None:
+            break
+        path.append(nxt[0])
+    return tuple(path)
+
+
+GOLD_PATH = _gold_path()
+
+
+def _judge(row: Row, base: Config) -> tuple[str, tuple[Config, tuple[str, str] | None] | None, bool]:
+    """What is wrong with ``row`` as the step from ``base`` ("" if nothing), its step's result, and
+    whether the one thing wrong is its dependency written reversed."""
+    if row.transition is None:
+        return (f"its transition {row.raw_transition!r} is not SHIFT, LEFT-ARC or RIGHT-ARC "
+                "(or S, LA, RA)"), None, False
+    if row.transition == "":
+        return "it names no transition", None, False
+    result = apply(base, row.transition)
+    if result is None:
+        return f"{row.transition} cannot be applied to {base.show()}", None, False
+    after, arc = result
+    want = oracle(base)
+    if want is not None and row.transition != want:
+        good = apply(base, want)
+        should = f"{want}, giving {good[0].show()} and {_dep_text(good[1])}" if good else want
+        return (f"from {base.show()} the step toward the gold tree is {should}; "
+                f"your row applies {row.transition}"), result, False
+    if row.stack is not None and row.stack != after.stack or row.buffer is not None and row.buffer != after.buffer:
+        return (f"{row.transition} from {base.show()} gives {after.show()}, but your row shows "
+                f"stack [{', '.join(row.stack or ())}], buffer [{', '.join(row.buffer or ())}]"), result, False
+    shown = row.dep.key() if row.dep else None
+    if row.has_dep_column and shown != ((norm_word(arc[0]), norm_word(arc[1])) if arc else None):
+        problem = f"{row.transition} there adds {_dep_text(arc)}, but your row shows {row.dep or 'no dependency'}"
+        reversed_ = arc is not None and shown == (norm_word(arc[1]), norm_word(arc[0]))
+        if arc is not None and reversed_:
+            problem += (f": the same arc reversed (an arc is written head → dependent: here {arc[0]} is the head "
+                        f"and {arc[1]} its dependent)")
+        return problem, result, reversed_
+    return "", result, False
+
+
+def _written_config(row: Row) -> Config | None:
+    """The gold configuration the row's stack and buffer show, if they show one."""
+    for config in GOLD_PATH:
+        if row.stack == config.stack and row.buffer == config.buffer:
+            return config
+    return None
+
+
+@dataclass(frozen=True)
+class Replayed:
+    passed: int                                 # rows right, at most STEPS
+    messages: list[str]                         # the first wrong rows' messages (three at most)
+    tree_ok: bool                               # the transitions build exactly the gold tree
+    reversed: tuple[tuple[str, str], ...]       # dependencies written reversed to the arc their step adds
+
+
+def replay(rows: list[Row]) -> Replayed:
+    """Steps passed, messages (the first wrong row first), whether the final arcs are the gold tree.
+
+    Each row is judged as the step from the configuration before it: the one its previous row's
+    transition leads to (the arcs as the transitions make them, whatever the dependency column
+    says), or the gold configuration before it, or the one the previous row shows where that row's
+    stack and buffer are a configuration of the gold parse. So one wrong row costs that row only:
+    a wrong dependency, a copying slip in a stack or a skipped step is not carried into the rows
+    after it."""
+    passed = 0
+    messages: list[str] = []
+    written_reversed: list[tuple[str, str]] = []
+    bases: list[Config] = [INITIAL]
+    for k, row in enumerate(rows):
+        verdicts = [_judge(row, base) for base in bases]
+        right = next((v for v in verdicts if not v[0]), None)
+        problem, result, reversed_ = right or verdicts[0]
+        if problem:
+            if len(messages) < 3:
+                messages.append(f"Row {row.number}: {problem}.")
+            if reversed_ and result and result[1]:
+                written_reversed.append((result[1][1], result[1][0]))
+        else:
+            passed += 1
+        following = [result[0]] if result else []
+        following += [GOLD_PATH[k + 1]] if k + 1 < len(GOLD_PATH) else []
+        shown = _written_config(row) if row.stack is not None and row.buffer is not None else None
+        following += [shown] if shown is not None else []
+        bases = list(dict.fromkeys(following)) or bases
+    # The final tree: the student's transitions replayed from the start.
+    end, _ = built(rows)
+    tree_ok = end.arcs == GOLD and end.stack == ("ROOT",) and not end.buffer
+    return Replayed(min(passed, STEPS), messages, tree_ok, tuple(written_reversed))
+
+
+def built(rows: list[Row]) -> tuple[Config, list[tuple[str, str]]]:
+    """The configuration the student's transitions reach from the initial one (up to the first
+    transition that cannot be read or applied) and the arcs they add, in order."""
+    config, arcs = INITIAL, []
+    for row in rows:
+        if not row.transition:
+            break
+        step = apply(config, row.transition)
+        if step is None:
+            break
+        config = step[0]
+        arcs += [step[1]] if step[1] else []
+    return config, arcs
+
+
+def _sequence_only(body: str) -> list[Row]:
+    """A transition sequence written without a table ("S, S, LA, ...", "Shift, Left-Arc, ..."), as rows
+    without configurations."""
+    tokens = re.findall(r"\b((?i:SHIFT|LEFT[- ]?ARC|RIGHT[- ]?ARC)|LA|RA|S)\b", clean(body))
+    if len(tokens) < STEPS // 2:
+        return []
+    return [Row(k + 1, transition_name(t), t, None, None, None, False) for k, t in enumerate(tokens)]
+
+
+@written_check("transition_table")
+def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
+    """3(a): the configuration table replayed row by row against the gold tree."""
+    if section.empty:
+        return missing(section)
+    rows, notes = read_table(section)
+    if not rows:
+        rows = _sequence_only(section.body)
+        if not rows:
+            return missing(section, "no configuration table")
+        notes.append("No table was found, only a sequence of transitions: the configurations could not "
+                     "be checked.")
+    done = replay(rows)
+    passed, tree_ok = done.passed, done.tree_ok
+    total = max(STEPS, len(rows)) + 1
+    sequence = " ".join({SHIFT: "S", LEFT: "LA", RIGHT: "RA"}.get(r.transition or "", "?") for r in rows)
+    read = f"{len(rows)} steps: {sequence if len(sequence) <= 120 else sequence[:120] + ' …'}"
+    tree = ("the transitions build exactly the gold tree." if tree_ok else
+            "the transitions do not build the gold tree (from the initial configuration).")
+    # Shown at once, so it states no count of steps the answer should have (that is 3(b)'s answer).
+    lines = [f"read: {read}", f"{passed} of the {len(rows)} rows after the initial one right; {tree}", *notes]
+    why = list(done.messages)  # each wrong row and the step toward the gold tree: the explanation only
+    if len(rows) < STEPS and rows[-1].stack == ("ROOT",) and rows[-1].buffer == ():
+        why.append(f"Steps are missing: the table ends complete after {len(rows)} rows, but a row holds one "
+                   "transition, and this parse takes more (a row that shows two steps at once counts as one).")
+    elif len(rows) < STEPS:
+        why.append("Steps are missing: after the last row the parse is not complete (a complete parse "
+                   "ends with an empty buffer and only ROOT on the stack).")
+    if passed + int(tree_ok) < total:
+        evidence = TableEvidence(done.reversed, _wrong_heads(rows, done.reversed))
+        why[:0] = [mistake.text(evidence) for mistake in every_known("3a", evidence)]
+    return Verdict(passed + int(tree_ok), total, lines, read=read, why=why)
+
+
+_HEADS = {dep: head for head, dep in GOLD}
+
+
+def _wrong_heads(rows: list[Row], written_reversed) -> tuple[tuple[str, str], ...]:
+    """The arcs of the table whose dependent has another head in the gold tree, in the sentence's
+    order: those its dependency column shows (a dependency written reversed to its own step's arc
+    is not one: the step attaches the word right), or without that column those its transitions add."""
+    if any(r.has_dep_column for r in rows):
+        arcs = [(_CANON.get(norm_word(r.dep.head), r.dep.head), _CANON.get(norm_word(r.dep.dependent), r.dep.dependent))
+                for r in rows if r.dep]
+        arcs = [a for a in arcs if a not in written_reversed]
+    else:
+        arcs = built(rows)[1]
+    wrong = [a for a in dict.fromkeys(arcs) if a[1] in _HEADS and _HEADS[a[1]] != a[0]]
+    return tuple(sorted(wrong, key=lambda a: SENTENCE.index(a[1])))
+
+
+def _listed(items: list[str], most: int = 3) -> str:
+    if len(items) > most:
+        items = [*items[:most - 1], f"{len(items) - most + 1} more"]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+@dataclass(frozen=True)
+class TableEvidence:
+    """What the catalogue sees of a 3(a) table: the dependencies written reversed to the arc their
+    own step adds, and the arcs that give a word another head than the gold tree, (head, dependent)."""
+
+    reversed: tuple[tuple[str, str], ...]
+    wrong_heads: tuple[tuple[str, str], ...]
+
+    def fields(self) -> dict[str, str]:
+        """The words a catalogue message names ({reversed}, {right_way}, {attached}, {gold})."""
+        attached = [f"{d} {'is attached ' if k == 0 else ''}to {h}" for k, (h, d) in enumerate(self.wrong_heads)]
+        return {"reversed": _listed([_dep_text(a) for a in self.reversed] or ["?"]),
+                "right_way": _listed([_dep_text((d, h)) for h, d in self.reversed] or ["?"]),
+                "attached": _listed(attached or ["?"]),
+                "gold": _listed([_dep_text((_HEADS[d], d)) for _, d in self.wrong_heads] or ["?"])}

@@ -1,0 +1,124 @@
+"""The one grade book (``grader grades DIR``, and the end of ``grader batch`` once marks exist):
+per submission the autograder's score (with any TA override of an auto-graded verdict), the
+points of each TA-graded item, the total, and the TA's comments; keyed like grades.csv.
+
+Pure computation over a finished batch folder: grades.csv (the autograder's scores), the
+grouping (``groups/groups.json``) and the marks store. Auto-graded items are never TA items
+here, so nothing is counted twice; :mod:`grader.reports.final` writes the CSV and the feedback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.classroom.groups.marks import SNAPSHOT, member_mark, points_table, read_snapshot, resolve, who_is_who
+from grader.classroom.groups.store import OVERRIDE, MarkStore
+from grader.run.rubric import Rubric
+
+GROUPS_DIR = "groups"
+GRADES_FILE = "grades.csv"
+
+
+@dataclass(frozen=True)
+class Override:
+    """A TA's change of an auto-graded item's verdict for one submission."""
+
+    slot: str
+    auto: float          # what the autograder gave this item
+    points: float        # what the TA gives instead
+    reason: str
+    who: str
+
+
+@dataclass(frozen=True)
+class FinalRow:
+    submission: str
+    names: str
+    sids: str
+    emails: str
+    status: str
+    auto: float                                  # the autograder's score, overrides applied
+    ta: dict[str, float]                         # TA item -> points (marked ones only)
+    comments: dict[str, str]                     # TA item -> the TA's comment
+    overrides: tuple[Override, ...] = ()
+    unmarked: tuple[str, ...] = ()               # TA items still without points
+
+    @property
+    def ta_total(self) -> float:
+        return sum(self.ta.values())
+
+    @property
+    def total(self) -> float:
+        return round(self.auto + self.ta_total, 6)
+
+
+@dataclass(frozen=True)
+class GradeBook:
+    ta_items: tuple[tuple[str, str, float], ...]     # (slot, name, points) of every TA-graded item
+    auto_max: float
+    rows: tuple[FinalRow, ...]
+    unmarked_groups: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ta_max(self) -> float:
+        return sum(p for _, _, p in self.ta_items)
+
+    @property
+    def max_total(self) -> float:
+        return self.auto_max + self.ta_max
+
+
+def ta_items(rubric: Rubric) -> tuple[tuple[str, str, float], ...]:
+    """Every TA-graded item: (slot as the groups name it, question name, points)."""
+    return tuple((p.id + (".ta" if p.auto > 0 else ""), p.name, p.manual_points)
+                 for p in rubric.written if p.manual_points > 0)
+
+
+def _float(text: Any) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def overrides(groups: list[dict[str, Any]], store: MarkStore) -> dict[str, list[Override]]:
+    """Submission -> the TA overrides of its auto-graded items."""
+    out: dict[str, list[Override]] = {}
+    for g in groups:
+        if g["ta"]:
+            continue
+        res = resolve(store, g, OVERRIDE)
+        for m in g["members"]:
+            mark = member_mark(store, g, m["text"], res, OVERRIDE)
+            if mark is None or mark.points is None:
+                continue
+            most = _float(m.get("max_score"))
+            auto = _float(m.get("score")) / most * float(g["max_points"]) if most else 0.0
+            out.setdefault(m["submission"], []).append(Override(g["slot"], round(auto, 6), mark.points,
+                                                                mark.comment, mark.who))
+    return out
+
+
+def grade_book(out: Path, rubric: Rubric, store: MarkStore) -> GradeBook:
+    """The final grades of the batch in ``out``."""
+    groups = read_snapshot(out / GROUPS_DIR / SNAPSHOT)
+    grades = out / GRADES_FILE
+    who = who_is_who(grades)
+    table = points_table(groups, store, grades)
+    items = ta_items(rubric)
+    slots = table.header[4:-1]
+    changed = overrides(groups, store)
+    auto_max = max((_float(r.get("max_total")) for r in who.values()), default=0.0) or \
+        sum(c.points for c in rubric.checks + rubric.written_checks)
+    rows = []
+    for row in table.rows:
+        key = row[0]
+        info = who.get(key, {})
+        ta = {s: float(v) for s, v in zip(slots, row[4:-1]) if v != ""}
+        mine = tuple(changed.get(key, ()))
+        auto = _float(info.get("total")) + sum(o.points - o.auto for o in mine)
+        rows.append(FinalRow(key, row[1], row[2], row[3], info.get("status", ""), round(auto, 6), ta,
+                             table.comments.get(key, {}), mine, tuple(s for s, _, _ in items if s not in ta)))
+    return GradeBook(items, auto_max, tuple(rows), table.unmarked)

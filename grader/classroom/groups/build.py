@@ -1,0 +1,138 @@
+"""Build every answer-group file of a finished batch folder (``grader groups OUT``; also the last
+step of ``grader batch``). Nothing is regraded: the answers come from the reports, and formulas
+are evaluated in the writeup reader's child process.
+
+Files written in OUT::
+
+    answer_groups.csv        one row per written item and submission, with its group
+    review_queue.csv         every item flagged for review, with the reason and the text read
+    groups/groups.json       the grouping: every group, its fingerprint and its members
+    groups/groups.csv        one row per group of a TA-graded item, with its marks, to mark
+    groups/<question>.html   one page per written question; groups/index.html, groups/review.html
+
+Marks are never lost: before regrouping, the marks in groups/groups.csv are imported into the
+marks store (``marks/``, :mod:`grader.classroom.groups.store`), which grouping only ever appends to; the new
+groups.csv is written with every mark the store gives its groups (a marked groups.csv replaced is
+copied to ``marks/history/`` first). A groups.csv that cannot be imported (a mark that is not a
+number) is left as it is, and the new table goes to groups/groups.new.csv.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader import assignment
+from grader.classroom.groups.cluster import (
+    PROSE_EXTRA_NOTE,
+    Fingerprinter,
+    Group,
+    child_fingerprinter,
+    group_all,
+    prose_similarity_available,
+)
+from grader.classroom.groups.collect import collect
+from grader.classroom.groups.marks import (
+    SNAPSHOT,
+    MarksError,
+    _csv_text,
+    import_table,
+    prints_of,
+    read_snapshot,
+    snapshot,
+    table_has_marks,
+    write_answer_groups,
+    write_group_table,
+    write_snapshot,
+    write_text_atomic,
+)
+from grader.classroom.groups.store import MarkStore, now
+from grader.run.rubric import Rubric, load_rubric
+
+ANSWER_GROUPS = "answer_groups.csv"
+REVIEW_QUEUE = "review_queue.csv"
+GROUPS_DIR = "groups"
+GROUP_TABLE = "groups.csv"
+NEW_TABLE = "groups.new.csv"
+HISTORY_DIR = "history"
+REVIEW_COLUMNS = ("submission", "names", "id", "name", "score", "max_score", "reason", "where", "raw")
+
+
+class GroupsError(ValueError):
+    """The folder is not a finished batch; the message says what is missing and the fix."""
+
+
+@dataclass(frozen=True)
+class GroupsOutcome:
+    groups: dict[str, list[Group]]
+    reviews: list[dict]
+    submissions: int
+    seconds: float
+    files: tuple[Path, ...]
+    notes: tuple[str, ...] = ()
+    imported: int = 0              # marks read from groups/groups.csv into the store
+
+    def counts(self) -> dict[str, int]:
+        """Groups per item."""
+        return {slot: len(gs) for slot, gs in self.groups.items()}
+
+
+def build_groups(out: Path, rubric: Rubric | None = None, *, fingerprint: Fingerprinter | None = None) -> GroupsOutcome:
+    """Group the written answers of the batch in ``out`` and write the files listed above."""
+    started = time.monotonic()
+    out = Path(out)
+    if not (out / "submissions").is_dir():
+        raise GroupsError(f"{out} holds no batch (no submissions/ folder); run `grader batch SUBMISSIONS "
+                          f"--out {out}` first")
+    rubric = rubric or load_rubric()
+    store, imported, kept, notes = import_marks(out)
+    answers, reviews, keys = collect(out, rubric)
+    runner: Any = None
+    if fingerprint is None:
+        runner = assignment.registry().reader_process()
+        fingerprint = child_fingerprinter(runner)
+    try:
+        groups = group_all(answers, fingerprint)
+    finally:
+        if runner is not None:
+            runner.close()
+    titles = {p.id: p.name for p in rubric.parts}
+    table = out / GROUPS_DIR / GROUP_TABLE
+    files = [write_answer_groups(groups, out / ANSWER_GROUPS)]
+    grouped = snapshot(groups, rubric)
+    store.remember(prints_of(grouped))
+    files.append(write_snapshot(grouped, out / GROUPS_DIR / SNAPSHOT))
+    if not kept and table_has_marks(table):
+        stamp = now().replace(":", "").replace("-", "")
+        backup = store.folder / HISTORY_DIR / f"groups-{stamp}.csv"
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        backup.write_bytes(table.read_bytes())
+    files.append(write_group_table(grouped, store, out / GROUPS_DIR / (NEW_TABLE if kept else GROUP_TABLE)))
+    rows = [[str(r.get(c, "")) for c in REVIEW_COLUMNS] for r in reviews]
+    write_text_atomic(out / REVIEW_QUEUE, _csv_text(REVIEW_COLUMNS, rows))
+    files.append(out / REVIEW_QUEUE)
+    from grader.reports.groups_html import write_pages
+
+    files += write_pages(groups, titles, reviews, out / GROUPS_DIR)
+    if not prose_similarity_available():
+        notes.append(PROSE_EXTRA_NOTE)
+    return GroupsOutcome(groups, reviews, len(keys), time.monotonic() - started, tuple(files), tuple(notes), imported)
+
+
+def import_marks(out: Path, marked: Path | None = None) -> tuple[MarkStore, int, bool, list[str]]:
+    """Read the marks of ``marked`` (default: the batch's groups/groups.csv) into the store.
+
+    Returns the store, how many marks changed, whether the CSV could not be imported (it is then
+    kept as it is) and the note that says so.
+    """
+    store = MarkStore.open(out)
+    table = marked or out / GROUPS_DIR / GROUP_TABLE
+    if not table.is_file():
+        return store, 0, False, []
+    try:
+        return store, len(import_table(table, store, read_snapshot(out / GROUPS_DIR / SNAPSHOT))), False, []
+    except MarksError as exc:
+        return store, 0, True, [f"{exc}. Nothing of it was imported and it was left as it is; the groups now are "
+                                f"in {out / GROUPS_DIR / NEW_TABLE}. Fix that line, then run `grader groups {out}`"]

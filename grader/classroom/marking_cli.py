@@ -1,0 +1,84 @@
+"""The TA's marking commands, `grader grades` and `grader review` (registered on the main group by
+grader/cli.py): the grade book from the marks store, and marking in a browser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from grader import cli_output
+from grader.run.rubric import RubricError, load_rubric
+
+
+def marked_store(batch_dir: Path, marked: Path | None):
+    """The batch's grouping and its marks store, with the marks of the groups CSV added."""
+    from grader.classroom.groups.build import GROUP_TABLE, GROUPS_DIR
+    from grader.classroom.groups.marks import SNAPSHOT, MarksError, import_table, read_snapshot
+    from grader.classroom.groups.store import MarkStore
+
+    marked = marked or batch_dir / GROUPS_DIR / GROUP_TABLE
+    groups = read_snapshot(batch_dir / GROUPS_DIR / SNAPSHOT)
+    if not groups:
+        raise click.ClickException(f"{batch_dir / GROUPS_DIR / SNAPSHOT} is missing: run `grader groups {batch_dir}` "
+                                   "first (it keeps the marks already in groups.csv)")
+    store = MarkStore.open(batch_dir)
+    try:
+        added = import_table(marked, store, groups) if marked.is_file() else []
+    except MarksError as exc:
+        raise click.ClickException(str(exc)) from None
+    if added:
+        cli_output.console().print(f"{len(added)} mark{'s' if len(added) != 1 else ''} from {marked} added to "
+                         f"{store.folder}", highlight=False)
+    return groups, store
+
+
+@click.command("grades")
+@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--marked", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A marked groups CSV to add first  [default: BATCH_DIR/groups/groups.csv]")
+def grades_cmd(batch_dir: Path, marked: Path | None) -> None:
+    """The grade book: BATCH_DIR/final_grades.csv (autograder score, each TA item's points, total;
+    keyed like grades.csv) and BATCH_DIR/feedback/<submission>.md with the TA's comments."""
+    from grader.classroom import final_grades
+    from grader.reports import final
+
+    _, store = marked_store(batch_dir, marked)
+    try:
+        rubric = load_rubric()
+    except RubricError as exc:
+        raise click.ClickException(str(exc)) from None
+    book = final_grades.grade_book(batch_dir, rubric, store)
+    files = final.write(book, batch_dir)
+    console = cli_output.console()
+    for slot, n in book.unmarked_groups.items():
+        console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points[/yellow]")
+    console.print(f"wrote {files[0]}: {len(book.rows)} submissions, autograder out of {book.auto_max:g} + TA items "
+                  f"out of {book.ta_max:g}; {len(files) - 1} feedback files in {batch_dir / final.FEEDBACK_DIR}",
+                  highlight=False)
+
+
+@click.command("review")
+@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--port", type=int, default=8765, show_default=True, help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--as", "who", default=None, help="Your name, recorded with each mark  [default: your login]")
+def review_cmd(batch_dir: Path, port: int, who: str | None) -> None:
+    """Mark the answer groups of BATCH_DIR in a browser: serves them on 127.0.0.1 only, with a
+    points field and a comment per group; every mark goes to BATCH_DIR/marks/ and groups.csv."""
+    from grader.classroom.review import ReviewError, make_server
+
+    try:
+        server = make_server(batch_dir, port=port, who=who)
+    except ReviewError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}); pass another --port") from None
+    bound = server.server_address[1]
+    cli_output.console().print(f"open http://127.0.0.1:{bound}/ to mark {batch_dir} (Ctrl-C to stop; marks are saved as you go)",
+                     highlight=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

@@ -1,0 +1,52 @@
+"""`grader similarity` and the similarity step of `grader batch`: the command line over
+grader.classroom.similarity.build (registered on the main group by grader/cli.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from grader import cli_output
+from grader.classroom import gradebook
+from grader.classroom.similarity.detect import DEFAULT_THRESHOLD
+from grader.cli_output import print_notes
+
+
+def similarity_request(known: tuple[Path, ...], threshold: float | None = None) -> Any:
+    from grader.classroom.similarity.build import SimilarityRequest
+
+    request = SimilarityRequest(tuple(known), DEFAULT_THRESHOLD if threshold is None else threshold)
+    try:
+        request.check()
+    except gradebook.BatchError as exc:
+        raise click.ClickException(str(exc)) from None
+    return request
+
+
+def similarity_lines(outcome: Any, batch_dir: Path, console: Console) -> None:
+    console.print(f"similarity: {outcome.submissions} submissions, {outcome.known} known files, {outcome.compared} "
+                  f"pairs of files compared in {outcome.seconds:.1f} s: {outcome.line} (in {batch_dir})", highlight=False)
+    print_notes(console, outcome.notes)
+
+
+@click.command("similarity")
+@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--known", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
+              help="A folder of known solutions (cloned repositories, last year's class), at any depth; repeatable.")
+@click.option("--threshold", type=float, default=None,
+              help=f"Smallest score listed: the share of a file's own code found in the other  [default: {DEFAULT_THRESHOLD:g}]")
+def similarity_cmd(batch_dir: Path, known: tuple[Path, ...], threshold: float | None) -> None:
+    """Compare the submissions of the batch in BATCH_DIR with each other and with known solutions,
+    file by file, the starter code left out: similarity.csv and similarity/index.html. Similar is
+    not copied: the pages are for a person to read."""
+    from grader.classroom.similarity.build import run_similarity
+
+    request = similarity_request(known, threshold)
+    try:
+        outcome = run_similarity(batch_dir, known=request.known, threshold=request.threshold)
+    except gradebook.BatchError as exc:     # SimilarityError is one
+        raise click.ClickException(str(exc)) from None
+    similarity_lines(outcome, batch_dir, cli_output.console())

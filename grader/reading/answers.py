@@ -1,0 +1,284 @@
+"""Find the final answer inside a section: what a TA's eye goes to first.
+
+Candidates come in the order a reader trusts them: math after an "Answer:" marker (on the same
+line or shortly after it), the text of an "Answer:" line without math, ``\\boxed{}`` contents,
+then display math from the last block backwards, then inline math from the last backwards. A
+derivation chain ``a = b = c`` (also over ``\\\\`` lines of ``aligned``) answers with its last
+right-hand side; trailing prose inside the math (``\\quad \\text{where ...}``) is cut off.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from grader.reading.braces import group, math_groups, opening, scan, top_level_split
+from grader.reading.notation import word_cases
+
+MAX_CANDIDATES = 40
+"""Formulas considered per section (the rest of a long derivation is not read)."""
+MARKER_REACH = 700
+"""How far (characters) after an "Answer:" marker its math may start."""
+
+MARKED = "marked"
+MARKED_TEXT = "marked-text"
+BOXED = "boxed"
+DISPLAY = "display"
+INLINE = "inline"
+TEXT = "text"
+PLAIN = "plain"       # an equation typed without math delimiters: "∂J/∂v_c = U(ŷ − y)"
+
+
+@dataclass(frozen=True)
+class MathSpan:
+    latex: str
+    display: bool
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible final answer: its LaTeX (whole), kind, and the text just before it."""
+
+    latex: str
+    kind: str
+    start: int
+    before: str
+    end: int = -1
+    after: str = ""       # the words right after it ("when $w = o$"), for conditions written in prose
+
+    @property
+    def rhs(self) -> str:
+        return last_rhs(self.latex)
+
+
+_MARKER = re.compile(r"(?im)(?:^|(?<=[\s>*_#(]))(?:\*\*|__|\\textbf\{)?[ \t]*(?:final[ \t]+answer|answer|result|solution)"
+                     r"[ \t]*(?:\*\*|__|\})?[ \t]*[:：][ \t]*(?:\*\*|__)?")
+_CONDITION_ONLY = re.compile(r"^\s*[a-z](?:_\{?\w\}?)?\s*(?:=|\\neq?|≠|!=|>|<|\\geq?|\\leq?)\s*[a-z0-9](?:_\{?\w\}?)?\s*$")
+
+
+def is_condition(latex: str) -> bool:
+    """``w = o``, ``i \\neq c``, ``z_i > 0``: a case condition, never an answer."""
+    return bool(_CONDITION_ONLY.match(latex))
+
+
+def math_spans(text: str) -> list[MathSpan]:
+    """Every math span of ``text`` in order (:func:`grader.reading.braces.math_groups`: ``$$..$$``,
+    ``\\[..\\]``, display environments, ``$..$``, ``\\(..\\)``)."""
+    return [MathSpan(body, display, start, end) for start, end, body, display in math_groups(text)]
+
+
+def _line_before(text: str, pos: int) -> str:
+    """The text before ``pos``: its own line, or the previous non-empty line if that is empty."""
+    head = text[:pos]
+    line_start = head.rfind("\n") + 1
+    current = head[line_start:]
+    if current.strip(" *_#>$"):
+        return current
+    previous = [ln for ln in head[:line_start].split("\n") if ln.strip()]
+    return previous[-1] if previous else ""
+
+
+_BOXED = re.compile(r"(?:\\(?:boxed|fbox)|\x08oxed|(?<![A-Za-z\\])oxed)\s*(?=\{)")
+
+
+def boxed_contents(text: str) -> list[tuple[int, str]]:
+    """(offset, content) of every ``\\boxed{...}`` (also ``oxed{`` that lost its ``\\b`` in a paste)."""
+    out = []
+    for m in _BOXED.finditer(text):
+        got = group(text, m.end())
+        if got is not None:
+            out.append((m.start(), got[0]))
+    return out
+
+
+def candidates(text: str) -> list[Candidate]:
+    """The section's possible final answers, most trusted first."""
+    spans = [s for s in math_spans(text) if not is_condition(s.latex)]
+    found: list[Candidate] = []
+    seen: set[tuple[int, bool]] = set()
+
+    def add(c: Candidate) -> None:
+        key = (c.start, c.kind in (MARKED, MARKED_TEXT))
+        if key not in seen and c.latex.strip():
+            seen.add(key)
+            found.append(c)
+
+    for m in _MARKER.finditer(text):
+        line_end = text.find("\n", m.end())
+        line_end = line_end if line_end >= 0 else len(text)
+        line_rest = text[m.end():line_end]
+        reach = [s for s in spans if m.end() <= s.start <= m.end() + MARKER_REACH
+                 or s.start < m.end() <= s.end]
+        next_marker = _MARKER.search(text, m.end())
+        if next_marker:
+            reach = [s for s in reach if s.start < next_marker.start()]
+        # The answer is the marker line's math if it has any, else the first display math after it
+        # ("Answer:" / "The derivative of $J$ with respect to $U$ is:" / $$...$$), else inline math.
+        on_line = [s for s in reach if s.start < line_end]
+        after = on_line or [s for s in reach if s.display] or reach
+        if after:
+            span = after[0]
+            add(Candidate(span.latex, MARKED, span.start, _line_before(text, span.start), span.end))
+        elif line_rest.strip(" *_"):
+            add(Candidate(line_rest.strip(" *_"), MARKED_TEXT, m.end(), text[max(0, m.start() - 80):m.start()],
+                          m.end() + len(line_rest)))
+    for start, inner in reversed(boxed_contents(text)):
+        add(Candidate(inner, BOXED, start, _line_before(text, start), start + len(inner)))
+    for span in reversed([s for s in spans if s.display]):
+        add(Candidate(_with_prose_cases(span.latex, text, span.end), DISPLAY, span.start,
+                      _line_before(text, span.start), span.end, _words_after(text, span.end)))
+    for plain in reversed(plain_equations(text, spans)):
+        add(plain)
+    for span in reversed([s for s in spans if not s.display]):
+        add(Candidate(_with_prose_cases(span.latex, text, span.end), INLINE, span.start,
+                      _line_before(text, span.start), span.end, _words_after(text, span.end)))
+    return found[:MAX_CANDIDATES]
+
+
+_PROSE_CASES = re.compile(
+    r"^[\s,;:(]*(?:if|when|where)\s+\$(?P<cond>[^$]+)\$\s*[,;]?\s*(?:and|or|,|;)?\s*"
+    r"(?:\$(?P<other>[^$]+)\$|(?P<zero>zero))\s*(?:otherwise|else|elsewhere|if\s+not|for\s+all\s+other)",
+    re.I)
+
+
+def _with_prose_cases(latex: str, text: str, end: int) -> str:
+    """``$W_{ji}$ if $z_i > 0$ and $0$ otherwise``: the formula with its cases written in prose,
+    as the cases a ``\begin{cases}`` would state (the formula itself when none follow it)."""
+    m = _PROSE_CASES.match(text[end:end + 240])
+    rhs = last_rhs(latex)
+    if m is None or not rhs or not latex.rstrip().endswith(rhs):
+        return latex
+    head = latex.rstrip()[:len(latex.rstrip()) - len(rhs)]
+    other = m.group("other") or "0"
+    return rf"{head}\begin{{cases}} {rhs} & {m.group('cond')} \\ {other} & \text{{otherwise}} \end{{cases}}"
+
+
+_CONDITION_AFTER = re.compile(r"^[\s,;:(]*(?:\\text\{\s*)?(?:when|if|for|where|in\s+the\s+case)\b", re.I)
+
+
+def _words_after(text: str, end: int) -> str:
+    """A condition written right after a formula ("... when $w \\neq o$"), up to the sentence's end."""
+    rest = text[end:end + 120]
+    if not _CONDITION_AFTER.match(rest):
+        return ""
+    stop = re.search(r"(?:\.\s|\n|;|,?\s+and\s+\$|,?\s+and\s+(?=[^$]*\$[^$]*\$\s*(?:when|if|for)))", rest)
+    return rest[:stop.start()] if stop else rest
+
+
+_PLAIN_EQUATION = re.compile(
+    r"(?m)^[^\n∂$]{0,60}?(?<![A-Za-z])(?P<lhs>(?:∂|d)\s*[^\s/=]{1,16}\s*/\s*(?:∂|d)\s*[^\s=]{1,16}"
+    r"|γ|gamma)\s*=\s*(?P<rhs>[^\n]+?)\s*$")
+def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
+    """Equations typed as plain text (Unicode, no $): their left side names what they answer."""
+    masked = text
+    for s in spans:
+        masked = masked[:s.start] + " " * (s.end - s.start) + masked[s.end:]
+    out = []
+    for m in _PLAIN_EQUATION.finditer(masked):
+        raw = m.group("rhs")
+        rhs = cut_remark(raw).strip(" ,")
+        rest = raw[len(rhs):] if raw.startswith(rhs) else ""
+        condition = rest if _CONDITION_WORDS.match(rest) else ""
+        if not rhs or not re.search(r"[A-Za-z0-9ŷ]", rhs):
+            continue
+        latex = f"{m.group('lhs')} = {rhs}"
+        out.append(Candidate(latex, PLAIN, m.start("lhs"), _line_before(text, m.start("lhs")), m.end("rhs"),
+                             condition))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The last right-hand side of a chain
+
+_CHAIN_ENVS = re.compile(r"\\(?:begin|end)\s*\{(?:aligned|align\*?|split|gathered|gather\*?|eqnarray\*?|"
+                         r"array)\}(?:\s*\{[^{}]*\})?")
+_CONDITION_WORDS = re.compile(r"\s+(?=(?:when|if|for)\b)", re.I)
+_LATEX_REMARK = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag|intertext)(?![A-Za-z])|\\[,;]\s*\\text|,")
+_NOTATION_TEXT = re.compile(r"\s*(?:[A-Za-z]|T|drop|CE|softmax|ReLU|relu|sign|diag|otherwise)\s*")
+_TEXT_REMARK = re.compile(
+    r",\s*(?:i\.\s?e\.?|e\.\s?g\.?|where|which|so|since|because|as|this|that|with|note|here|by|using)(?![A-Za-z])"
+    r"|,\s+(?!else|otherwise)(?=[a-z]{3,}\s)"
+    r"|\s+(?:where|since|because|which|so\s+that|i\.\s?e\.|e\.\s?g\.)\s|[.;](?:\s|$)", re.I)
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:exp|log|max|min|sum|drop|softmax|relu|sign|diag)\b)[a-z]{3,}\b", re.I)
+
+
+def _remark_paren(text: str) -> int:
+    """Where a trailing ``( ... )`` that holds prose starts (``(so ...)``, ``(ŷ_c − 1 for the true
+    class, ŷ_i otherwise)``), or -1."""
+    body = text.rstrip()
+    if not body.endswith(")"):
+        return -1
+    start = opening(body, len(body) - 1)
+    if start <= 0 or not body[:start].strip() or not _PROSE_WORD.search(re.sub(r"\\[A-Za-z]+", " ", body[start:])):
+        return -1
+    return start
+
+
+def cut_remark(formula: str) -> str:
+    """The formula without the remark after it: the ONE rule, applied before any split on ``=``.
+
+    A remark starts, at the top level (outside brackets and ``cases``), at ``\\quad``/``\\qquad``,
+    ``\\text{...}`` holding prose (not notation such as ``\\text{T}``), a comma (``, \\quad z = xW +
+    b_1``, ``, i.e. ...``), a sentence's end, or a trailing ``( ... )`` holding words. Plain-text
+    formulas end at the same places: ``, i.e.``, ``, where``, `` (so ...)``. Conditions (``if``,
+    ``when``, ``otherwise``) are not remarks: they belong to the answer's cases."""
+    text = formula
+    latex = "\\" in text
+    for i, ch, top in scan(text):
+        if not top or not text[:i].strip() or text[i - 1] == "\\":
+            continue
+        if ch == "," and (latex or _TEXT_REMARK.match(text, i)) and _comma_is_remark(text, i):
+            text = text[:i]
+            break
+        if ch == "\\" and _LATEX_REMARK.match(text, i):
+            m = re.match(r"\\(?:text|mbox|textrm|textit)\s*\{([^{}]*)\}", text[i:])
+            if m and _NOTATION_TEXT.fullmatch(m.group(1)):
+                continue
+            text = text[:i]
+            break
+        if ch in ".;" and not latex and _TEXT_REMARK.match(text, i):
+            text = text[:i]
+            break
+        if ch == " " and not latex and _TEXT_REMARK.match(text, i):
+            text = text[:i]
+            break
+    paren = _remark_paren(text)
+    if paren > 0:
+        text = text[:paren]
+    if not latex and word_cases(text) == text:
+        cond = _CONDITION_WORDS.search(text)
+        if cond and text[:cond.start()].strip():
+            text = text[:cond.start()]
+    return text.strip().rstrip(" ,;.")
+
+
+def _comma_is_remark(text: str, i: int) -> bool:
+    """A top-level comma ends the answer unless what follows is another case (``..., else 0``) or
+    the formula goes on as a list (``[a, b]`` is inside brackets and never here)."""
+    rest = text[i + 1:].lstrip()
+    return not re.match(r"(?:\\text\s*\{\s*)?(?:else|otherwise|if|when|for\s+[a-z]\s*(?:=|\\neq|≠))", rest, re.I) \
+        and not re.match(r"[-\d(]", rest)
+
+
+def last_rhs(latex: str) -> str:
+    """The final right-hand side of a derivation chain (the whole formula if it has no ``=``)."""
+    text = _CHAIN_ENVS.sub(" ", latex)
+    lines = [ln for ln in top_level_split(text, ("\\\\",)) if ln.strip()]
+    for line in reversed(lines):
+        parts = top_level_split(cut_remark(line), ("&=", "=", "\\approx", "\\equiv", "\\triangleq"))
+        cases = [w for w in ("=".join(parts[k:]).strip() for k in range(1, len(parts))) if word_cases(w) != w]
+        if cases:
+            return cases[0]
+        rhs = parts[-1].strip()
+        if rhs and rhs not in ("\\dots", "\\cdots", "..."):
+            return rhs
+    return cut_remark(text).strip()
+
+
+def lhs(latex: str) -> str:
+    """The first left-hand side of a formula (empty if it has no ``=``)."""
+    text = _CHAIN_ENVS.sub(" ", latex)
+    parts = top_level_split(text, ("&=", "="))
+    return parts[0].strip() if len(parts) > 1 else ""

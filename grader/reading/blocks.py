@@ -1,0 +1,177 @@
+"""One document model for every written file: a list of blocks with their file and line.
+
+Each format has one tokenizer:
+
+* Markdown through markdown-it-py with mdit-py-plugins' ``dollarmath`` (``$...$``, ``$$...$$``)
+  and ``amsmath`` (``\\begin{align}`` ... at the top level) plugins;
+* LaTeX through pylatexenc's ``LatexWalker`` (:mod:`grader.reading.tex_walk`: tolerant mode, the
+  exam template's macro specs); in a template document only the answer blocks' content counts
+  (the prompt of the template is never an answer);
+* plain text by lines.
+
+Blocks are :data:`HEADING`, :data:`PARAGRAPH`, :data:`DISPLAY` (display math), :data:`INLINE`
+(inline math), :data:`TABLE` and :data:`ITEM` (a list item). The section reader
+(:mod:`a2.written.sections`) finds questions; this model is what the evidence of
+:mod:`a2.written.evidence` is read from: every equation of the writeup, wherever it is.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.amsmath import amsmath_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from pylatexenc.latexwalker import (
+    LatexCharsNode,
+    LatexEnvironmentNode,
+    LatexGroupNode,
+    LatexMacroNode,
+    LatexMathNode,
+)
+
+from grader.reading import tex_walk
+
+HEADING = "heading"
+PARAGRAPH = "paragraph"
+DISPLAY = "display"
+INLINE = "inline"
+TABLE = "table"
+ITEM = "item"
+MATH_ENVS = frozenset({"equation", "equation*", "align", "align*", "gather", "gather*", "multline", "multline*",
+                       "eqnarray", "eqnarray*", "displaymath", "math", "flalign", "flalign*"})
+SECTIONS = frozenset({"section", "subsection", "subsubsection", "paragraph", "titledquestion"})
+MAX_BLOCKS = 5000
+"""Blocks read from one file (the rest is not read)."""
+
+
+@dataclass(frozen=True)
+class Block:
+    kind: str
+    text: str
+    file: str
+    line: int
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}, line {self.line}"
+
+
+@functools.cache
+def _markdown() -> MarkdownIt:
+    return (MarkdownIt("commonmark", {"html": True}).enable("table")
+            .use(dollarmath_plugin, double_inline=True).use(amsmath_plugin))
+
+
+def markdown_tokens(text: str) -> list:
+    """The token stream of a Markdown text: the one Markdown tokenizer of the reader (the section
+    finder reads its headings and paragraphs, :func:`markdown_blocks` its blocks and math)."""
+    return _markdown().parse(text)
+
+
+def markdown_blocks(text: str, file: str) -> list[Block]:
+    """The blocks of a Markdown file (blockquotes, the template's quoted prompts, are left out)."""
+    out: list[Block] = []
+    tokens = markdown_tokens(text)
+    lines = text.split("\n")
+    quote = 0
+    kind_of_next = PARAGRAPH
+    line = 1
+    for tok in tokens:
+        if tok.type == "blockquote_open":
+            quote += 1
+        elif tok.type == "blockquote_close":
+            quote -= 1
+        if quote:
+            continue
+        if tok.map:
+            line = tok.map[0] + 1
+        if tok.type == "heading_open":
+            kind_of_next = HEADING
+        elif tok.type == "paragraph_open":
+            kind_of_next = PARAGRAPH
+        elif tok.type == "list_item_open":
+            kind_of_next = ITEM
+        elif tok.type in ("math_block", "math_block_label", "amsmath"):
+            out.append(Block(DISPLAY, tok.content.strip(), file, line))
+        elif tok.type == "table_open" and tok.map:
+            out.append(Block(TABLE, "\n".join(lines[tok.map[0]:tok.map[1]]), file, line))
+        elif tok.type == "inline":
+            out.append(Block(kind_of_next, tok.content, file, line))
+            kind_of_next = PARAGRAPH
+            for child in tok.children or ():
+                if child.type == "math_inline":
+                    out.append(Block(INLINE, child.content.strip(), file, line))
+                elif child.type == "math_inline_double":
+                    out.append(Block(DISPLAY, child.content.strip(), file, line))
+    return out[:MAX_BLOCKS]
+
+
+def plain_blocks(text: str, file: str) -> list[Block]:
+    """A plain-text file: one paragraph per non-empty line."""
+    return [Block(PARAGRAPH, line.strip(), file, k + 1) for k, line in enumerate(text.split("\n"))
+            if line.strip()][:MAX_BLOCKS]
+
+
+def latex_blocks(text: str, file: str, *, answers_only: bool = False) -> list[Block]:
+    """The blocks of a LaTeX file; ``answers_only``: only what is inside answer blocks."""
+    starts = [0] + [k + 1 for k, ch in enumerate(text) if ch == "\n"]
+    out: list[Block] = []
+
+    def line_of(pos: int) -> int:
+        return bisect.bisect_right(starts, pos)
+
+    def add(kind: str, content: str, pos: int) -> None:
+        if content.strip() and len(out) < MAX_BLOCKS:
+            out.append(Block(kind, content.strip(), file, line_of(pos)))
+
+    def walk(items: list | tuple, inside: bool) -> None:
+        for node in items:
+            if node is None:
+                continue
+            keep = inside or not answers_only
+            if isinstance(node, LatexMathNode):
+                if keep:
+                    open_, close = node.delimiters if node.delimiters else ("", "")
+                    inner = text[node.pos + len(open_):node.pos + node.len - len(close)]
+                    add(DISPLAY if node.displaytype == "display" else INLINE, inner, node.pos)
+            elif isinstance(node, LatexEnvironmentNode):
+                name = node.environmentname
+                if name in MATH_ENVS:
+                    if keep:
+                        begin = tex_walk.begin_tag_end(text, node)
+                        add(DISPLAY, text[begin:tex_walk.end_tag(text, node)], node.pos)
+                elif name.startswith("tabular") or name == "array":
+                    if keep:
+                        add(TABLE, text[node.pos:node.pos + node.len], node.pos)
+                else:
+                    walk(node.nodelist, inside or name in tex_walk.BLOCK_ENVS)
+            elif isinstance(node, LatexMacroNode):
+                if node.macroname in tex_walk.BLOCK_MACROS:
+                    args = node.nodeargd.argnlist if node.nodeargd is not None else []
+                    for arg in args:
+                        if isinstance(arg, LatexGroupNode):
+                            walk(arg.nodelist, True)
+                elif node.macroname in SECTIONS and keep:
+                    add(HEADING, text[node.pos:node.pos + node.len], node.pos)
+                elif node.macroname == "item" and keep:
+                    add(ITEM, "", node.pos)
+            elif isinstance(node, LatexGroupNode):
+                walk(node.nodelist, inside)
+            elif isinstance(node, LatexCharsNode) and keep:
+                add(PARAGRAPH, node.chars, node.pos)
+
+    walk(tex_walk.nodes(text), False)
+    return out
+
+
+def read_blocks(file: str, text: str, *, template: bool = False, plain: bool = False) -> list[Block]:
+    """The blocks of one written file, by its kind (``template``: a document in the exam template;
+    ``plain``: plain text, read by lines, as :func:`a2.written.sections.is_plain_text` decides)."""
+    if file.lower().endswith(".tex"):
+        return latex_blocks(text, file, answers_only=template)
+    if plain:
+        return plain_blocks(text, file)
+    return markdown_blocks(text, file)

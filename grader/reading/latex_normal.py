@@ -1,0 +1,161 @@
+"""Normalising one formula's LaTeX: plain string rewriting into the grammar that
+latex2sympy2_extended reads, before anything is parsed (:mod:`grader.reading.mathparse` parses).
+
+Styles (``\\mathbf``, ``\\boldsymbol``, ``\\bm``), transposes (``^\\top``, ``^T``), ``p_{drop}``,
+unicode (ŷ, ᵀ, ·, −), spacing and sizing commands, ``\\\\[4pt]`` row spacing (never a product
+4·p·t) and ``W_ji`` typed without braces. Nothing here evaluates student text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grader.reading.braces import closing
+from grader.reading.notation import to_latex
+
+
+class FormulaError(ValueError):
+    """A formula that cannot be read; the message says what and why, for the student."""
+
+
+
+_SPACING = re.compile(r"(?<!\\)\\(?:[,;:! ]|quad\b|qquad\b|displaystyle\b|textstyle\b|limits\b|nolimits\b"
+                      r"|middle\b)")
+_SIZING = re.compile(r"\\(?:left|right|[bB]igg?[lrm]?)(?![A-Za-z])\s*(\\?[\.\(\)\[\]\{\}|]|\\[lr]?[vV]ert"
+                     r"|\\langle|\\rangle|\\lbrace|\\rbrace|\\lbrack|\\rbrack)?")
+_STYLE_WITH_ARG = ("mathbf", "boldsymbol", "bm", "mathbfit", "mathit", "pmb", "vec", "mathsf",
+                   "mathrm", "textrm", "text", "textit", "textbf", "mbox", "operatorname", "mathnormal",
+                   "underline", "overrightarrow", "mathtt", "texttt", "textsf", "emph")
+_HAT_WITH_ARG = ("hat", "widehat")
+_FRAC_VARIANTS = re.compile(r"\\[dt]frac(?![A-Za-z])")
+_TRANSPOSE = re.compile(
+    r"\^\s*(?:\\top(?![A-Za-z])|\\intercal(?![A-Za-z])|\\mathsf\s*\{\s*T\s*\}|\\mathrm\s*\{\s*T\s*\}|\\text\s*\{\s*T\s*\}"
+    r"|\{\s*(?:\\top|\\intercal|T|\\mathsf\s*\{\s*T\s*\}|\\mathrm\s*\{\s*T\s*\}|\\text\s*\{\s*T\s*\}"
+    r"|\\textsf\s*\{\s*T\s*\})\s*\}|T)")
+_P_DROP = re.compile(r"p_\s*((?:\{\s*|\\(?:text|mathrm|rm|textrm|mathit|operatorname)\s*)*)"
+                     r"(?:drop(?:out)?|d)(?![A-Za-z])")
+_RELU_PRIME = re.compile(r"\\?(?:operatorname|mathrm|text|textrm|textsf|mathsf)?\s*\{?\s*(?:ReLU|ReLu|relu|RELU|Relu)"
+                         r"\s*\}?\s*(?:'|\^\s*\{?\s*\\prime\s*\}?)")
+_STEP_FUNCS = re.compile(r"\\?(?:operatorname|mathrm|text)?\s*\{?\s*(?:H|Heaviside|step|u)\s*\}?(?=\s*\()")
+_ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
+"""``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
+_PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([ijk])([ijk])(?![A-Za-z{])")
+"""``W_ji`` typed without braces: a pair of index letters is one subscript (``v_cy`` stays v_c·y, as in TeX)."""
+_COMMA_PAIR = re.compile(r"_\{\s*([a-z])\s*,\s*([a-z])\s*\}")
+_TRAILING = re.compile(r"[\s.,;:]+$")
+_TEXT_OPERATORS = {"softmax": "softmax", "ReLU": "ReLU", "relu": "ReLU", "sgn": "sgn"}
+
+
+def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
+    """Replace ``\\cmd{arg}`` by ``arg`` (``keep`` "{}" keeps the braces) for each command."""
+    pattern = re.compile(r"\\(" + "|".join(commands) + r")(?![A-Za-z])\s*")
+    out = []
+    pos = 0
+    for m in pattern.finditer(text):
+        if m.start() < pos:
+            continue
+        out.append(text[pos:m.start()])
+        j = m.end()
+        if j < len(text) and text[j] == "{":
+            end = closing(text, j)
+            if end < 0:
+                raise FormulaError(f"an unclosed brace after \\{m.group(1)}")
+            inner = text[j + 1:end]
+            out.append("{" + inner + "}" if keep == "{}" else inner)
+            pos = end + 1
+        else:
+            pos = j   # \mathbf x: the command applies to the next token, which stays as it is
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _hats(text: str) -> str:
+    """``\\hat y``, ``\\widehat{\\mathbf{y}}`` -> ``\\hat{y}``."""
+    text = re.sub(r"\\widehat(?![A-Za-z])", r"\\hat", text)
+    text = re.sub(r"\\hat\s*([A-Za-z])", r"\\hat{\1}", text)
+    # \hat{{y}} (after unwrapping a style) -> \hat{y}
+    text = re.sub(r"\\hat\{\s*\{\s*([A-Za-z])\s*\}\s*\}", r"\\hat{\1}", text)
+    return text
+
+
+def _p_drop(text: str) -> str:
+    """``p_{drop}``, ``p_{\\text{drop}}``, ``p_\\text{drop}``, ``p_d`` -> ``p`` (braces balanced)."""
+    out = []
+    pos = 0
+    for m in _P_DROP.finditer(text):
+        out.append(text[pos:m.start()])
+        opened = m.group(1).count("{")
+        j = m.end()
+        while opened and j < len(text):
+            if text[j] == "}":
+                opened -= 1
+            elif not text[j].isspace():
+                break
+            j += 1
+        if opened:
+            out.append(m.group(0))   # not a subscript we understand: leave it
+            pos = m.end()
+            continue
+        out.append("p")
+        pos = j
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_OPERATORS = frozenset({"cdot", "times", "odot", "circ", "otimes", "pm", "mp", "in", "neq", "leq", "geq", "approx",
+                        "equiv", "quad", "qquad", "sum", "prod", "partial", "nabla", "log", "exp", "ln"})
+"""Commands that take no argument: ``\\cdot {W}`` (left by unwrapping ``\\cdot \\mathbf{W}``) is ``\\cdot W``."""
+
+
+def _strip_braced_singletons(text: str) -> str:
+    """``{U}`` left behind by unwrapping -> ``U`` where it is not a command's argument."""
+    def keep(m: re.Match[str]) -> str:
+        before = text[:m.start()].rstrip()
+        if before and (before[-1] in "_^" or before[-1] == "}" and not before.endswith("\\}")):
+            return m.group(0)     # x^{T}, \frac{a}{b}: an argument ({W} after an indicator's \} is not)
+        word = re.search(r"\\?[A-Za-z]+$", before)
+        if word and word.group(0).startswith("\\") and word.group(0)[1:] not in _OPERATORS:
+            return m.group(0)            # \frac{1}, \hat{y}, \sqrt{n}: a command's argument
+        return m.group(1)
+    for _ in range(3):       # {x}{W}: the second is a singleton too once the first is stripped
+        new = re.sub(r"\{\s*([A-Za-z0-9])\s*\}", keep, text)
+        if new == text:
+            break
+        text = new
+    return text
+
+
+def normalise(latex: str) -> str:
+    """Rewrite one formula into the grammar latex2sympy2_extended reads (no placeholders yet)."""
+    text = to_latex(latex)
+    text = _ROW_SPACING.sub(r"\\\\ ", text)
+    text = text.replace("$", " ")
+    text = re.sub(r"\\(?:boxed|fbox|colorbox\{[^{}]*\}|color\{[^{}]*\})\s*(?=\{)", "", text)
+    text = re.sub(r"\\tag\*?\s*\{[^{}]*\}|\\label\s*\{[^{}]*\}|\\nonumber|\\notag", " ", text)
+    text = _FRAC_VARIANTS.sub(r"\\frac", text)
+    text = re.sub(r"\\(?:left|right)\s*\.", "", text)
+    text = _SIZING.sub(lambda m: m.group(1) or "", text)
+    text = _SPACING.sub(" ", text)
+    text = _RELU_PRIME.sub(r" \\relustep ", text)
+    text = _TRANSPOSE.sub("^{T}", text)
+    text = _hats(text)
+    text = _p_drop(text)
+    text = _unwrap(text, _STYLE_WITH_ARG)
+    text = _hats(text)
+    text = _p_drop(text)
+    text = _PLAIN_PAIR.sub(r"_{\1\2}", text)     # W_ji typed without braces is W_{ji}
+    text = _COMMA_PAIR.sub(r"_{\1\2}", text)     # W_{j,i} is W_{ji}
+    text = re.sub(r"\\(?:ell)(?![A-Za-z])", "l", text)
+    text = re.sub(r"\\(?:cdotp|bullet|ast)(?![A-Za-z])", r"\\cdot", text)
+    text = re.sub(r"\\(?:ldots|cdots|dotsc|dotsb|dots)(?![A-Za-z])", r"\\dots", text)
+    text = re.sub(r"\\(?:lvert|rvert|vert)(?![A-Za-z])", "|", text)
+    text = re.sub(r"\\(?:lbrace)(?![A-Za-z])", r"\\{", text)
+    text = re.sub(r"\\(?:rbrace)(?![A-Za-z])", r"\\}", text)
+    text = re.sub(r"\\(?:ge)(?![A-Za-z])", r"\\geq", text)
+    text = re.sub(r"\\(?:le)(?![A-Za-z])", r"\\leq", text)
+    text = re.sub(r"\\(?:ne)(?![A-Za-z])", r"\\neq", text)
+    text = re.sub(r"\\(?:gt)(?![A-Za-z])", ">", text)
+    text = re.sub(r"\\(?:lt)(?![A-Za-z])", "<", text)
+    text = _strip_braced_singletons(text)
+    text = re.sub(r"\s+", " ", text).strip()
+    return _TRAILING.sub("", text)

@@ -26,9 +26,9 @@ from a2 import treebank
 from a2.checks.model_params import call
 from a2.checks.training import DEV_SENTENCES, LOGIT_CLIP, N_CLASSES
 from a2.tree_import import import_from
+from grader.common.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.run.check_api import CheckAborted, CheckContext
 from grader.run.compare import as_float_array
-from grader.run.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.run.results import ERROR
 
 

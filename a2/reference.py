@@ -19,9 +19,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from a2.tree_import import MODULES, import_from
-from grader.run.paths import REFERENCE_DIR
+from grader.common.paths import REFERENCE_DIR
 
-#: Names of ``ctx.ref`` that are the grader's, not the reference's: grader/solution_math.py.
+#: Names of ``ctx.ref`` that are the grader's, not the reference's: a2/solution_math.py.
 GRADER_MODULES = ("grader_math",)
 #: Imported when first used (they import torch).
 LAZY = ("parser_model", "run", "utils.parser_utils")

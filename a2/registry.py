@@ -17,6 +17,25 @@ __all__ = ["CHECK_MODULES", "missing_module", "missing_module_lines"]
 explain_error = support_import_line
 """What to add to the feedback of an error of student code (grader/run/check_api.py asks)."""
 
+# -- what a submission holds ------------------------------------------------------------------
+
+STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py")
+"""The files a student edits and uploads; everything else in the template is support code."""
+WRITTEN_FILES = ("answers.md", "answers.txt")
+"""The written part: Markdown (the template's), or plain text with Unicode or ASCII math; .tex files too."""
+SUPPORT_DIRS = ("utils", "data")
+"""The template's support folders: the grader copies its own next to the student's files."""
+TORCH_FILES = frozenset({"parser_model.py", "run.py"})
+"""Student files whose checks need torch in the worker: it is imported as the worker starts."""
+TRAINING_CHECK_PREFIX = "train"
+"""Checks whose id starts with this train a parser (about 20 s each submission); ``grader batch --quick``
+skips them."""
+ANSWER_SHAPES = {
+    "transition_table": "a table: one row per step with stack, buffer, new dependency and transition",
+    "parser_errors": "a list: for each sentence, the error type, the incorrect dependency and the correct one",
+}
+"""What a missing written answer should look like, by the checker that reads it (default: a formula)."""
+
 UNTRUSTED = Path(__file__).resolve().parent / "untrusted"
 """The probes' folder: every ``*.py`` in it but ``__init__.py`` is copied next to the framework's worker
 (grader/untrusted/), and each ``probes_*.py`` registers its ``PROBES``."""
@@ -81,18 +100,39 @@ class AnswerKeyError(ValueError):
     """The written answer keys (a2/written/keys.yaml) are malformed; the message names the entry and the fix."""
 
 
-def key_disagreements(answers_md: str) -> list[str]:
-    """Where reference/answers.md's solutions disagree with the written answer keys (a2/written/keys.yaml)."""
+def key_disagreements(reference: Path) -> list[str]:
+    """Where the reference's written solutions (``reference``/answers.md) disagree with the written
+    answer keys (a2/written/keys.yaml)."""
     from a2.written.keys import KeysError, disagreements  # noqa: PLC0415
 
     try:
-        return disagreements(answers_md)
+        return disagreements((reference / "answers.md").read_text(encoding="utf-8"))
     except KeysError as exc:
         raise AnswerKeyError(str(exc)) from None
 
 
 # -- the student kit ------------------------------------------------------------------------------
 
+#: The kit's distribution (its ``grader --version`` reads this package's metadata), its folder in the
+#: zip, and what it says of itself.
+KIT_DIST = "a2-student-kit"
+KIT_FOLDER = "a2_student"
+KIT_DESCRIPTION = "Local checks for the word2vec and dependency parsing assignment (no solution inside)."
+KIT_README = """# Assignment 2: your working folder
+
+Edit the five .py files and answers.md here. To check your code before you submit:
+
+    python -m pip install .
+    grader check            # or: grader check --quiet, grader check --seed N
+
+Install it in your course environment (conda or pip), where PyTorch is already installed: the
+kit does not install or replace PyTorch.
+
+`grader check` runs the visible code checks on your laptop, with time limits. It holds no
+solution: expected values were recorded when this kit was made, for a few seeds. Hidden checks
+and the written answers are graded when you submit, and the full grader's feedback names more
+known bugs than this kit does.
+"""
 #: The assignment's modules the kit ships (paths from the repository's root): the visible checks'
 #: code (the kit strips held-back checks from them), the reference's loader and the probes.
 KIT_MODULES = (

@@ -35,9 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     import torch
 
-    from grader.assignment import all_checks
     from a2.reference import load_reference
     from grader.classroom.batch import quick_checks
+    from grader.run.check_api import all_checks
     from grader.run.engine import grade
     from grader.run.rubric import load_rubric
     from grader.run.settings import GradingSettings

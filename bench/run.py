@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.run.paths import STUDENT_FILES, WRITTEN_FILES
+from a2.registry import STUDENT_FILES, WRITTEN_FILES
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable

@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 from class_copies import disguise, student_markers  # noqa: E402
 
-from grader.run.paths import STUDENT_FILES  # noqa: E402
+from a2.registry import STUDENT_FILES  # noqa: E402
 
 TEMPLATE = REPO / "student_template"
 STUB = re.compile(r"^( *)### YOUR CODE HERE\n.*?### END YOUR CODE\n", re.M | re.S)

@@ -1,7 +1,7 @@
 """``python -m grader`` and the ``grader`` command.
 
 The course repository is chosen here, before any other module of the grader is imported (their
-paths are read once, from ``grader.run.paths``): see :func:`grader.run.paths.choose_root`.
+paths are read once, from ``grader.common.paths``): see :func:`grader.common.paths.choose_root`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 
 def main() -> None:
-    from grader.run import paths
+    from grader.common import paths
 
     root, how, problem = paths.choose_root(sys.argv[1:], Path.cwd(), dict(os.environ))
     if problem:

@@ -4,8 +4,9 @@ The framework (everything in grader/) knows no assignment. rubric.yaml names the
 package (``assignment: a2``); that package's ``registry`` module says everything the framework asks
 of it: its check modules, its written checkers and reader, its reference, its course environment,
 its probes' folder and what its kit ships. Only this module imports it, by that name
-(tests/test_static.py enforces it), so another assignment, or next year's version of this one, is a
-new package plus a rubric, with the framework untouched. ARCHITECTURE.md draws the whole layout.
+(tests/test_static.py enforces it), and this module imports nothing of the framework but its paths.
+So another assignment, or next year's version of this one, is a new package plus a rubric, with the
+framework untouched. ARCHITECTURE.md draws the whole layout.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ import re
 from pathlib import Path
 from types import ModuleType
 
-from grader.run import paths
-from grader.run.check_api import ERROR_EXPLAINERS, REGISTRY, RegisteredCheck
+from grader.common import paths
 
 REGISTRY_MODULE = "registry"
 """The module of an assignment package that the framework reads (``a2.registry``)."""
@@ -46,16 +46,12 @@ def registry() -> ModuleType:
     """The assignment's registry module (``<package>.registry``), imported once."""
     name = f"{package_name()}.{REGISTRY_MODULE}"
     try:
-        module = importlib.import_module(name)
+        return importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name not in (name, package_name()):
             raise
         raise AssignmentError(f"rubric.yaml names the assignment {package_name()!r}, but {name} cannot be imported: "
                               f"install the package that holds it (pip install -e .) or fix the name") from exc
-    explain = getattr(module, "explain_error", None)
-    if explain is not None and explain not in ERROR_EXPLAINERS:
-        ERROR_EXPLAINERS.append(explain)
-    return module
 
 
 def folder() -> Path:
@@ -69,12 +65,16 @@ def untrusted_folder() -> Path:
     return Path(registry().UNTRUSTED)
 
 
-def all_checks() -> dict[str, RegisteredCheck]:
-    """Import every check module the assignment lists (once) and return the registry of checks."""
-    for name in registry().CHECK_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:    # the kit ships only the modules of visible checks
-                raise
-    return REGISTRY
+def student_files() -> tuple[str, ...]:
+    """The files a student edits and uploads (``word2vec.py``...), in the assignment's order."""
+    return tuple(registry().STUDENT_FILES)
+
+
+def written_files() -> tuple[str, ...]:
+    """The names of the written part's files (``answers.md``...); ``.tex`` files are read too."""
+    return tuple(registry().WRITTEN_FILES)
+
+
+def support_dirs() -> tuple[str, ...]:
+    """The template's support folders, which the grader provides (a student's own copy is ignored)."""
+    return tuple(registry().SUPPORT_DIRS)

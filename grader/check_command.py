@@ -17,9 +17,9 @@ from typing import Any, NoReturn
 import click
 from rich.console import Console
 
-from grader.assignment import all_checks
 from grader.cli_output import console
 from grader.reports import jsonout, student
+from grader.run.check_api import all_checks
 from grader.run.engine import grade, part_selection
 from grader.run.results import GradeReport
 from grader.run.rubric import Rubric, RubricError
@@ -62,7 +62,7 @@ def check_options(command: Callable[..., Any]) -> Callable[..., Any]:
                           "default: the first)."),
         click.option("--quiet", is_flag=True, help="Only the summary, not each failing check's details."),
         click.option("--part", "part", default=None, metavar="PART",
-                     help="Only this part: a part id (3c, word2vec), a file (sgd.py, answers.md) or a check id."),
+                     help="Only this part: a part id, a file or a check id, as rubric.yaml names them."),
         click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (for scripts)."),
     )
     for option in reversed(options):

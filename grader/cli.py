@@ -33,22 +33,22 @@ from rich.progress import (
 from rich.text import Text
 
 from grader import assignment, cli_output
-from grader.assignment import all_checks
 from grader.check_command import CheckSetup, check_options, run_check
 from grader.classroom import batch as batch_mod
 from grader.classroom import gradebook, roster
 from grader.classroom.marking_cli import grades_cmd, marked_store, review_cmd
+from grader.classroom.reports import summary as summary_mod
 from grader.classroom.similarity.command import similarity_cmd, similarity_lines, similarity_request
 from grader.cli_output import print_notes
+from grader.common import paths
+from grader.common.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.kit import build as kit_mod
 from grader.package import build as package_mod
 from grader.package import template as template_mod
 from grader.reports import gradescope, jsonout, terminal
-from grader.reports import summary as summary_mod
-from grader.run import paths
 from grader.run.budget import process_age
+from grader.run.check_api import all_checks
 from grader.run.engine import grade
-from grader.run.paths import REFERENCE_DIR, TEMPLATE_DIR
 from grader.run.results import GradeReport
 from grader.run.rubric import RubricError, load_rubric
 from grader.run.settings import GradingSettings
@@ -167,7 +167,7 @@ def validate(seed: int | None) -> None:
         # Loaded first, so that a rubric error stops the command before any grading.
         rubric = load_rubric(paths.RUBRIC_PATH, registered=set(all_checks()),
                              checkers=set(assignment.registry().written_checkers()))
-        keys = assignment.registry().key_disagreements((REFERENCE_DIR / "answers.md").read_text(encoding="utf-8"))
+        keys = assignment.registry().key_disagreements(REFERENCE_DIR)
         problems += [f"answer key: {d}" for d in keys]
         settings = GradingSettings(rubric=rubric, seed=seed)
         ref = grade(REFERENCE_DIR, settings)
@@ -223,13 +223,14 @@ def package_cmd(out: Path, check_only: bool) -> None:
 
 
 @main.command("kit")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("a2_student.zip"),
-              show_default=True, help="Where to write the student kit.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the student kit [default: <the kit's folder>.zip, e.g. a2_student.zip].")
 @click.option("--seeds", default=",".join(map(str, kit_mod.DEFAULT_SEEDS)), show_default=True,
               help="The seeds whose expected values are recorded (comma-separated).")
-def kit_cmd(out: Path, seeds: str) -> None:
+def kit_cmd(out: Path | None, seeds: str) -> None:
     """Build the student kit: the starter folder plus a `grader check` that needs no solution."""
     console = cli_output.console()
+    out = out or Path(f"{assignment.registry().KIT_FOLDER}.zip")
     click.echo(paths.root_line())
     try:
         chosen = [int(s) for s in seeds.split(",") if s.strip()]

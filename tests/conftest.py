@@ -70,7 +70,7 @@ def assemble(overrides: Path | None, dest: Path) -> Path:
     """A full submission in ``dest``: the reference's student files, with the ``*.py`` files and
     the written answers file (``answers.md``, ``answers.txt``) of ``overrides`` (e.g. a folder of
     tests/submissions/buggy/) laid over them."""
-    from grader.run.paths import STUDENT_FILES, WRITTEN_FILES
+    from a2.registry import STUDENT_FILES, WRITTEN_FILES
 
     dest.mkdir()
     for name in STUDENT_FILES:

@@ -7,8 +7,8 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from grader.common import paths
 from grader.package.template import MD_BEGIN, MD_END, PY_BEGIN, PY_END
-from grader.run import paths
 
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->")
 #: Lines shorter than this say nothing about a solution (``return x``, ``else:``, ``)``).

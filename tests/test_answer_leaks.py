@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from answer_scan import ANSWER_PATTERNS, answer_hits, string_constants
 
-from grader.assignment import all_checks
-from grader.run.check_api import MAX_FEEDBACK_MESSAGE_CHARS, MAX_FEEDBACK_TRACEBACK_CHARS, describe_failure
+from grader.run.check_api import MAX_FEEDBACK_MESSAGE_CHARS, MAX_FEEDBACK_TRACEBACK_CHARS, all_checks, describe_failure
 from grader.run.results import ERROR
 from grader.run.rubric import load_rubric
 from grader.sandbox.runner import ProbeError, ProbeResult

@@ -17,7 +17,8 @@ from conftest import REFERENCE, REPO, load_script
 from rich.console import Console
 
 from grader.classroom import batch, gradebook, roster
-from grader.reports import jsonout, summary
+from grader.classroom.reports import summary
+from grader.reports import jsonout
 from grader.run.results import (
     ERROR,
     NOT_IMPLEMENTED,

@@ -18,9 +18,9 @@ import pytest
 import yaml
 from conftest import assemble
 
-from grader.assignment import all_checks
+from a2.registry import WRITTEN_FILES
+from grader.run.check_api import all_checks
 from grader.run.engine import grade
-from grader.run.paths import WRITTEN_FILES
 from grader.run.rubric import load_rubric
 from grader.run.settings import GradingSettings
 

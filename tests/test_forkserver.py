@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.common.paths import REFERENCE_DIR
 from grader.run.engine import grade
-from grader.run.paths import REFERENCE_DIR
 from grader.run.settings import GradingSettings
 from grader.sandbox import Sandbox, isolation
 from grader.sandbox.forkserver import PRELOAD, ForkedProcess

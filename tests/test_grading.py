@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import REFERENCE, RESULTS_SCHEMA, TEMPLATE, assemble
 
-from grader.assignment import all_checks
 from grader.cli import main
+from grader.run.check_api import all_checks
 from grader.run.engine import grade
 from grader.run.settings import GradingSettings
 

@@ -41,10 +41,10 @@ from click.testing import CliRunner
 from conftest import REFERENCE, REPO, RESULTS_SCHEMA
 
 from a2.reference import load_reference
+from a2.registry import STUDENT_FILES
 from grader.cli import main
 from grader.reports import gradescope
 from grader.run.engine import grade
-from grader.run.paths import STUDENT_FILES
 from grader.run.results import GradeReport
 from grader.run.rubric import Rubric, load_rubric
 from grader.run.settings import GradingSettings

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from grader.run.paths import RUBRIC_PATH
+from grader.common.paths import RUBRIC_PATH
 from grader.sandbox import Sandbox, confine, isolation
 from grader.sandbox.isolation import Isolation, IsolationError
 

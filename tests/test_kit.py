@@ -16,10 +16,10 @@ import pytest
 from answer_scan import semantic_hits, template_files
 from kit_support import MARKERS, solution_hits, solution_lines, solution_math_code, solution_math_hits
 
-from grader.assignment import all_checks
+from grader.common import paths
 from grader.kit import build as kit
 from grader.reports.student import auto_points
-from grader.run import paths
+from grader.run.check_api import all_checks
 from grader.run.engine import grade
 from grader.run.replay import RecordingRef, ReplayMiss, ReplayRef, decode, encode
 from grader.run.rubric import load_rubric

@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from kit_support import solution_hits
 
-from grader.assignment import all_checks
+from a2 import registry
+from grader.common import paths
 from grader.kit import build as kit
 from grader.reports.student import auto_points, checked_line
-from grader.run import paths
+from grader.run.check_api import all_checks
 from grader.run.engine import grade
 from grader.run.rubric import load_rubric
 from grader.run.settings import GradingSettings
@@ -71,7 +72,7 @@ def _check(installed, folder: Path, *extra: str) -> tuple[int, dict, float]:
 
 def _submission(tmp: Path, files: dict[str, Path]) -> Path:
     tmp.mkdir()
-    for name in paths.STUDENT_FILES:
+    for name in registry.STUDENT_FILES:
         shutil.copy2(files.get(name, paths.REFERENCE_DIR / name), tmp / name)
     return tmp
 

@@ -26,13 +26,13 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from rich.console import Console
 
-from grader.assignment import all_checks
+from a2.registry import STUDENT_FILES, WRITTEN_FILES
 from grader.cli import main
 from grader.package import build as package
 from grader.package import lockfile
 from grader.package import scripts as package_scripts
 from grader.package.lockfile import LOCK_PATH, read_lock
-from grader.run.paths import STUDENT_FILES, WRITTEN_FILES
+from grader.run.check_api import all_checks
 from grader.sandbox.isolation import SANDBOX_USER
 
 BUGGY = Path(__file__).parent / "submissions" / "buggy"

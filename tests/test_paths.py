@@ -1,4 +1,4 @@
-"""Which course repository the `grader` command acts on (grader/run/paths.py, grader/__main__.py):
+"""Which course repository the `grader` command acts on (grader/common/paths.py, grader/__main__.py):
 --root, else $A2GRADER_ROOT, else the first folder at or above the current one that holds
 rubric.yaml and reference/, else the grader's own checkout; the first line of validate, package,
 kit and batch names it."""
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import REPO
 
-from grader.run import paths
+from grader.common import paths
 
 
 def _course_copy(tmp: Path) -> Path:

@@ -19,8 +19,8 @@ from a2.written.process import InProcess
 from grader.classroom.groups import cluster
 from grader.classroom.groups.build import build_groups
 from grader.classroom.groups.store import OVERRIDE, MarkStore
+from grader.classroom.reports.review_html import mathml, render_answer
 from grader.classroom.review import make_server
-from grader.reports.review_html import mathml, render_answer
 
 SHOTS = Path(os.environ.get("A2GRADER_SCREENSHOTS", "")) if os.environ.get("A2GRADER_SCREENSHOTS") else None
 

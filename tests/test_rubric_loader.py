@@ -7,10 +7,10 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from grader.assignment import all_checks
 from grader.cli import main
-from grader.run import paths
-from grader.run.paths import RUBRIC_PATH
+from grader.common import paths
+from grader.common.paths import RUBRIC_PATH
+from grader.run.check_api import all_checks
 from grader.run.rubric import RubricError, load_rubric
 
 GOOD = """\
@@ -172,7 +172,7 @@ def test_bad_written_keys_are_reported_with_line_and_fix(tmp_path, edit, message
 
 
 def test_unused_written_checkers_are_reported(tmp_path):
-    with pytest.raises(RubricError, match="written checker 'table' is registered in grader/written but no written part uses it"):
+    with pytest.raises(RubricError, match="written checker 'table' is registered by the assignment but no written part uses it"):
         load_rubric(write(tmp_path, WRITTEN), registered={"a"}, checkers={"steps", "table"})
 
 

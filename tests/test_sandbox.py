@@ -972,3 +972,37 @@ def _sweep_as_the_sandbox_user(tmp_path: Path, uid: int, gid: int, ctypes: Any, 
     assert (tmp_path / "graders.txt").read_text() == "the grader's"
     with open("/proc/sysvipc/shm", encoding="ascii") as table:
         assert key not in {int(line.split()[0]) & 0xFFFFFFFF for line in table.readlines()[1:]}
+
+
+# -- the worker's files: the framework's worker and the assignment's probes ---------------------
+
+def test_worker_folder_holds_the_framework_worker_and_the_assignment_probes():
+    """The sandbox copies grader/untrusted/ and the assignment's untrusted/ into one folder; the
+    worker registers every probes_*.py there (none listed by hand in the framework)."""
+    from grader import assignment
+    from grader.sandbox.folders import worker_files
+
+    files = worker_files()
+    names = [p.name for p in files]
+    assert len(names) == len(set(names)) and "__init__.py" not in names
+    assert {"worker.py", "wire.py", "probes.py"} <= set(names)
+    probes = {p.stem for p in files if p.parent == assignment.untrusted_folder() and p.name.startswith("probes_")}
+    assert {"probes_word2vec", "probes_parser"} <= probes
+
+
+def test_in_process_worker_registers_the_assignment_probes():
+    from grader.common.paths import REFERENCE_DIR
+    from grader.sandbox.inprocess import InProcessRunner
+    from grader.untrusted import probes
+
+    with InProcessRunner(REFERENCE_DIR) as runner:
+        assert runner.call("w2v_sigmoid", {"inputs": [0.0]}).value == [0.5]
+    assert {"probes_word2vec", "probes_parser", "probes_model", "probes_training"} <= set(probes.probe_modules())
+    assert {"ping", "call", "w2v_sigmoid"} <= set(probes.PROBES)
+
+
+def test_portable_runner_names_the_worker_folders_variable_the_worker_reads():
+    from grader.sandbox import portable
+    from grader.untrusted import worker
+
+    assert portable.WORKER_FOLDERS_VARIABLE == worker.FOLDERS_VARIABLE

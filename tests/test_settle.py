@@ -9,7 +9,7 @@ at most what it lost. The registry's declarations are checked here too.
 
 from __future__ import annotations
 
-from grader.assignment import all_checks
+from grader.run.check_api import all_checks
 from grader.run.results import FAILED, PASSED, Charge, CheckResult, Outcome, Proof
 from grader.run.rubric import CheckSpec, load_rubric
 from grader.run.settle import settle_charges

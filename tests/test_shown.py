@@ -1,13 +1,13 @@
-"""Text from student code made safe to show (grader/run/shown.py), at the worker boundary
+"""Text from student code made safe to show (grader/common/shown.py), at the worker boundary
 (grader/sandbox/frames.py) and in the result model; and credit moved to another check settled
-against that check (grader/results.settle_charges)."""
+against that check (grader/run/settle.py's settle_charges)."""
 
 from __future__ import annotations
 
+from grader.common.shown import MAX_CHECK_OUTPUT_CHARS, MAX_LINE_CHARS, MAX_REPLY_STRING_CHARS, brief, cut, printable
 from grader.run.results import PASSED, Charge, CheckResult, GradeReport, ManualItem, Outcome
 from grader.run.rubric import CheckSpec
 from grader.run.settle import settle_charges
-from grader.run.shown import MAX_CHECK_OUTPUT_CHARS, MAX_LINE_CHARS, MAX_REPLY_STRING_CHARS, brief, cut, printable
 from grader.sandbox.frames import Capture, parse_reply
 
 HOSTILE = "[/] \x1b]0;owned\x07 \x1b[2J \ud800 \u202e \x9b done"

@@ -25,11 +25,12 @@ import pytest
 import yaml
 from conftest import REPO, load_script
 
+from a2.registry import STUDENT_FILES
 from a2.written.process import InProcess
 from grader.classroom.similarity import detect
 from grader.classroom.similarity.build import SUMMARY_PREFIX, run_similarity
 from grader.classroom.similarity.sources import WRITTEN, Document, SimilarityError, known_documents
-from grader.run.paths import STUDENT_FILES, TEMPLATE_DIR
+from grader.common.paths import TEMPLATE_DIR
 
 ALTERNATIVE = REPO / "tests" / "submissions" / "alternative"
 FILES = (*STUDENT_FILES, WRITTEN)

@@ -1,18 +1,22 @@
 """The static checks run with the suite, so CI runs them: ruff (pyproject's [tool.ruff]) over the
-project's own code, mypy (pyproject's [tool.mypy]) over grader/, and the shape of the house: module
-sizes, what untrusted/ may import, no import cycle in grader/ and tools/ (tests/import_graph.py),
-which package starts processes."""
+project's own code, mypy (pyproject's [tool.mypy]) over grader/ and a2/, and the shape of the house
+that ARCHITECTURE.md draws: what each part may import (read from its table), no import cycle in
+grader/, a2/ and tools/ (tests/import_graph.py), the framework reaching the assignment only through
+its registry, what the untrusted folders may import, module sizes, which package starts processes."""
 
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from conftest import REPO
-from import_graph import cycles, describe, import_graph, imports_of
+from import_graph import Import, cycles, describe, import_graph, imports_of
+
+from grader.assignment import package_name
 
 BIN = Path(sys.executable).parent
 
@@ -36,69 +40,223 @@ def test_mypy_finds_nothing():
 # -- the shape of the house --------------------------------------------------------------------
 
 GRADER = REPO / "grader"
+ASSIGNMENT = REPO / package_name(REPO / "rubric.yaml")
+ARCHITECTURE = REPO / "ARCHITECTURE.md"
 MAX_MODULE_LINES = 400
-#: The process boundary: the only package of grader/ that starts processes.
+#: The process boundary: the only package that starts processes.
 BOUNDARY = GRADER / "sandbox"
-UNTRUSTED = GRADER / "untrusted"
+#: What runs next to student code: the framework's worker and the assignment's probes.
+UNTRUSTED = (GRADER / "untrusted", ASSIGNMENT / "untrusted")
 #: Modules that start processes, and the names of os (and pty) that do.
 PROCESS_MODULES = ("subprocess", "multiprocessing", "concurrent.futures.process")
 PROCESS_FUNCTIONS = frozenset({"fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp",
                                "spawn", "execv", "execve", "execl", "execle", "execlp", "execlpe", "execvp",
                                "execvpe", "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve",
                                "spawnvp", "spawnvpe", "ProcessPoolExecutor"})
+#: The trees whose import graph must have no cycle, and their folders of scripts (their files
+#: import each other as top-level names: tools/ is no package).
+GRAPH_FOLDERS = ["grader", ASSIGNMENT.name, "tools"]
+FLAT_FOLDERS = ("tools",)
 
 
-def grader_modules() -> list[Path]:
-    return sorted(GRADER.rglob("*.py"))
+def source_modules() -> list[Path]:
+    return sorted([*GRADER.rglob("*.py"), *ASSIGNMENT.rglob("*.py")])
 
 
-def test_no_module_of_the_grader_is_over_the_size_limit():
+def graph() -> dict[str, dict[str, list[int]]]:
+    return import_graph(REPO, GRAPH_FOLDERS, FLAT_FOLDERS)
+
+
+# -- ARCHITECTURE.md's table: who may import what -----------------------------------------------
+
+def layout_table(text: str) -> dict[str, set[str]]:
+    """ARCHITECTURE.md's table of parts: part path -> the paths it may import ("nothing of ours": none).
+    A part is a folder (``grader/run/``) or one module (``grader/cli.py``)."""
+    table: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not re.fullmatch(r"`[\w./]+`", cells[0]):
+            continue
+        table[cells[0].strip("`")] = set(re.findall(r"`([\w./]+)`", cells[3]))
+    return table
+
+
+def part_of(module: str, parts: set[str]) -> str | None:
+    """The most specific part holding ``module`` (``grader.run.engine`` -> ``grader/run/``)."""
+    path = module.replace(".", "/")
+    candidates = [p for p in parts if (p.endswith("/") and (path + "/").startswith(p))
+                  or p in (path + ".py", path + "/__init__.py")]
+    return max(candidates, key=len) if candidates else None
+
+
+def layout_violations(edges: dict[str, dict[str, list[int]]], table: dict[str, set[str]]) -> list[str]:
+    """Each import of a module of one part from another part that the table does not allow, and each
+    module of grader/ or the assignment that no part holds."""
+    parts = set(table)
+    found = []
+    for importer, targets in sorted(edges.items()):
+        if importer.split(".")[0] not in ("grader", ASSIGNMENT.name):
+            continue
+        mine = part_of(importer, parts)
+        if mine is None:
+            found.append(f"{importer} is in no part of ARCHITECTURE.md's table")
+            continue
+        for target, lines in sorted(targets.items()):
+            theirs = part_of(target, parts)
+            if theirs is not None and theirs != mine and theirs not in table[mine]:
+                found.append(f"{importer} imports {target} (line {lines[0]}): {mine} may import only "
+                             f"{', '.join(sorted(table[mine])) or 'nothing of ours'}")
+    return found
+
+
+def test_architecture_table_names_every_part_and_only_real_ones():
+    table = layout_table(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert len(table) >= 15, "ARCHITECTURE.md's table was not found: its rows are `| `path` | ... | may import |`"
+    for part, allowed in table.items():
+        assert (REPO / part).exists(), f"ARCHITECTURE.md names {part}, which does not exist"
+        assert allowed <= set(table), f"{part} may import {allowed - set(table)}, which is no part of the table"
+    folders = {f"{p.relative_to(REPO).as_posix()}/" for p in [*GRADER.iterdir(), *ASSIGNMENT.iterdir()]
+               if p.is_dir() and (p / "__init__.py").exists() and p.parent == GRADER}
+    assert folders <= set(table), f"folders of grader/ missing from ARCHITECTURE.md: {folders - set(table)}"
+
+
+def test_every_import_is_one_the_architecture_allows():
+    """ARCHITECTURE.md's last column is the rule: the framework imports the assignment only through
+    its registry (no row of grader/ lists the assignment), the assignment imports the framework's
+    run, reading and boundary but not its commands, kit or class tools, and untrusted/ nothing."""
+    table = layout_table(ARCHITECTURE.read_text(encoding="utf-8"))
+    g = graph()
+    # the graph sees each kind of import on the real tree, or this test proves nothing
+    seen = {("a2.checks.model", "a2.checks.model_params"),                 # from-import
+            ("a2.written.process", "a2.written.documents"),                # inside a function
+            ("a2.reference", "a2.dev_parse"),                              # importlib, a written name
+            ("a2.checks", "a2.checks.training"),                           # CHECK_MODULES
+            ("grader.untrusted.probes", "grader.untrusted.wire"),          # relative
+            ("grader.run.engine", "grader.assignment"),
+            ("tools.make_class", "tools.class_writeups")}
+    assert {(a, b) for a, b in seen if b in g.get(a, {})} == seen
+    assert layout_violations(g, table) == []
+
+
+def test_the_layout_test_catches_planted_imports():
+    """The rule on a made-up graph: the framework importing the assignment, the assignment importing
+    a command, untrusted code importing trusted code, and a module in no part."""
+    table = layout_table(ARCHITECTURE.read_text(encoding="utf-8"))
+    a2 = ASSIGNMENT.name
+    planted = {"grader.run.engine": {f"{a2}.checks.word2vec": [7], "grader.common.paths": [8]},
+               f"{a2}.checks.sgd": {"grader.cli": [3], "grader.run.check_api": [4]},
+               "grader.untrusted.worker": {"grader.run.results": [5]},
+               "grader.nowhere": {}}
+    found = layout_violations(planted, table)
+    assert len(found) == 3 + 1, found
+    assert any(f"grader.run.engine imports {a2}.checks.word2vec" in f for f in found)
+    assert not any("grader.common.paths" in f or "check_api" in f for f in found)
+
+
+def test_the_framework_reaches_the_assignment_only_through_its_registry():
+    """No module of grader/ names the assignment's package in an import; the door imports the
+    registry by the name rubric.yaml gives, and imports nothing of the framework but its paths."""
+    g = graph()
+    into = [(a, b) for a, targets in g.items() if a.startswith("grader") for b in targets
+            if b.split(".")[0] == ASSIGNMENT.name]
+    assert into == []
+    door = GRADER / "assignment.py"
+    written = [imp for imp in imports_of(door) if imp.module.startswith(ASSIGNMENT.name)]
+    assert written == [], "grader/assignment.py must import the assignment by the rubric's name, not a written one"
+    assert set(g["grader.assignment"]) == {"grader.common.paths"}
+    calls = [n for n in ast.walk(ast.parse(door.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute) and n.func.attr == "import_module"]
+    assert calls and all(not isinstance(c.args[0], ast.Constant) for c in calls)
+
+
+#: Where grader/ still names what only this assignment has (its student files, check ids, written
+#: checkers): ARCHITECTURE.md's "What the framework still knows". The list may only shrink.
+KNOWN_LEFTOVERS = {("grader/classroom/groups/collect.py", "parser_errors"),
+                   ("grader/classroom/groups/cluster.py", "transition_table")}
+
+
+def assignment_words() -> set[str]:
+    from grader import assignment  # noqa: PLC0415
+    from grader.run.check_api import all_checks  # noqa: PLC0415
+
+    stems = {name.rsplit(".", 1)[0] for name in assignment.student_files()} - {"run"}   # "run" is a plain word
+    return stems | set(all_checks()) | set(assignment.registry().written_checkers()) | set(assignment.written_files())
+
+
+def framework_mentions(words: set[str]) -> set[tuple[str, str]]:
+    """(module, word) for every string or name outside docstrings and comments in grader/ that is, or
+    holds as a whole word, one of ``words``."""
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(sorted(map(re.escape, words), key=len, reverse=True)) + r")(?![\w])")
+    found = set()
+    for path in sorted(GRADER.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+        for node in ast.walk(tree):
+            text = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs \
+                else node.id if isinstance(node, ast.Name) else None
+            if text and (m := pattern.search(text)):
+                found.add((path.relative_to(REPO).as_posix(), m.group(1)))
+    return found
+
+
+def test_the_framework_names_nothing_of_this_assignment_but_its_known_leftovers():
+    words = assignment_words()
+    assert {"word2vec", "parser_errors", "answers.md", "w2v_sigmoid"} <= words
+    assert framework_mentions(words) == KNOWN_LEFTOVERS
+
+
+def test_untrusted_folders_import_nothing_trusted():
+    """The framework's worker and the assignment's probes are copied next to student code into one
+    folder: each imports only the standard library, third-party packages and its own folder's
+    modules, relatively (the one form that works both in the repository and in the worker's copy,
+    the package ``untrusted``); no two of their files share a name."""
+    problems = []
+    names: dict[str, Path] = {}
+    for folder in UNTRUSTED:
+        siblings = {path.stem for path in folder.glob("*.py")}
+        for path in sorted(folder.glob("*.py")):
+            if path.name != "__init__.py":
+                if path.name in names:
+                    problems.append(f"{path} and {names[path.name]} share a name in the worker's folder")
+                names[path.name] = path
+            for imp in imports_of(path):
+                top = imp.module.split(".")[0]
+                ours = top in ("grader", ASSIGNMENT.name) or top in siblings or (REPO / top).exists()
+                if imp.level > 1 or (imp.level == 0 and ours) or (imp.level == 1 and top and top not in siblings):
+                    problems.append(f"{path.relative_to(REPO)} imports {'.' * imp.level}{imp.module}")
+    assert not problems, problems
+
+
+def test_untrusted_rule_catches_planted_imports(tmp_path):
+    folder = tmp_path / "untrusted"
+    folder.mkdir()
+    (folder / "probe.py").write_text("from grader.run import results\nfrom .other import x\nfrom . import sib\n")
+    (folder / "sib.py").write_text("")
+    found = [f"{'.' * i.level}{i.module}" for i in imports_of(folder / "probe.py")]
+    siblings = {p.stem for p in folder.glob("*.py")}
+    bad = [i for i in imports_of(folder / "probe.py")
+           if (i.level == 0 and i.module.split(".")[0] == "grader") or (i.level == 1 and i.module and i.module not in siblings)]
+    assert found == ["grader.run", ".other", "."] and len(bad) == 2
+    assert isinstance(bad[0], Import)
+
+
+def test_no_module_is_over_the_size_limit():
     """One room per concern: a module over MAX_MODULE_LINES lines holds more than one; split it
     along its concerns, not at an arbitrary line."""
-    sizes = {path.relative_to(GRADER).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
-             for path in grader_modules()}
+    sizes = {path.relative_to(REPO).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+             for path in source_modules()}
     over = {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES}
     assert not over, f"modules over {MAX_MODULE_LINES} lines: {over}"
 
 
-def test_the_worker_package_imports_nothing_of_the_trusted_grader():
-    """grader/untrusted/ is copied next to student code: it imports only itself, the standard
-    library and third-party packages. It imports its siblings relatively, the one form that works
-    both in the repository (grader.untrusted) and in the worker's copy (the package ``untrusted``,
-    where no ``grader`` exists)."""
-    siblings = {path.stem for path in UNTRUSTED.glob("*.py")}
-    problems = []
-    for path in sorted(UNTRUSTED.glob("*.py")):
-        for imp in imports_of(path):
-            module, level = imp.module, imp.level
-            top = module.split(".")[0]
-            if level > 1 or (level == 0 and (top == "grader" or top in siblings or (GRADER / top).exists())):
-                problems.append(f"{path.name} imports {'.' * level}{module}")
-    assert not problems, problems
-
-
-#: The trees whose import graph must have no cycle, and their folders of scripts (their files
-#: import each other as top-level names: tools/ is no package, the worker's copy of untrusted/ is flat).
-GRAPH_FOLDERS = ["grader", "tools"]
-FLAT_FOLDERS = ("tools", "grader/untrusted")
-
-
-def test_grader_and_tools_have_no_import_cycle():
-    """No module of grader/ or tools/ imports itself through others: at module level, inside a
-    function, by a relative import, by importlib with a written name, or through a registry's list
-    (a cycle dodged by an import inside a function is still a cycle). Cut a cycle by moving the
-    shared names to where they belong, not by hiding the import."""
-    graph = import_graph(REPO, GRAPH_FOLDERS, FLAT_FOLDERS)
-    # the graph sees each kind of import on the real tree, or this test proves nothing
-    seen = {("a2.checks.model", "a2.checks.model_params"),      # from-import
-            ("a2.written.process", "a2.written.documents"),      # inside a function
-            ("a2.reference", "a2.dev_parse"),                    # importlib, a written name
-            ("a2.checks", "a2.checks.training"),                 # CHECK_MODULES
-            ("grader.untrusted.probes", "grader.untrusted.wire"),         # a sibling, top-level
-            ("tools.make_class", "tools.class_writeups")}
-    assert {(a, b) for a, b in seen if b in graph.get(a, {})} == seen
-    found = cycles(graph)
-    assert not found, "import cycles:\n" + "\n".join(describe(graph, c) for c in found)
+def test_grader_assignment_and_tools_have_no_import_cycle():
+    """No module imports itself through others: at module level, inside a function, by a relative
+    import, by importlib with a written name, or through a registry's list (a cycle dodged by an
+    import inside a function is still a cycle). Cut a cycle by moving the shared names to where they
+    belong, not by hiding the import."""
+    g = graph()
+    found = cycles(g)
+    assert not found, "import cycles:\n" + "\n".join(describe(g, c) for c in found)
 
 
 def test_the_cycle_test_catches_a_planted_cycle(tmp_path):
@@ -115,9 +273,9 @@ def test_the_cycle_test_catches_a_planted_cycle(tmp_path):
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    graph = import_graph(tmp_path, ["pkg", "scripts"], ("scripts",))
-    assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.c"], ["pkg.registry", "pkg.sub"], ["scripts.x", "scripts.y"]]
-    assert "pkg.b -> pkg.c (line 2)" in describe(graph, ["pkg.a", "pkg.b", "pkg.c"])
+    g = import_graph(tmp_path, ["pkg", "scripts"], ("scripts",))
+    assert cycles(g) == [["pkg.a", "pkg.b", "pkg.c"], ["pkg.registry", "pkg.sub"], ["scripts.x", "scripts.y"]]
+    assert "pkg.b -> pkg.c (line 2)" in describe(g, ["pkg.a", "pkg.b", "pkg.c"])
     (tmp_path / "scripts/y.py").write_text("Y = 1\n")
     (tmp_path / "pkg/registry.py").write_text("X = 1\n")
     (tmp_path / "pkg/c.py").write_text("import importlib\n\nA = importlib.import_module('pkg.top' + '')\n")
@@ -143,7 +301,7 @@ def starts_processes(path: Path) -> list[str]:
 def test_only_the_boundary_package_starts_processes():
     """Everything that starts, confines or kills a process is in grader/sandbox/, so that a
     security review reads one folder (the batch's grading processes included)."""
-    outside = {path.relative_to(GRADER).as_posix(): starts_processes(path)
-               for path in grader_modules() if BOUNDARY not in path.parents}
+    outside = {path.relative_to(REPO).as_posix(): starts_processes(path)
+               for path in source_modules() if BOUNDARY not in path.parents}
     assert not {name: what for name, what in outside.items() if what}
     assert starts_processes(BOUNDARY / "channel.py"), "the check no longer sees Popen: fix the test"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
+from a2 import registry
 from grader.cli import main
+from grader.common import paths
 from grader.package.template import strip_python
-from grader.run import paths
 
 #: A terminal screen: an untouched template's whole output must fit.
 SCREEN_LINES = 50
@@ -14,7 +15,7 @@ SCREEN_LINES = 50
 
 def _stubs() -> list[tuple[str, str]]:
     found = []
-    for name in paths.STUDENT_FILES:
+    for name in registry.STUDENT_FILES:
         _text, stubs = strip_python((paths.REFERENCE_DIR / name).read_text(encoding="utf-8"), name)
         found += [(name, s.function) for s in stubs]
     return found

@@ -18,7 +18,8 @@ from rich.console import Console
 from a2.written.grade import grade_written
 from a2.written.process import InProcess
 from grader.classroom.gradebook import GradedSubmission, Submission, report_from_json, summarize
-from grader.reports import gradescope, jsonout, summary, terminal
+from grader.classroom.reports import summary
+from grader.reports import gradescope, jsonout, terminal
 from grader.run.results import GradeReport
 from grader.run.rubric import load_rubric
 

@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from grader.run.paths import STUDENT_FILES, TEMPLATE_DIR, WRITTEN_FILES  # noqa: E402
+from a2.registry import STUDENT_FILES, WRITTEN_FILES  # noqa: E402
+from grader.common.paths import TEMPLATE_DIR  # noqa: E402
 
 
 class _Loops(ast.NodeTransformer):

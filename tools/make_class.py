@@ -50,7 +50,7 @@ from class_copies import disguise, reword, student_markers  # noqa: E402  (tools
 from class_tex import tex_files  # noqa: E402
 from class_writeups import draw_answers, markdown_files  # noqa: E402
 
-from grader.run.paths import STUDENT_FILES
+from a2.registry import STUDENT_FILES
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO / "reference"

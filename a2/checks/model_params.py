@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from grader.common.numerics import softmax
 from grader.run.check_api import CheckAborted, CheckContext, Trials, check_label
 from grader.run.compare import ATOL, RTOL, as_float_array
-from grader.run.numerics import softmax
 
 N_CLASSES = 3
 

@@ -17,10 +17,10 @@ import numpy as np
 from a2.checks import training_size as sizes
 from a2.checks.model_params import call, record_error, try_call
 from a2.checks.model_shapes import training_error_hint
+from grader.common.numerics import log_softmax
+from grader.common.shown import brief
 from grader.run.check_api import CheckAborted, CheckContext, Trials, check, check_label
-from grader.run.numerics import log_softmax
 from grader.run.results import Outcome
-from grader.run.shown import brief
 
 FILES = ("parser_model.py", "run.py")
 

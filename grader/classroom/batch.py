@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader import assignment
 from grader.classroom.gradebook import (
     COMPLETE,
     FAILED,
@@ -53,8 +54,9 @@ from grader.classroom.gradebook import (
     summarize,
     zero_report,
 )
+from grader.classroom.reports import summary
 from grader.classroom.roster import discover
-from grader.reports import gradescope, jsonout, summary
+from grader.reports import gradescope, jsonout
 from grader.run.engine import grade, new_seed
 from grader.run.results import GradeReport
 from grader.run.rubric import Rubric, load_rubric
@@ -69,8 +71,6 @@ RESULTS_FILE = "results.json"
 CSV_FILE = "grades.csv"
 SUMMARY_FILE = "summary.md"
 PLOTS_DIR = "plots"
-#: Checks whose id starts with this train a parser (about 20 s each submission); --quick skips them.
-TRAINING_CHECK_PREFIX = "train"
 #: Longest a single submission's grading may take before it is stopped and marked failed. The
 #: rubric's largest per-check timeout is 1800 s; a full grading takes about 20-90 s.
 SUBMISSION_TIMEOUT_S = 1800.0
@@ -158,7 +158,7 @@ def grade_one(upload: Path, folder: Path, *, seed: int, only: Sequence[str]) -> 
 
 def quick_checks(rubric: Rubric) -> tuple[str, ...]:
     """Everything but the checks that train a parser (written questions included)."""
-    return tuple(i for i in selectable_ids(rubric) if not i.startswith(TRAINING_CHECK_PREFIX))
+    return tuple(i for i in selectable_ids(rubric) if not i.startswith(assignment.registry().TRAINING_CHECK_PREFIX))
 
 
 def _settings(out: Path, source: Path, *, seed: int | None, checks: tuple[str, ...],
@@ -229,7 +229,7 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
               rubric: Rubric | None = None, similarity: Any = None) -> BatchOutcome:
     """Grade every submission of ``source`` into ``out`` and write the class reports (and, given
     ``similarity``, a :class:`grader.classroom.similarity.build.SimilarityRequest`, the similarity reports)."""
-    from grader.assignment import all_checks
+    from grader.run.check_api import all_checks
 
     started = time.monotonic()
     source, out = Path(source), Path(out)
@@ -288,7 +288,7 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
     files += grouped.files
     from grader.classroom import final_grades
     from grader.classroom.groups.store import MarkStore
-    from grader.reports import final
+    from grader.classroom.reports import final
 
     store = MarkStore.open(out)
     if store.journal:       # TA marks exist: the grade book adds them to the autograder's scores
@@ -302,7 +302,7 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
 def write_class_reports(results: Sequence[GradedSubmission], columns: Sequence[Column], out: Path,
                         settings: BatchSettings) -> tuple[ClassSummary, tuple[Path, ...]]:
     """grades.csv, summary.md and the plots of ``results`` in ``out``; the summary and the files."""
-    from grader.reports import csvout, plots
+    from grader.classroom.reports import csvout, plots
 
     stats = summarize(results, columns, seed=settings.seed)
     written = [csvout.write_csv(results, columns, out / CSV_FILE),

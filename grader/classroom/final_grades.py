@@ -4,7 +4,7 @@ points of each TA-graded item, the total, and the TA's comments; keyed like grad
 
 Pure computation over a finished batch folder: grades.csv (the autograder's scores), the
 grouping (``groups/groups.json``) and the marks store. Auto-graded items are never TA items
-here, so nothing is counted twice; :mod:`grader.reports.final` writes the CSV and the feedback.
+here, so nothing is counted twice; :mod:`grader.classroom.reports.final` writes the CSV and the feedback.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def grades_cmd(batch_dir: Path, marked: Path | None) -> None:
     """The grade book: BATCH_DIR/final_grades.csv (autograder score, each TA item's points, total;
     keyed like grades.csv) and BATCH_DIR/feedback/<submission>.md with the TA's comments."""
     from grader.classroom import final_grades
-    from grader.reports import final
+    from grader.classroom.reports import final
 
     _, store = marked_store(batch_dir, marked)
     try:

@@ -2,7 +2,7 @@
 
 A small HTTP server on 127.0.0.1 only (never another interface), over the batch folder: it reads
 the grouping (``groups/groups.json``) and the marks store, shows the pages of
-:mod:`grader.reports.review_html`, and records each mark (points, comment) or override (points,
+:mod:`grader.classroom.reports.review_html`, and records each mark (points, comment) or override (points,
 reason) in the store with who and when, as the groups CSV does; after each one it writes
 groups/groups.csv again from the store (having first read any mark a spreadsheet added to it),
 so the CSV and the browser never undo each other. Forms carry a token made when the server
@@ -29,7 +29,7 @@ from grader.classroom.groups.marks import (
     write_group_table,
 )
 from grader.classroom.groups.store import MARK, OVERRIDE, Mark, MarkStore, now, who_am_i
-from grader.reports import review_html as html
+from grader.classroom.reports import review_html as html
 
 HOST = "127.0.0.1"
 GROUPS_DIR, GROUP_TABLE, REVIEW_QUEUE = "groups", "groups.csv", "review_queue.csv"

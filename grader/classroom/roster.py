@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
+from grader import assignment
 from grader.classroom.gradebook import BatchError, Submission
-from grader.run.paths import STUDENT_FILES
 
 METADATA_FILE = "submission_metadata.yml"
 IGNORED_NAMES = frozenset({"__MACOSX", ".DS_Store"})
@@ -42,7 +42,7 @@ def _read_metadata(path: Path) -> dict[str, tuple[tuple[str, ...], tuple[str, ..
 
 
 def _looks_like_one_submission(folder: Path) -> bool:
-    return any((folder / name).is_file() for name in STUDENT_FILES)
+    return any((folder / name).is_file() for name in assignment.student_files())
 
 
 def discover(folder: Path, *, exclude: Path | None = None) -> list[Submission]:

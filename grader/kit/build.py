@@ -27,22 +27,19 @@ from pathlib import Path
 from typing import Any
 
 from grader import assignment
-from grader.run import paths
+from grader.common import paths
 from grader.run.replay import RecordingRef
 
-#: The kit's distribution name (its ``grader --version`` reads this package's metadata).
-KIT_DIST = "a2-student-kit"
-#: The kit's folder inside the zip.
-KIT_FOLDER = "a2_student"
 #: The framework's modules the kit ships (paths from the repository's root); with the assignment's
 #: (its registry's ``KIT_MODULES``), nothing else goes in: see :func:`kit_modules`.
 FRAMEWORK_KIT_MODULES = (
     "grader/__init__.py", "grader/assignment.py", "grader/check_command.py", "grader/cli_output.py",
     "grader/kit/__init__.py", "grader/kit/cli.py",
+    "grader/common/__init__.py", "grader/common/numerics.py", "grader/common/paths.py", "grader/common/shown.py",
     "grader/run/__init__.py", "grader/run/budget.py", "grader/run/check_api.py", "grader/run/compare.py",
-    "grader/run/engine.py", "grader/run/numerics.py", "grader/run/paths.py", "grader/run/replay.py",
+    "grader/run/engine.py", "grader/run/replay.py",
     "grader/run/results.py", "grader/run/rubric.py", "grader/run/rubric_schema.py", "grader/run/settings.py",
-    "grader/run/settle.py", "grader/run/shown.py", "grader/run/submission.py", "grader/run/workers.py",
+    "grader/run/settle.py", "grader/run/submission.py", "grader/run/workers.py",
     "grader/reports/__init__.py", "grader/reports/jsonout.py", "grader/reports/student.py",
     "grader/sandbox/frames.py", "grader/sandbox/portable.py", "grader/sandbox/runner.py", "grader/sandbox/sweep.py",
     "grader/untrusted/__init__.py", "grader/untrusted/probes.py", "grader/untrusted/wire.py", "grader/untrusted/worker.py",
@@ -146,8 +143,8 @@ def kit_rubric(text: str) -> tuple[str, float]:
     mapping a line; the result is proven to parse to exactly the filtered rubric."""
     import yaml  # noqa: PLC0415
 
-    from grader.assignment import all_checks  # noqa: PLC0415
     from grader.reports.student import auto_points  # noqa: PLC0415
+    from grader.run.check_api import all_checks  # noqa: PLC0415
     from grader.run.rubric import load_rubric  # noqa: PLC0415
 
     full = yaml.safe_load(text)
@@ -197,7 +194,7 @@ def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress
     """The reference's answers to every question the visible checks ask, for each seed, gathered
     by grading each of ``submissions`` (see ``recording_set``) with a recording ``ctx.ref``; a
     submission holding only some of the files is graded on the checks of those files only."""
-    from grader.assignment import all_checks  # noqa: PLC0415 - heavy, only when building
+    from grader.run.check_api import all_checks  # noqa: PLC0415 - heavy, only when building
     from grader.run.engine import grade  # noqa: PLC0415
     from grader.run.rubric import load_rubric  # noqa: PLC0415
     from grader.run.settings import GradingSettings  # noqa: PLC0415
@@ -241,11 +238,12 @@ def _kit_pyproject(version: str) -> str:
     deps = [d for d in project["dependencies"]
             if d.split("=")[0].split(">")[0].split("<")[0].split("[")[0].strip().lower() in KIT_REQUIREMENTS]
     packages = sorted({rel.rsplit("/", 1)[0].replace("/", ".") for rel in kit_modules()})
+    course = assignment.registry()
     return "\n".join([
         "# The student kit's package: `pip install .` here installs the `grader` command.",
         "[build-system]", 'requires = ["setuptools>=68"]', 'build-backend = "setuptools.build_meta"', "",
-        "[project]", f'name = "{KIT_DIST}"', f'version = "{version}"',
-        'description = "Local checks for the word2vec and dependency parsing assignment (no solution inside)."',
+        "[project]", f'name = "{course.KIT_DIST}"', f'version = "{version}"',
+        f'description = "{course.KIT_DESCRIPTION}"',
         'requires-python = ">=3.11"', "dependencies = [" + ", ".join(json.dumps(d) for d in deps) + "]", "",
         "[project.scripts]", 'grader = "grader.kit.cli:main"', "",
         "[tool.setuptools]", "packages = " + json.dumps(packages), "include-package-data = false", "",
@@ -253,21 +251,6 @@ def _kit_pyproject(version: str) -> str:
     ])
 
 
-KIT_README = """# Assignment 2: your working folder
-
-Edit the five .py files and answers.md here. To check your code before you submit:
-
-    python -m pip install .
-    grader check            # or: grader check --quiet, grader check --seed N
-
-Install it in your course environment (conda or pip), where PyTorch is already installed: the
-kit does not install or replace PyTorch.
-
-`grader check` runs the visible code checks on your laptop, with time limits. It holds no
-solution: expected values were recorded when this kit was made, for a few seeds. Hidden checks
-and the written answers are graded when you submit, and the full grader's feedback names more
-known bugs than this kit does.
-"""
 
 
 def _copy_tree(src: Path, dst: Path) -> None:
@@ -276,12 +259,12 @@ def _copy_tree(src: Path, dst: Path) -> None:
 
 def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     """Lay the kit's folder out under ``root``; returns it."""
-    from grader.assignment import all_checks  # noqa: PLC0415
+    from grader.run.check_api import all_checks  # noqa: PLC0415
     from grader.run.rubric import load_rubric  # noqa: PLC0415
 
     rubric = load_rubric(registered=set(all_checks()))
     visible = {s.id for s in rubric.checks if s.student_visible}
-    kit = root / KIT_FOLDER
+    kit = root / assignment.registry().KIT_FOLDER
     _copy_tree(paths.TEMPLATE_DIR, kit)
     source = paths.INSTALL_ROOT
     stripped = kit_stripped()
@@ -308,7 +291,7 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     (data / "kit.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     (kit / "KIT.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     (kit / "pyproject.toml").write_text(_kit_pyproject(version), encoding="utf-8")
-    (kit / "KIT_README.md").write_text(KIT_README, encoding="utf-8")
+    (kit / "KIT_README.md").write_text(assignment.registry().KIT_README, encoding="utf-8")
     return kit
 
 

@@ -14,14 +14,22 @@ from typing import Any
 import click
 from rich.console import Console
 
+from grader import assignment
 from grader.check_command import CheckSetup, check_options, run_check
-from grader.run import paths
+from grader.common import paths
 from grader.run.replay import ReplayRef
 from grader.run.rubric import load_rubric
 from grader.run.settings import GradingSettings
 from grader.sandbox.portable import PortableRunner
 
-DIST = "a2-student-kit"
+
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``grader --version``: the installed kit's version (its distribution is the assignment's ``KIT_DIST``)."""
+    if value and not ctx.resilient_parsing:
+        from importlib.metadata import version  # noqa: PLC0415
+
+        click.echo(f"{ctx.info_name} {version(assignment.registry().KIT_DIST)}")
+        ctx.exit()
 
 
 def _read(name: str) -> Any:
@@ -45,7 +53,8 @@ def out_of_date(directory: Path, built: dict[str, Any]) -> str:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name=DIST, message="%(prog)s %(version)s")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version and exit.")
 def main() -> None:
     """Check your assignment locally (the visible code checks; no solution inside)."""
 

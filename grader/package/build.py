@@ -34,6 +34,8 @@ from rich.table import Table
 from rich.text import Text
 
 from grader import assignment
+from grader.common.atomic import atomic_path
+from grader.common.paths import REPO_ROOT
 from grader.package.scripts import (
     PackageError,
     pinned_requirements,
@@ -43,8 +45,6 @@ from grader.package.scripts import (
     timeout_advice,
 )
 from grader.package.template import MD_BEGIN, PY_BEGIN
-from grader.run.atomic import atomic_path
-from grader.run.paths import REPO_ROOT, STUDENT_FILES, WRITTEN_FILES
 from grader.run.rubric import DEFAULT_BUDGET_S, RubricError, load_rubric
 
 #: Folders and files of the repository that go into the zip, as they are, with the assignment's
@@ -166,7 +166,7 @@ def _walk(root: Path, folder: str, entries: list[Entry], findings: list[Finding]
 def _solution_digests(root: Path) -> dict[str, str]:
     """sha256 -> the solution file it belongs to (reference/'s student and answer files)."""
     digests = {}
-    for name in (*STUDENT_FILES, *WRITTEN_FILES):
+    for name in (*assignment.student_files(), *assignment.written_files()):
         path = root / SOLUTION_DIR / name
         if path.is_file():
             digests[hashlib.sha256(path.read_bytes()).hexdigest()] = f"{SOLUTION_DIR}/{name}"

@@ -118,7 +118,7 @@ fi
 (cd / && runuser -u @SANDBOX_USER@ -- "$VENV/bin/python" -c \
     "import numpy, torch; print('@SANDBOX_USER@ imports torch', torch.__version__)")
 (cd "$SOURCE" && A2GRADER_ROOT="$SOURCE" PYTHONPATH="$SOURCE" "$VENV/bin/python" -c \
-    "import grader.cli, grader.assignment; grader.assignment.all_checks()")
+    "import grader.cli, grader.run.check_api as checks; checks.all_checks()")
 """
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash

@@ -25,7 +25,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.run.paths import REFERENCE_DIR, REPO_ROOT, TEMPLATE_DIR
+from grader.common.paths import REFERENCE_DIR, REPO_ROOT, TEMPLATE_DIR
 
 PY_BEGIN = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
 PY_END = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")

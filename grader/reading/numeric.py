@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from grader.run.numerics import WRITTEN, WRITTEN_FD_STEP, largest_difference
-from grader.run.numerics import softmax as softmax  # formulas.py takes it from here
+from grader.common.numerics import WRITTEN, WRITTEN_FD_STEP, largest_difference
+from grader.common.numerics import softmax as softmax  # formulas.py takes it from here
 
 FD_STEP = WRITTEN_FD_STEP
 """Step of the central differences."""

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from grader.run.atomic import atomic_path
+from grader.common.atomic import atomic_path
+from grader.common.shown import cut
 from grader.run.results import NOT_RUN, PASSED, CheckResult, GradeReport, ManualItem, WrittenRead
-from grader.run.shown import cut
 
 # Gradescope's per-test status has two values; partial and errored checks are "failed".
 _STATUS = {PASSED: "passed"}

@@ -14,17 +14,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from grader import assignment
 from grader.run.results import NOT_IMPLEMENTED, PASSED, CheckResult, GradeReport
 from grader.run.rubric import Part, Rubric
 
 #: The stub message as results.stub_outcome words it: "sgd.py: sgd is not implemented yet (it still raises ...".
 _STUB_LINE = re.compile(r"^(?:(?P<file>[\w.]+\.py): )?(?P<name>\S+) is not implemented yet \(it still raises")
 _MISSING = ("No answer found", "No written answers found")
-#: What a missing written answer should look like, by the checker that reads it.
-ANSWER_SHAPES = {
-    "transition_table": "a table: one row per step with stack, buffer, new dependency and transition",
-    "parser_errors": "a list: for each sentence, the error type, the incorrect dependency and the correct one",
-}
 FORMULA = "a formula"
 PROSE = "a few sentences"
 
@@ -70,8 +66,8 @@ def _label(part: Part) -> str:
 
 
 def _shape(part: Part) -> str:
-    if part.checker in ANSWER_SHAPES:
-        return ANSWER_SHAPES[part.checker]
+    if part.checker in assignment.registry().ANSWER_SHAPES:
+        return assignment.registry().ANSWER_SHAPES[part.checker]
     return FORMULA if part.auto else PROSE
 
 
@@ -95,7 +91,7 @@ def next_to_do(report: GradeReport, rubric: Rubric) -> list[str]:
     for part in missing:
         groups.setdefault(_shape(part), []).append(_label(part))
     for shape, labels in groups.items():
-        lines.append(f"answers.md: no answer found for {', '.join(labels)} ({shape}"
+        lines.append(f"{assignment.written_files()[0]}: no answer found for {', '.join(labels)} ({shape}"
                      f"{' each' if len(labels) > 1 and shape in (FORMULA, PROSE) else ''})")
     failing = [c for c in report.checks if not c.passed and c.status != NOT_IMPLEMENTED and not is_missing_answer(c)]
     if failing:

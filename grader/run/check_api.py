@@ -10,6 +10,7 @@ it draws random inputs from ``ctx.rng``, sends them to student code through ``ct
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 import zlib
 from collections.abc import Callable
@@ -19,14 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from grader import assignment
 from grader.run.results import CRASHED, ERROR, TIMEOUT, Charge, Outcome, Proof
 from grader.sandbox.runner import ProbeResult, Runner
 
 CheckFunction = Callable[["CheckContext"], Outcome]
-ERROR_EXPLAINERS: list[Callable[[str, str], str | None]] = []
-"""The assignment's words for an error of student code (type, message) -> a line, or None: filled from
-its registry's ``explain_error`` when grader/assignment.py loads it (e.g. an import from the course's
-own support folder of a name that only the student's copy has)."""
 
 
 @dataclass(frozen=True)
@@ -137,7 +135,10 @@ def describe_failure(result: ProbeResult, what: str, timeout: float) -> tuple[st
     err = result.error
     lines = [f"{what} raised {_capped(err.type, 200)}: {_capped(err.message, MAX_FEEDBACK_MESSAGE_CHARS)}"
              if err else f"{what} failed"]
-    lines += [said for explain in ERROR_EXPLAINERS if err and (said := explain(err.type, err.message))]
+    # the assignment's words for it, if any (e.g. a name imported from the course's own utils/)
+    said = assignment.registry().explain_error(err.type, err.message) if err else None
+    if said:
+        lines.append(said)
     if err and err.traceback:
         lines.append("Traceback (your files only):")
         budget = MAX_FEEDBACK_TRACEBACK_CHARS
@@ -278,3 +279,15 @@ class Trials:
                        leaderboard=leaderboard,
                        charged=tuple(Charge(check, n, tuple(self.proofs.get(check, ())))
                                      for check, n in self.charged.items()))
+
+
+def all_checks() -> dict[str, RegisteredCheck]:
+    """Import every check module the assignment lists (its registry's ``CHECK_MODULES``, once) and
+    return the registry of checks."""
+    for name in assignment.registry().CHECK_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:    # the kit ships only the modules of visible checks
+                raise
+    return REGISTRY

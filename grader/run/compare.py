@@ -1,6 +1,6 @@
 """Numeric comparison with feedback that says how far off, where, and the likely cause.
 
-Tolerances are the code checks' set of :mod:`grader.run.numerics` (``CODE``, ``CODE_FD``). They are
+Tolerances are the code checks' set of :mod:`grader.common.numerics` (``CODE``, ``CODE_FD``). They are
 loose enough that a correct float32 or loop-based solution passes on every seed, and tight
 enough that a wrong sign, a transpose, a missing term or a factor of 2 never does.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.run.numerics import CODE, CODE_FD, largest_difference
+from grader.common.numerics import CODE, CODE_FD, largest_difference
 
 RTOL, ATOL = CODE.rtol, CODE.atol
 FD_RTOL, FD_ATOL = CODE_FD.rtol, CODE_FD.atol

@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from grader import assignment
-from grader.assignment import all_checks
+from grader.common.paths import TEMPLATE_DIR
 from grader.run import workers
 from grader.run.budget import Budget, BudgetExhausted, DeadlineRunner
-from grader.run.check_api import CheckAborted, CheckContext, RegisteredCheck, check_rng, describe_failure
-from grader.run.paths import STUDENT_FILES, TEMPLATE_DIR
+from grader.run.check_api import CheckAborted, CheckContext, RegisteredCheck, all_checks, check_rng, describe_failure
 from grader.run.replay import ReplayMiss
 from grader.run.results import (
     ERROR,
@@ -84,14 +83,14 @@ def part_selection(rubric: Rubric, registry: Mapping[str, RegisteredCheck], choi
         return [wanted] if part.kind == "written" else [s.id for s in rubric.checks if s.part == wanted]
     if wanted in {s.id for s in rubric.checks}:
         return [wanted]
-    if wanted in ("answers.md", "written"):
+    if wanted in (*assignment.written_files(), "written"):
         return [p.id for p in rubric.written]
     by_file = [s.id for s in rubric.checks if s.id in registry and wanted in registry[s.id].files]
     if by_file:
         return by_file
     files = sorted({f for r in registry.values() for f in r.files})
     raise ValueError(f"--part {choice!r} names no part, file or check; use a part id "
-                     f"({', '.join(parts)}), a file ({', '.join(files)}, answers.md) or a check id")
+                     f"({', '.join(parts)}), a file ({', '.join([*files, assignment.written_files()[0]])}) or a check id")
 
 
 @dataclass(frozen=True)
@@ -263,7 +262,7 @@ def grade(upload: Path, settings: GradingSettings | None = None, *,
     held_runner: Runner | None = None
     try:
         prepared = prepare(Path(upload), Path(tmp))
-        stubs = find_stubs(prepared.run_dir, [f for f in STUDENT_FILES if f in prepared.present])
+        stubs = find_stubs(prepared.run_dir, [f for f in assignment.student_files() if f in prepared.present])
         shown, held = ([s for s in specs if s.visibility == "visible"],
                        [s for s in specs if s.visibility != "visible"])
         # Held-back checks get a worker and a copy of the submission of their own, made before any

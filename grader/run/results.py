@@ -11,12 +11,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from grader.common.shown import MAX_CHECK_OUTPUT_CHARS, MAX_NOTE_CHARS, safe, safe_lines
 from grader.run.rubric import CheckSpec
-from grader.run.shown import MAX_CHECK_OUTPUT_CHARS, MAX_NOTE_CHARS, safe, safe_lines
 
 #: Longest written answer a report keeps for TAs (the rest is cut, saying how much).
 MAX_ANSWER_CHARS = 50_000
-#: A Proof holds when a value differs by more than these (grader.run.numerics.CODE's tolerances).
+#: A Proof holds when a value differs by more than these (grader.common.numerics.CODE's tolerances).
 PROOF_RTOL, PROOF_ATOL = 1e-4, 1e-5
 
 # Status of one check.

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from grader.run.paths import RUBRIC_PATH
+from grader.common.paths import RUBRIC_PATH
 from grader.run.rubric_schema import unknown_keys
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
@@ -228,7 +228,7 @@ def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, ...],
         auto = 0
     elif auto > 0 and not checker:
         problems.append(f"{where}: written part {pid!r} has auto {auto:g} but no checker; name the written "
-                        "checker that grades it (a2/written/checkers.py), e.g. checker: step_count")
+                        "checker that grades it (checker: <name>, a name the assignment registers with @written_check)")
     elif checker and auto == 0:
         problems.append(f"{where}: written part {pid!r} names checker {checker!r} but auto is 0; give the "
                         "points it grades (auto: n) or remove the checker")
@@ -285,7 +285,7 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         where = f"line {line}"
         if not isinstance(entry, dict) or not {"id", "kind", "points"} <= set(entry):
             problems.append(f"{where}: a part needs id, kind and points, e.g. "
-                            "{id: word2vec, kind: code, points: 12, files: [word2vec.py]}")
+                            "{id: part1, kind: code, points: 12, files: [part1.py]}")
             continue
         if entry["kind"] not in PART_KINDS:
             problems.append(f"{where}: part {entry['id']!r} has kind {entry['kind']!r}; use one of {PART_KINDS}")
@@ -378,10 +378,10 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         for p in parts:
             if p.kind == "written" and p.checker and p.checker not in checkers:
                 problems.append(f"line {p.line}: written part {p.id!r} names checker {p.checker!r}, which is not "
-                                f"registered in grader/written; use one of {sorted(checkers)}")
+                                f"registered by the assignment; use one of {sorted(checkers)}")
         used = {p.checker for p in parts if p.kind == "written"}
         for name in sorted(checkers - used):
-            problems.append(f"written checker {name!r} is registered in grader/written but no written part "
+            problems.append(f"written checker {name!r} is registered by the assignment but no written part "
                             "uses it; add checker: and auto: to its question's line under 'parts:'")
 
     if problems:

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from grader.run.paths import STUDENT_FILES, SUPPORT_DIRS, TEMPLATE_DIR, WRITTEN_FILES
+from grader import assignment
+from grader.common.paths import TEMPLATE_DIR
 
 MAX_ZIP_ENTRIES = 2000
 MAX_UNPACKED_BYTES = 200 * 1024 * 1024
@@ -51,12 +52,13 @@ class PreparedSubmission:
 def _wanted(name: str) -> bool:
     """Whether the grader reads a file of this name (so it is worth extracting); a notebook of a
     student file is extracted only to be named in the feedback (:func:`_notebook_problem`)."""
-    return (name in STUDENT_FILES or name in WRITTEN_FILES or name.endswith(WRITTEN_SUFFIXES)
-            or name in NOTEBOOKS)
+    return (name in assignment.student_files() or name in assignment.written_files() or name.endswith(WRITTEN_SUFFIXES)
+            or name in notebooks())
 
 
-NOTEBOOKS = {name[:-3] + ".ipynb": name for name in STUDENT_FILES}
-"""word2vec.ipynb -> word2vec.py: notebooks that students upload instead of the file."""
+def notebooks() -> dict[str, str]:
+    """word2vec.ipynb -> word2vec.py: notebooks that students upload instead of the file."""
+    return {name[:-3] + ".ipynb": name for name in assignment.student_files()}
 
 
 def _notebook_problem(root: Path, name: str) -> str | None:
@@ -168,7 +170,7 @@ def unpack_zip(archive: Path, dest: Path) -> tuple[list[str], dict[str, str]]:
 
 def _find_root(folder: Path) -> tuple[Path, list[str]]:
     """The folder holding the student's files: ``folder`` or its single nested top folder."""
-    wanted = set(STUDENT_FILES) | set(WRITTEN_FILES) | set(NOTEBOOKS)
+    wanted = set(assignment.student_files()) | set(assignment.written_files()) | set(notebooks())
     entries = [p for p in folder.iterdir() if p.name not in IGNORED_NAMES]
     if any(p.name in wanted for p in entries):
         return folder, []
@@ -203,11 +205,11 @@ def _written_files(root: Path) -> list[Path]:
         nested: list[Path] = []
         for folder in folders:
             for p in sorted(folder.iterdir()):
-                if p.is_symlink() or p.name in IGNORED_NAMES or p.name in SUPPORT_DIRS:
+                if p.is_symlink() or p.name in IGNORED_NAMES or p.name in assignment.support_dirs():
                     continue
                 if p.is_dir():
                     nested.append(p)
-                elif p.is_file() and _wanted(p.name) and p.name not in STUDENT_FILES and p.name not in NOTEBOOKS:
+                elif p.is_file() and _wanted(p.name) and p.name not in assignment.student_files() and p.name not in notebooks():
                     found.append(p)
         folders = nested
     return found
@@ -227,7 +229,7 @@ def student_files(upload: Path, scratch: Path) -> tuple[dict[str, Path], tuple[P
     else:
         raise SubmissionError(f"{upload} is neither a folder nor a .zip file")
     root, _ = _find_root(source)
-    code = {name: root / name for name in STUDENT_FILES
+    code = {name: root / name for name in assignment.student_files()
             if (root / name).is_file() and _file_problem(root / name, name) is None}
     written = tuple(p for p in _written_files(root) if p.stat().st_size <= MAX_STUDENT_FILE_BYTES)
     return code, written
@@ -255,13 +257,13 @@ def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
 
     run_dir = workdir / "run"
     run_dir.mkdir()
-    for name in SUPPORT_DIRS:
+    for name in assignment.support_dirs():
         shutil.copytree(TEMPLATE_DIR / name, run_dir / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     present: list[str] = []
     missing: list[str] = []
     refused: dict[str, str] = {}
-    for name in STUDENT_FILES:
+    for name in assignment.student_files():
         src = root / name
         problem = refused_in_zip.get(in_archive + name) or _file_problem(src, name)
         if problem:
@@ -277,7 +279,7 @@ def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
             if notebook := _notebook_problem(root, name):
                 refused[name] = notebook
                 notes.append(notebook)
-    for support in SUPPORT_DIRS:
+    for support in assignment.support_dirs():
         if (root / support).exists():
             notes.append(f"your {support}/ folder was ignored: the grader provides its own copy")
     written = tuple(p for p in _written_files(root)

@@ -11,14 +11,13 @@ import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from grader import assignment
 from grader.run.budget import Budget, BudgetRunner
 from grader.run.check_api import RegisteredCheck
 from grader.run.rubric import CheckSpec
 from grader.sandbox.runner import Runner
 from grader.sandbox.sweep import remove_tree
 
-#: Student files whose checks need torch in the worker: it is imported as the worker starts.
-TORCH_FILES = frozenset({"parser_model.py", "run.py"})
 TORCH = ("numpy", "torch")
 
 _LOG = logging.getLogger(__name__)
@@ -28,7 +27,7 @@ def sandbox_factory(registry: Mapping[str, RegisteredCheck]) -> Callable[[Path, 
     def make(run_dir: Path, specs: list[CheckSpec]) -> Runner:
         from grader.sandbox import Sandbox  # noqa: PLC0415 - the kit brings its own runner
 
-        preload = TORCH if any(set(registry[s.id].files) & TORCH_FILES for s in specs) else ()
+        preload = TORCH if any(set(registry[s.id].files) & assignment.registry().TORCH_FILES for s in specs) else ()
         return Sandbox(run_dir, preload=preload)
     return make
 

@@ -4,7 +4,7 @@ Requests are framed by :mod:`grader.untrusted.wire`. A reply is decoded there (J
 without pickle) and then checked here for shape before anything uses it: a reply of any other
 shape is a ``protocol_error`` result, never an exception. Every string of a reply (in the value,
 its dict keys, the error) and of captured output is made printable and bounded
-(:mod:`grader.run.shown`) before the trusted side holds it. :class:`Capture` keeps the head of an
+(:mod:`grader.common.shown`) before the trusted side holds it. :class:`Capture` keeps the head of an
 output stream.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from grader.run.shown import MAX_REPLY_STRING_CHARS, printable, safe
+from grader.common.shown import MAX_REPLY_STRING_CHARS, printable, safe
 from grader.sandbox.runner import ProbeError, Status
 from grader.untrusted import wire
 

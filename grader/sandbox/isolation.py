@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from grader.run.paths import INSTALL_ROOT, REPO_ROOT, RUBRIC_PATH
+from grader.common.paths import INSTALL_ROOT, REPO_ROOT, RUBRIC_PATH
 
 SANDBOX_USER = "a2sandbox"
 """The unprivileged account student code runs as when the grader runs as root."""

@@ -193,10 +193,23 @@ def probe_modules() -> list[str]:
                    if name.startswith(PROBE_PREFIX) and name.endswith(".py")})
 
 
-def _load_probe_modules() -> None:
+_LOADED: set[str] = set()
+
+
+def load_probe_modules() -> None:
+    """Register the probes of every probe module not registered yet (the trusted process may add the
+    assignment's folder to ``__path__`` after this module was first imported)."""
     for name in probe_modules():
-        module = importlib.import_module(f".{name}", __package__)
-        register(module.PROBES)
+        if name not in _LOADED:
+            _LOADED.add(name)
+            register(importlib.import_module(f".{name}", __package__).PROBES)
 
 
-_load_probe_modules()
+def find(name: str) -> Probe | None:
+    """The probe registered as ``name``, None if there is none."""
+    if name not in PROBES:
+        load_probe_modules()
+    return PROBES.get(name)
+
+
+load_probe_modules()

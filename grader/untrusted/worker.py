@@ -4,7 +4,8 @@ Runs next to untrusted student code; never imported by the trusted process excep
 (the one exception is ``grader.sandbox.InProcessRunner``, which reuses :func:`handle_request`
 for code known to be safe).
 
-``grader.sandbox.Sandbox`` copies the ``*.py`` files of this folder into a private folder and
+``grader.sandbox.Sandbox`` copies the ``*.py`` files of this folder and of the assignment's
+probes (``grader.sandbox.folders.worker_files``) into a private folder and
 starts ``python -s -B <copy>/worker.py FD_IN FD_OUT MAX_BYTES`` with the submission folder as
 the working directory and fd 1 and 2 on pipes the trusted side drains with a cap, so student
 prints never reach the protocol channel. The protocol (frames of :mod:`wire`):
@@ -167,7 +168,7 @@ def handle_request(request: Any, submission: str) -> dict[str, Any]:
             or not isinstance(request.get("args"), dict)):
         return _plain_error("BadRequest", "a request is {'id': int, 'probe': str, 'args': dict}")
     name = request["probe"]
-    function = probes.PROBES.get(name)
+    function = probes.find(name)
     if function is None:
         return _plain_error("UnknownProbe", f"no probe named {name!r}; the worker knows "
                             f"{sorted(probes.PROBES)}")

@@ -11,6 +11,6 @@ Modules, in reading order:
   by their reading, prose by TF-IDF similarity (suggestions), no answer / review / unreadable apart.
 - :mod:`grader.classroom.groups.marks`: the groups CSV a TA marks, and marked groups to per-submission points.
 
-Their pages and CSVs are written by :mod:`grader.reports.groups_html` and
+Their pages and CSVs are written by :mod:`grader.classroom.reports.groups_html` and
 :mod:`grader.classroom.groups.marks`.
 """

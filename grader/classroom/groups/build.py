@@ -113,7 +113,7 @@ def build_groups(out: Path, rubric: Rubric | None = None, *, fingerprint: Finger
     rows = [[str(r.get(c, "")) for c in REVIEW_COLUMNS] for r in reviews]
     write_text_atomic(out / REVIEW_QUEUE, _csv_text(REVIEW_COLUMNS, rows))
     files.append(out / REVIEW_QUEUE)
-    from grader.reports.groups_html import write_pages
+    from grader.classroom.reports.groups_html import write_pages
 
     files += write_pages(groups, titles, reviews, out / GROUPS_DIR)
     if not prose_similarity_available():

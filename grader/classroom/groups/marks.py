@@ -26,7 +26,7 @@ from typing import Any
 
 from grader.classroom.groups.cluster import Group
 from grader.classroom.groups.store import MARK, GroupPrint, Mark, MarkStore, Resolution, now, who_am_i
-from grader.run.atomic import atomic_path
+from grader.common.atomic import atomic_path
 from grader.run.rubric import Rubric
 
 ANSWER_COLUMNS = ("question", "item", "submission", "names", "group", "answer", "read", "where", "verdict", "review")

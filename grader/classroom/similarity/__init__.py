@@ -10,7 +10,7 @@ Modules, in reading order:
   fingerprints; pygments tokens with names, strings and comments folded), on the part of each
   file that is not starter code; the pairs and their matching regions.
 - :mod:`grader.classroom.similarity.build`: runs both over a batch folder and writes ``similarity.csv``,
-  the pages (:mod:`grader.reports.similarity_html`) and the line of ``summary.md``.
+  the pages (:mod:`grader.classroom.reports.similarity_html`) and the line of ``summary.md``.
 
 A pair above the threshold is *similar*: it is a list for a person to look at, never a verdict.
 """

@@ -24,7 +24,7 @@ from typing import Any
 from grader import assignment
 from grader.classroom.similarity import detect
 from grader.classroom.similarity.sources import WRITTEN, Document, SimilarityError, check_known, class_documents, known_documents
-from grader.run.paths import TEMPLATE_DIR
+from grader.common.paths import TEMPLATE_DIR
 
 CSV_FILE = "similarity.csv"
 PAGES_DIR = "similarity"
@@ -115,8 +115,8 @@ def written_texts(docs: Sequence[Document], questions: Sequence[str], runner: An
 def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: float = detect.DEFAULT_THRESHOLD,
                    runner: Any = None) -> SimilarityOutcome:
     """Compare the batch in ``batch_dir`` and write the files listed above."""
+    from grader.classroom.reports import similarity_html
     from grader.classroom.roster import discover
-    from grader.reports import similarity_html
     from grader.run.rubric import load_rubric
 
     started = time.monotonic()

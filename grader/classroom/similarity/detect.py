@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from grader import assignment
 from grader.classroom.similarity.sources import WRITTEN, Document
 
 #: copydetect's noise threshold: the length of a k-gram of filtered code (its default, 25).
@@ -201,7 +202,7 @@ def fingerprint(doc: Document, text: str, base: Base) -> Fingerprinted:
         k, window, filtered = CODE_K, CODE_WINDOW, True
     fp = None
     if own.strip():
-        fp = CodeFingerprint(doc.file if filtered else "answers.txt", k, window, filter=filtered,
+        fp = CodeFingerprint(doc.file if filtered else "prose.txt", k, window, filter=filtered,
                              fp=io.StringIO(own), boilerplate=base.hashes)
         if fp.token_coverage == 0:
             fp = None
@@ -294,10 +295,9 @@ def template_bases(template: Path, written_extra: Iterable[str] = ()) -> dict[st
     template's answers.md and ``written_extra`` (the question labels the reader adds)."""
     from copydetect import CodeFingerprint
 
-    from grader.run.paths import STUDENT_FILES
 
     bases = {}
-    for name in STUDENT_FILES:
+    for name in assignment.student_files():
         if (template / name).is_file():
             text = (template / name).read_text(encoding="utf-8")
             hashes = CodeFingerprint(name, CODE_K, 1, fp=io.StringIO(text)).hashes

@@ -16,13 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import assignment
 from grader.classroom.gradebook import BatchError, Submission
-from grader.run.paths import STUDENT_FILES
 from grader.run.submission import MAX_STUDENT_FILE_BYTES, SubmissionError, student_files
 
 #: The document name of the written answers (answers.md, or .tex files, read as text).
 WRITTEN = "written answers"
-WRITTEN_NAMES = ("answers.md",)
 WRITTEN_SUFFIXES = (".tex",)
 #: Folders never walked inside a known folder.
 SKIPPED_DIRS = {".git", ".hg", ".svn", "__pycache__", "__MACOSX", "node_modules", ".venv", "venv"}
@@ -106,17 +105,18 @@ def known_documents(folders: Sequence[Path]) -> list[Document]:
             dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(here, d)))
             at = Path(here)
             for name in sorted(files):
-                if name in STUDENT_FILES:
+                if name in assignment.student_files():
                     text = _read(at / name)
                     if text and text.strip():
                         found.append(Document(str(at / name), name, text, True))
-            written = [at / n for n in sorted(files) if n in WRITTEN_NAMES]
+            written = [at / n for n in sorted(files) if n == assignment.written_files()[0]]   # the template's written file
             written += [at / n for n in sorted(files) if n.endswith(WRITTEN_SUFFIXES)]
             doc = _written(str(at), written, at, known=True)
             if doc is not None:
                 found.append(doc)
         if not found:
-            raise SimilarityError(f"--known {folder}: holds no {', '.join(STUDENT_FILES)}, answers.md or .tex "
-                                  "file at any depth (pass the folder the solutions were cloned or copied into)")
+            raise SimilarityError(f"--known {folder}: holds no {', '.join(assignment.student_files())}, "
+                                  f"{assignment.written_files()[0]} or .tex file at any depth (pass the folder the "
+                                  "solutions were cloned or copied into)")
         docs += found
     return docs

@@ -96,10 +96,3 @@ def missing_root() -> str:
     return (f"cannot find rubric.yaml in {REPO_ROOT}: the instructor's grader runs from its repository. "
             "Install it with `pip install -e .` in the repository (editable), or set A2GRADER_ROOT to the "
             "repository's folder.")
-
-
-# Files a student edits; everything else in the template is support code the grader provides.
-STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py")
-WRITTEN_FILES = ("answers.md", "answers.txt")
-"""The written part: Markdown (the template's), or plain text with Unicode or ASCII math; .tex files too."""
-SUPPORT_DIRS = ("utils", "data")

@@ -1,8 +1,6 @@
-"""Autograder for the word2vec and neural dependency parsing assignment.
-
-Layout (trusted side only; nothing in this package is imported by student code):
-    template.py   generate student_template/ from reference/ by solution markers
+"""The grading framework: it runs randomized checks of a submission against a reference, behind a
+process boundary, and scores them by rubric.yaml. It knows no assignment: the one rubric.yaml names
+(``assignment: a2``) is reached through grader/assignment.py. ARCHITECTURE.md draws the parts.
 
 The version is written once, in pyproject.toml; `grader --version` reads the package metadata.
 """
-

@@ -71,7 +71,7 @@ def _progress(console: Console):
               help="The course repository to act on (rubric.yaml, reference/)  [default: $A2GRADER_ROOT, else the "
                    "first folder at or above the current one that holds them, else the grader's checkout]")
 def main(root: Path | None) -> None:
-    """Autograder for the word2vec and dependency parsing assignment."""
+    """Autograder: randomized checks of submissions against the reference, scored by rubric.yaml."""
     if root is not None and root.resolve() != paths.REPO_ROOT.resolve():
         raise click.ClickException(f"--root is read when the grader starts: run `grader --root {root} ...` "
                                    "(or `python -m grader --root ...`)")

@@ -16,6 +16,7 @@ import pytest
 from answer_scan import semantic_hits, template_files
 from kit_support import MARKERS, solution_hits, solution_lines, solution_math_code, solution_math_hits
 
+from grader import assignment
 from grader.common import paths
 from grader.kit import build as kit
 from grader.reports.student import auto_points
@@ -156,7 +157,7 @@ def test_kit_zip_holds_the_folder_and_no_solution(tmp_path):
     out = kit.build_kit(tmp_path / "a2_student.zip", seeds=(1,), corpus=False)
     with zipfile.ZipFile(out) as zf:
         names = set(zf.namelist())
-    folder = kit.KIT_FOLDER
+    folder = assignment.registry().KIT_FOLDER
     for name in ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py", "answers.md",
                  "pyproject.toml", "utils/parser_utils.py", "grader/kit/cli.py", "grader/kit_data/replay.json",
                  "grader/kit_data/rubric.yaml", "grader/kit_data/kit.json"):

@@ -17,6 +17,7 @@ import pytest
 from kit_support import solution_hits
 
 from a2 import registry
+from grader import assignment
 from grader.common import paths
 from grader.kit import build as kit
 from grader.reports.student import auto_points, checked_line
@@ -46,7 +47,7 @@ def installed(tmp_path_factory):
     built = time.monotonic() - t0
     with zipfile.ZipFile(zip_path) as zf:
         zf.extractall(root / "unzipped")
-    folder = root / "unzipped" / kit.KIT_FOLDER
+    folder = root / "unzipped" / assignment.registry().KIT_FOLDER
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=_env())
     python = venv / "bin" / "python"

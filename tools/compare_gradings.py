@@ -8,11 +8,11 @@ From the repository root:
     python tools/compare_gradings.py record /tmp/after.json --seeds 1234,7 --jobs 2 --only 'buggy/*'
     python tools/compare_gradings.py compare /tmp/before.json /tmp/after.json   # exit 0 iff identical
 
-``record`` grades, at each seed, every submission of the corpus with
-``python -m grader grade DIR --seed S --json --results TMP/results.json`` (cwd: the checkout the
-script lives in; the grader is used only through its CLI, so the script works across any internal
-move of modules) and keeps both the --json report and results.json, parsed. The submissions are
-assembled as the tests assemble them (the tests' own helpers, imported from tests/):
+``record`` grades, at each seed, every submission of the corpus with ``python -m grader grade DIR
+--seed S --json --results TMP/results.json`` (cwd: the checkout the script lives in; the grader is
+used only through its CLI, so the script works across any internal move of modules) and keeps the
+--json report and results.json as they are, parsed. Uploads are assembled as the tests do it (their
+own helpers, imported from tests/):
 
     buggy/NAME, slow/NAME, alternative, independent   tests/conftest.py ``assemble``: the reference's
         files with the folder's *.py and answers file laid over them
@@ -27,18 +27,23 @@ assembled as the tests assemble them (the tests' own helpers, imported from test
 A grading that times out (the rubric's budget + 120 s) or exits non-zero is recorded as such,
 with the end of its stderr. ``--only GLOB`` selects ids (``hostile/zip_*``).
 
-A record keeps the outputs as they were; ``compare`` normalizes both sides the same way, each
-rule only removing what differs between two runs of the same code:
+``compare`` prints how many gradings and check results were compared and every difference as
+(submission, seed, check, field, before, after); exit 0 iff there is none. It normalizes both
+records the same way, each rule only removing what differs between two runs of the same code:
   1. the keys ``seconds`` and ``execution_time`` (wall-clock durations of a check and of the
      grading) are dropped wherever they occur;
   2. in every string: the path of the checkout that was recorded becomes ``<REPO>`` (a hostile
      case's ``__REPO__``, the sandbox's paths); the 8 random characters of a temporary folder's
      name (``/tmp/a2grader-cmp-k3j_x9ab``, TEMP_PREFIXES) become ``XXXXXXXX``; ``pid 123`` becomes
-     ``pid <PID>``; ISO dates and times (2026-11-26, 06:15:46) become ``<DATE>`` and ``<TIME>``.
-Scores, statuses, check ids and all other message text are compared exactly.
-
-``compare`` prints how many gradings and check results were compared and every difference as
-(submission, seed, check, field, before, after); exit status 0 iff there is none.
+     ``pid <PID>``; ISO dates and times (2026-11-26, 06:15:46) become ``<DATE>`` and ``<TIME>``;
+  3. hostile/thread_forges_replies (RACY): its student thread forges the worker's replies at
+     random moments, so which call it hits (the arguments and request numbers in the message) is
+     a race, different from run to run: its checks' ``feedback`` and results.json ``output`` are
+     not compared; their scores, statuses and trial counts are.
+Scores, statuses, check ids and all other message text are compared exactly. Known nondeterminism
+left as is (KNOWN_NONDETERMINISM, named in compare's summary when it differs): the dev UAS that
+train_uas reports for buggy/model_dropout_always (82.80 / 83.34 in two runs at seed 1234; a pass
+either way): its dropout is on in eval mode and the grader's dev parse does not reseed it.
 """
 
 from __future__ import annotations
@@ -64,9 +69,11 @@ REPO = Path(__file__).resolve().parent.parent
 TESTS = REPO / "tests"
 SUBMISSIONS = TESTS / "submissions"
 WRITEUPS = TESTS / "writeups"
-CODE_SUFFIXES = (".py",)
 WRITEUP_NAMES = {".txt": "answers.txt", ".md": "answers.md"}
 DROPPED_KEYS = ("seconds", "execution_time")
+RACY = {"hostile/thread_forges_replies": "a thread forging replies at random moments: which call it hits is a race"}
+RACY_FIELDS = ("feedback", "output")
+KNOWN_NONDETERMINISM = {"buggy/model_dropout_always": "train_uas's dev UAS (dropout on in eval mode, not reseeded): not normalized"}
 MARGIN_S = 120.0
 STDERR_TAIL = 2000
 
@@ -81,7 +88,7 @@ def corpus() -> list[str]:
         ids += [f"{kind}/{p.name}" for p in sorted((SUBMISSIONS / kind).iterdir()) if p.is_dir()]
     ids += [kind for kind in ("alternative", "independent") if (SUBMISSIONS / kind).is_dir()]
     ids += [f"examples/{p.name}" for p in sorted((REPO / "examples").iterdir())
-            if p.is_dir() and any(f.suffix in CODE_SUFFIXES for f in p.iterdir())]
+            if p.is_dir() and any(f.suffix == ".py" for f in p.iterdir())]
     ids += [f"writeups/{p.name}" for p in sorted(WRITEUPS.iterdir()) if p.is_file()]
     ids += [f"writeups/wild/{p.name}" for p in sorted((WRITEUPS / "wild").iterdir()) if p.is_dir()]
     return ids
@@ -118,10 +125,8 @@ def upload(gid: str, tmp: Path, results: Path) -> Path | str:
 
 # -- normalization ---------------------------------------------------------------------------------
 
-
+# The temporary folders the grader and this script make (tempfile adds 8 characters of [a-z0-9_]).
 TEMP_PREFIXES = r"tmp|a2grader-(?:sandbox-|cmp-|probe-|matplotlib-)?|grader-train-|a2kit-|a2sim-"
-"""The prefixes of the temporary folders the grader and this script make (tempfile adds 8 random
-characters from [a-z0-9_])."""
 
 
 def normalizer(repo: str):
@@ -146,10 +151,6 @@ def normalizer(repo: str):
 # -- record ----------------------------------------------------------------------------------------
 
 
-def budget_seconds() -> float:
-    return float(yaml.safe_load((REPO / "rubric.yaml").read_text())["budget"])
-
-
 def grade_one(gid: str, seed: int, timeout: float) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="a2grader-cmp-"))
     results = tmp / "results.json"
@@ -163,18 +164,17 @@ def grade_one(gid: str, seed: int, timeout: float) -> dict[str, Any]:
                                 start_new_session=True)
         try:
             out, err = proc.communicate(timeout=timeout)
-            status = "ok" if proc.returncode == 0 else f"exit {proc.returncode}"
+            entry["status"] = "ok" if proc.returncode == 0 else f"exit {proc.returncode}"
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)   # the grading's own process group, started above
             out, err = proc.communicate()
-            status = f"timeout after {timeout:.0f} s"
-        entry["status"] = status
+            entry["status"] = f"timeout after {timeout:.0f} s"
         try:
             entry["report"] = json.loads(out)
-        except ValueError:
+        except ValueError:   # no report: the end of stderr says why
             entry["report"] = None
         entry["results"] = json.loads(results.read_text()) if results.is_file() else None
-        if status != "ok" or entry["report"] is None:
+        if entry["status"] != "ok" or entry["report"] is None:
             entry["stderr"] = err[-STDERR_TAIL:]
         return entry
     finally:
@@ -183,7 +183,7 @@ def grade_one(gid: str, seed: int, timeout: float) -> dict[str, Any]:
 
 def record(out: Path, seeds: list[int], jobs: int, only: str | None) -> int:
     ids = [g for g in corpus() if only is None or fnmatch.fnmatch(g, only)]
-    timeout = budget_seconds() + MARGIN_S
+    timeout = float(yaml.safe_load((REPO / "rubric.yaml").read_text())["budget"]) + MARGIN_S
     tasks = [(gid, seed) for gid in ids for seed in seeds]
     for module, prefixes in (("conftest", ("buggy/", "slow/", "alternative", "independent")), ("test_hostile", ("hostile/",))):
         if any(gid.startswith(prefixes) for gid in ids):
@@ -210,7 +210,10 @@ def record(out: Path, seeds: list[int], jobs: int, only: str | None) -> int:
 
 
 def _item_key(item: dict[str, Any]) -> str | None:
+    """A check's id; a results.json test's check id or question (``/manual`` for a TA's part)."""
     extra = item.get("extra_data") or {}
+    if "manual_points" in extra:
+        return f"{extra.get('question')}/manual"
     return item.get("id") or extra.get("check_id") or extra.get("question") or item.get("name")
 
 
@@ -251,12 +254,14 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> tuple[int, int, li
     for key in sorted(set(a_all) | set(b_all)):
         a, b = a_all.get(key), b_all.get(key)
         if a is None or b is None:
-            e = a or b
-            diffs.append((e["id"], e["seed"], "-", "grading", "present" if a else "absent", "present" if b else "absent"))
+            diffs.append(((a or b)["id"], (a or b)["seed"], "-", "grading", "present" if a else "absent", "present" if b else "absent"))
             continue
         gradings += 1
         ga, gb = check_results(norm_a(a)), check_results(norm_b(b))
-        checks += len(set(ga) - {"-"})
+        for grouped in (ga, gb) if a["id"] in RACY else ():
+            for check in set(grouped) - {"-"}:
+                grouped[check] = {f: v for f, v in grouped[check].items() if f.rsplit(".", 1)[-1] not in RACY_FIELDS}
+        checks += sum(len((a.get("report") or {}).get(part, [])) for part in ("checks", "manual"))  # graded + TA items
         for check in sorted(set(ga) | set(gb)):
             fa, fb = ga.get(check, {}), gb.get(check, {})
             for field in sorted(set(fa) | set(fb)):
@@ -265,13 +270,8 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> tuple[int, int, li
     return gradings, checks, diffs
 
 
-def _show(value: Any, width: int = 300) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= width else text[:width] + "..."
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record", help="grade the corpus and write OUT.json")
     rec.add_argument("out", type=Path)
@@ -285,9 +285,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "record":
         return record(args.out, [int(s) for s in args.seeds.split(",")], args.jobs, args.only)
     gradings, checks, diffs = compare(json.loads(args.before.read_text()), json.loads(args.after.read_text()))
+    show = lambda v: (t := json.dumps(v, ensure_ascii=False))[:300] + ("..." if len(t) > 300 else "")
     for submission, seed, check, field, old, new in diffs:
-        print(f"{submission} seed {seed} check {check} {field}:\n  before: {_show(old)}\n  after:  {_show(new)}")
-    print(f"compared {gradings} gradings, {checks} check results: {len(diffs)} difference(s)")
+        print(f"{submission} seed {seed} check {check} {field}:\n  before: {show(old)}\n  after:  {show(new)}")
+    known = sorted({d[0] for d in diffs} & set(KNOWN_NONDETERMINISM))
+    print(f"compared {gradings} gradings, {checks} check results: {len(diffs)} difference(s)"
+          + "".join(f"\n  known nondeterminism in {k}: {KNOWN_NONDETERMINISM[k]}" for k in known))
     return 1 if diffs else 0
 
 

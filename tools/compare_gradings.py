@@ -38,11 +38,11 @@ records the same way, each rule only removing what differs between two runs of t
      ``pid <PID>``; ISO dates and times (2026-11-26, 06:15:46) become ``<DATE>`` and ``<TIME>``;
   3. hostile/thread_forges_replies (RACY): its student thread forges the worker's replies at
      random moments, so which call it hits (the arguments and request numbers in the message) is
-     a race, different from run to run: its checks' ``feedback`` and results.json ``output`` are
-     not compared; their scores, statuses and trial counts are.
+     a race: its checks' ``feedback`` and results.json ``output`` are not compared; their scores,
+     statuses and trial counts are (w2v_sigmoid is "failed" 0/4 or "crashed" 0/1, 0 points either way).
 Scores, statuses, check ids and all other message text are compared exactly. Known nondeterminism
-left as is (KNOWN_NONDETERMINISM, named in compare's summary when it differs): the dev UAS that
-train_uas reports for buggy/model_dropout_always (82.80 / 83.34 in two runs at seed 1234; a pass
+left as is (KNOWN_NONDETERMINISM, named in compare's summary when it differs): that status, and the
+dev UAS of train_uas for buggy/model_dropout_always (82.75 to 83.34 in four runs at seed 1234; a pass
 either way): its dropout is on in eval mode and the grader's dev parse does not reseed it.
 """
 
@@ -73,7 +73,8 @@ WRITEUP_NAMES = {".txt": "answers.txt", ".md": "answers.md"}
 DROPPED_KEYS = ("seconds", "execution_time")
 RACY = {"hostile/thread_forges_replies": "a thread forging replies at random moments: which call it hits is a race"}
 RACY_FIELDS = ("feedback", "output")
-KNOWN_NONDETERMINISM = {"buggy/model_dropout_always": "train_uas's dev UAS (dropout on in eval mode, not reseeded): not normalized"}
+KNOWN_NONDETERMINISM = {"buggy/model_dropout_always": "train_uas's dev UAS (dropout on in eval mode, not reseeded): not normalized",
+                        "hostile/thread_forges_replies": "w2v_sigmoid failed 0/4 or crashed 0/1 (the forged reply's race)"}
 MARGIN_S = 120.0
 STDERR_TAIL = 2000
 

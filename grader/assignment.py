@@ -21,6 +21,39 @@ from grader.common import paths
 
 REGISTRY_MODULE = "registry"
 """The module of an assignment package that the framework reads (``a2.registry``)."""
+CONTRACT = {
+    # what a submission holds
+    "STUDENT_FILES": "the files a student edits and uploads",
+    "WRITTEN_FILES": "the names of the written part's files (the first is the template's)",
+    "SUPPORT_DIRS": "the template's support folders, which the grader provides",
+    "TORCH_FILES": "student files whose checks need torch preloaded in the worker",
+    "TRAINING_CHECK_PREFIX": "the id prefix of the checks `grader batch --quick` skips",
+    # code checks
+    "CHECK_MODULES": "the modules that register the checks (@check)",
+    "UNTRUSTED": "the folder of the probes, copied next to the worker",
+    "load_reference": "the reference solution's modules, for ctx.ref",
+    "reference_modules": "the names ctx.ref answers to (the kit records them)",
+    "missing_module": "whether an import error names a module the course's environment lacks",
+    "missing_module_lines": "what to say of such an import",
+    "explain_error": "a line to add to the feedback of an error of student code, or None",
+    # the written part
+    "written_checkers": "every written checker, by name",
+    "grade_written": "read a writeup and judge its auto-graded questions",
+    "reader_process": "the writeup reader in a child process (answer groups, similarity)",
+    "question_title": "a written question's id as students read it",
+    "formula_checkers": "the written checkers whose answers are grouped by their values",
+    "key_disagreements": "where the reference's written solutions disagree with the answer keys",
+    "AnswerKeyError": "the error of malformed answer keys",
+    "ANSWER_SHAPES": "what a missing written answer should look like, by checker",
+    # the student kit
+    "KIT_DIST": "the kit's distribution name", "KIT_FOLDER": "the kit's folder in its zip",
+    "KIT_DESCRIPTION": "the kit's one-line description", "KIT_README": "the kit's KIT_README.md",
+    "KIT_MODULES": "the assignment's modules the kit ships", "KIT_NEVER": "what never goes into the kit",
+    "KIT_NOT_RECORDED": "visible checks whose reference answers are not recorded",
+    "KIT_STRIPPED": "what the kit's copies of modules leave out",
+}
+"""Every name the framework asks of an assignment's registry, and what for: the interface a new
+assignment implements (a2/registry.py is the example)."""
 _NAME = re.compile(r"^assignment:\s*([A-Za-z_]\w*)\s*(?:#.*)?$", re.M)
 
 
@@ -43,15 +76,27 @@ def package_name(rubric: Path | None = None) -> str:
 
 @functools.cache
 def registry() -> ModuleType:
-    """The assignment's registry module (``<package>.registry``), imported once."""
+    """The assignment's registry module (``<package>.registry``), imported once and checked against
+    :data:`CONTRACT`."""
     name = f"{package_name()}.{REGISTRY_MODULE}"
     try:
-        return importlib.import_module(name)
+        module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name not in (name, package_name()):
             raise
         raise AssignmentError(f"rubric.yaml names the assignment {package_name()!r}, but {name} cannot be imported: "
                               f"install the package that holds it (pip install -e .) or fix the name") from exc
+    return checked(module)
+
+
+def checked(module: ModuleType) -> ModuleType:
+    """``module`` if it defines every name of :data:`CONTRACT`; else AssignmentError naming each
+    missing one and what the framework uses it for."""
+    missing = [f"{name} ({use})" for name, use in CONTRACT.items() if not hasattr(module, name)]
+    if missing:
+        raise AssignmentError(f"{module.__name__} lacks what the framework asks of an assignment: "
+                              + "; ".join(missing) + ". Define them there (a2/registry.py is an example).")
+    return module
 
 
 def folder() -> Path:

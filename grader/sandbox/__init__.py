@@ -23,8 +23,8 @@ Read it in this order (each module says what it holds):
                        pipes read by threads, killed on timeout; rlimits only where they exist)
 
 The other side of the boundary is ``grader/untrusted/`` (the worker) and the assignment's
-``untrusted/`` (its probes), copied together into the worker's private folder. The trusted process never imports student code and never unpickles
-or evals what the worker sends: replies are decoded by :mod:`grader.untrusted.wire` (JSON and
+``untrusted/`` (its probes), copied together into the worker's private folder. The trusted
+process never imports student code and never unpickles or evals what the worker sends: replies are decoded by :mod:`grader.untrusted.wire` (JSON and
 ``.npy`` without pickle, a pure module both sides import) and checked for shape before use.
 """
 

@@ -24,8 +24,9 @@ Read it in this order (each module says what it holds):
 
 The other side of the boundary is ``grader/untrusted/`` (the worker) and the assignment's
 ``untrusted/`` (its probes), copied together into the worker's private folder. The trusted
-process never imports student code and never unpickles or evals what the worker sends: replies are decoded by :mod:`grader.untrusted.wire` (JSON and
-``.npy`` without pickle, a pure module both sides import) and checked for shape before use.
+process never imports student code and never unpickles or evals what the worker sends: replies
+are decoded by :mod:`grader.untrusted.wire` (JSON and ``.npy`` without pickle, a pure module both
+sides import) and checked for shape before use.
 """
 
 from __future__ import annotations

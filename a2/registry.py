@@ -89,11 +89,29 @@ def question_title(question: str) -> str:
     return pretty(question)
 
 
-def formula_checkers() -> frozenset[str]:
-    """Written checkers whose answers the answer groups group by their values."""
+def group_kind(checker: str) -> str:
+    """How the answer groups group the answers ``checker`` grades: formula (by their values), table,
+    reading (by :func:`group_label`) or prose (a2/written/grouping.py)."""
     from a2.written.fingerprint import FORMULA_CHECKERS  # noqa: PLC0415
+    from a2.written.grouping import group_kind as kind  # noqa: PLC0415
 
-    return FORMULA_CHECKERS
+    return kind(checker, FORMULA_CHECKERS)
+
+
+def group_label(checker: str, text: str, score: float | None, max_score: float | None,
+                feedback: tuple[str, ...]) -> str:
+    """What a table's or a reading's group shares (3(a): the first wrong row)."""
+    from a2.written.grouping import group_label as label  # noqa: PLC0415
+
+    return label(checker, text, score, max_score, feedback)
+
+
+def answer_items(checker: str, written: dict[str, Any], feedback: list[str]) -> list[tuple[str, str, float | None, float | None]] | None:
+    """An answer graded as several items (3(f)'s four sentences): (item, text, score, max score) each;
+    None for a one-item answer."""
+    from a2.written.grouping import answer_items as items  # noqa: PLC0415
+
+    return items(checker, written, feedback)
 
 
 class AnswerKeyError(ValueError):

@@ -15,7 +15,6 @@ No answer, answers flagged for review and answers that cannot be read form group
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,11 +22,10 @@ from typing import Any
 import numpy as np
 
 from grader import assignment
-from grader.classroom.groups.collect import PARSER_ERRORS, Answer
+from grader.classroom.groups.collect import Answer
 
 FORMULA, TABLE, READING, PROSE = "formula", "table", "reading", "prose"
 NO_ANSWER, REVIEW, UNREADABLE = "no answer", "needs review", "unreadable"
-TRANSITIONS = "transition_table"
 PROSE_DISTANCE = 0.55
 """Cosine distance (TF-IDF) under which two prose answers are suggested as one group."""
 RTOL, ATOL = 1e-6, 1e-9
@@ -138,24 +136,6 @@ def formula_groups(answers: Sequence[Answer], fingerprint: Fingerprinter) -> lis
     return formulas + _by_text(unreadable, UNREADABLE, "the grader could not read these")
 
 
-_ROW = re.compile(r"^Row (\d+):")
-
-
-def table_key(a: Answer) -> str:
-    """3(a): "correct", the first wrong row, or what else went wrong."""
-    if a.max_score and a.score == a.max_score:
-        return "correct"
-    for line in a.feedback:
-        m = _ROW.match(line)
-        if m:
-            return f"first wrong row: {int(m.group(1))}"
-    if any("only a sequence of transitions" in line for line in a.feedback):
-        return "a transition sequence without a table (wrong)"
-    if any("Steps are missing" in line for line in a.feedback):
-        return "rows right, but steps are missing"
-    return "rows right, but the tree is not the gold tree"
-
-
 def keyed_groups(answers: Sequence[Answer], kind: str, key: Callable[[Answer], str]) -> list[Group]:
     groups: dict[str, Group] = {}
     for a in answers:
@@ -220,12 +200,12 @@ def group_item(answers: Sequence[Answer], fingerprint: Fingerprinter) -> list[Gr
         groups.append(Group(empty[0].question, empty[0].item, NO_ANSWER, "no answer found", list(empty)))
     groups += _by_text(review, REVIEW, "flagged for review")
     checker = rest[0].checker if rest else ""
-    if checker in assignment.registry().formula_checkers():
+    kind = assignment.registry().group_kind(checker) if checker else PROSE
+    if kind == FORMULA:
         groups += formula_groups(rest, fingerprint)
-    elif checker == TRANSITIONS:
-        groups += keyed_groups(rest, TABLE, table_key)
-    elif checker == PARSER_ERRORS:
-        groups += keyed_groups(rest, READING, lambda a: a.text)
+    elif kind in (TABLE, READING):
+        groups += keyed_groups(rest, kind, lambda a: assignment.registry().group_label(
+            a.checker, a.text, a.score, a.max_score, a.feedback))
     else:
         groups += prose_groups(rest)
     groups.sort(key=lambda g: (-g.size, g.kind, g.label))

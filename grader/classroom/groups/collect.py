@@ -2,8 +2,9 @@
 
 Each written question gives one :class:`Answer` per submission and item: the auto-graded share
 (``item`` ""), the TA share of a question that also has an auto share (``item`` "ta"; for
-TA-only questions the TA share is item ""), and 3(f)'s four sentences (items "i" to "iv", read
-from the reading the grader recorded). A submission whose grading failed has no answers.
+TA-only questions the TA share is item ""), and the items of an answer the assignment grades as
+several (its registry's ``answer_items``: 3(f)'s four sentences, "i" to "iv", read from the reading
+the grader recorded). A submission whose grading failed has no answers.
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import assignment
 from grader.run.rubric import Part, Rubric
 
 SUBMISSIONS_DIR = "submissions"
 REPORT_FILE = "report.json"
 GRADES_FILE = "grades.csv"
-PARSER_ERRORS = "parser_errors"
-ROMANS = ("i", "ii", "iii", "iv")
 TA_ITEM = "ta"
 
 
@@ -29,7 +29,7 @@ class Answer:
     """One submission's answer to one item of a written question, as the batch recorded it."""
 
     question: str          # the rubric's id: "1b_i"
-    item: str              # "" (the question), "ta" (its TA share), "i".."iv" (3(f) sentences)
+    item: str              # "" (the question), "ta" (its TA share), or one of its items ("i".."iv")
     submission: str        # the key of grades.csv
     names: str
     text: str              # the raw text read ("" when there is no answer)
@@ -69,30 +69,6 @@ def submissions(out: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if (p / REPORT_FILE).is_file()) if folder.is_dir() else []
 
 
-def _item_verdict(feedback: list[str], roman: str) -> tuple[float | None, float | None]:
-    """3(f): the ✓ count of one sentence's line ("ii: type '...' ✓, incorrect ... ✗, correct ... ✓")."""
-    for line in feedback:
-        if line.startswith(f"{roman}: type "):
-            return float(line.count("✓")), 3.0
-    return 0.0, 3.0
-
-
-def _parser_items(part: Part, key: str, names: str, check: dict) -> list[Answer]:
-    written = check.get("written") or {}
-    readings = {}
-    for piece in str(written.get("read", "")).split(" | "):
-        roman, _, rest = piece.partition(": ")
-        if roman in ROMANS:
-            readings[roman] = rest.strip()
-    out = []
-    for roman in ROMANS:
-        text = readings.get(roman, "")
-        score, most = _item_verdict(list(check.get("feedback", [])), roman) if text else (0.0, 3.0)
-        out.append(Answer(part.id, roman, key, names, text, text, str(written.get("where", "")), score, most,
-                          str(written.get("review", "")), checker=PARSER_ERRORS))
-    return out
-
-
 def answers_of(doc: dict, key: str, names: str, parts: list[Part]) -> list[Answer]:
     """Every written answer of one report.json."""
     checks = {c.get("id"): c for c in doc.get("checks", []) if isinstance(c, dict)}
@@ -101,10 +77,12 @@ def answers_of(doc: dict, key: str, names: str, parts: list[Part]) -> list[Answe
     for part in parts:
         check = checks.get(part.id)
         if part.auto > 0 and check is not None and check.get("kind") == "written":
-            if part.checker == PARSER_ERRORS:
-                out += _parser_items(part, key, names, check)
+            w = check.get("written") or {}
+            items = assignment.registry().answer_items(part.checker or "", w, list(check.get("feedback", [])))
+            if items is not None:   # an answer graded as several items (say, one per sentence)
+                out += [Answer(part.id, item, key, names, text, text, str(w.get("where", "")), score, most,
+                               str(w.get("review", "")), checker=part.checker or "") for item, text, score, most in items]
             else:
-                w = check.get("written") or {}
                 out.append(Answer(part.id, "", key, names, str(w.get("raw", "")), str(w.get("read", "")),
                                   str(w.get("where", "")), float(check.get("score", 0)),
                                   float(check.get("max_score", 0)), str(w.get("review", "")),

@@ -72,3 +72,25 @@ def test_hidden_dev_set_is_drawn_from_the_seed_and_is_not_the_bundled_one():
         ref.parser_utils.read_conll(str(REFERENCE / "data" / "dev.conll"), lowercase=True)[:500])}
     shared = sum(tuple(ex["word"]) in bundled for ex in first)
     assert shared < 50, f"{shared} of the hidden sentences are in the bundled dev set"
+
+
+def test_trained_logits_replay_a_model_that_stays_random_in_eval_mode(monkeypatch):
+    """A model whose dropout stays on in eval mode scores the same rows alike in every run (the
+    grading's seed replays its dev UAS), whatever torch's generator held before."""
+    import numpy as np  # noqa: PLC0415
+    import torch  # noqa: PLC0415
+
+    from a2.untrusted import probes_training  # noqa: PLC0415
+
+    class AlwaysDropout(torch.nn.Module):
+        def forward(self, rows: torch.Tensor) -> torch.Tensor:
+            return torch.nn.functional.dropout(torch.ones(rows.shape[0], 3), p=0.5, training=True)
+
+    monkeypatch.setitem(probes_training._TRAINED, "model", AlwaysDropout())
+    rows = np.arange(40, dtype=np.int64).reshape(20, 2)
+    torch.manual_seed(1)
+    first = probes_training.trained_logits(features=rows)
+    torch.manual_seed(2)
+    second = probes_training.trained_logits(features=rows)
+    assert torch.equal(first, second)
+    assert not torch.equal(first, probes_training.trained_logits(features=rows[::-1].copy()))

@@ -41,9 +41,9 @@ records the same way, each rule only removing what differs between two runs of t
      a race: its checks' ``feedback`` and results.json ``output`` are not compared; their scores,
      statuses and trial counts are (w2v_sigmoid is "failed" 0/4 or "crashed" 0/1, 0 points either way).
 Scores, statuses, check ids and all other message text are compared exactly. Known nondeterminism
-left as is (KNOWN_NONDETERMINISM, named in compare's summary when it differs): that status, and the
-dev UAS of train_uas for buggy/model_dropout_always (82.75 to 83.34 in four runs at seed 1234; a pass
-either way): its dropout is on in eval mode and the grader's dev parse does not reseed it.
+left as is (KNOWN_NONDETERMINISM, named in compare's summary when it differs): that status. (The dev
+UAS of buggy/model_dropout_always, whose dropout stays on in eval mode, varied from run to run until
+the trained_logits probe seeded torch from the rows it scores.)
 """
 
 from __future__ import annotations
@@ -73,8 +73,7 @@ WRITEUP_NAMES = {".txt": "answers.txt", ".md": "answers.md"}
 DROPPED_KEYS = ("seconds", "execution_time")
 RACY = {"hostile/thread_forges_replies": "a thread forging replies at random moments: which call it hits is a race"}
 RACY_FIELDS = ("feedback", "output")
-KNOWN_NONDETERMINISM = {"buggy/model_dropout_always": "train_uas's dev UAS (dropout on in eval mode, not reseeded): not normalized",
-                        "hostile/thread_forges_replies": "w2v_sigmoid failed 0/4 or crashed 0/1 (the forged reply's race)"}
+KNOWN_NONDETERMINISM = {"hostile/thread_forges_replies": "w2v_sigmoid failed 0/4 or crashed 0/1 (the forged reply's race)"}
 MARGIN_S = 120.0
 STDERR_TAIL = 2000
 

@@ -27,6 +27,7 @@ import inspect
 import math
 import os
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -345,8 +346,12 @@ def trained_logits(*, features: np.ndarray) -> Any:
         raise RuntimeError("there is no trained model to evaluate: training did not leave a "
                            "ParserModel in parser.model")
     model.eval()
+    rows = np.ascontiguousarray(features, dtype=np.int64)
+    # A model that stays random in eval mode (dropout always on) gets the same draws for the same
+    # rows in every run: the grading's seed, which drew the rows, replays its dev UAS too.
+    torch.manual_seed(zlib.crc32(rows.tobytes()))
     with one_thread(), torch.no_grad():
-        return model(torch.from_numpy(np.asarray(features, dtype=np.int64)))
+        return model(torch.from_numpy(rows))
 
 
 PROBES = {

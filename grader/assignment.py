@@ -17,6 +17,8 @@ import re
 from pathlib import Path
 from types import ModuleType
 
+import yaml
+
 from grader.common import paths
 
 REGISTRY_MODULE = "registry"
@@ -56,7 +58,7 @@ CONTRACT = {
 }
 """Every name the framework asks of an assignment's registry, and what for: the interface a new
 assignment implements (a2/registry.py is the example)."""
-_NAME = re.compile(r"^assignment:\s*([A-Za-z_]\w*)\s*(?:#.*)?$", re.M)
+_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 class AssignmentError(RuntimeError):
@@ -67,13 +69,16 @@ def package_name(rubric: Path | None = None) -> str:
     """The assignment package named by ``assignment:`` in ``rubric`` (default: the course's rubric.yaml)."""
     path = rubric or paths.RUBRIC_PATH
     try:
-        found = _NAME.search(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise AssignmentError(f"cannot read {path}: {exc}") from exc
-    if not found:
+    except yaml.YAMLError as exc:
+        raise AssignmentError(f"{path} is not valid YAML: {exc}") from None
+    name = data.get("assignment") if isinstance(data, dict) else None
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise AssignmentError(f"{path} names no assignment: add a top-level line `assignment: <package>` "
                               "naming the Python package that holds the assignment's checks (e.g. `assignment: a2`)")
-    return found.group(1)
+    return name
 
 
 @functools.cache

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 import click
 from rich.console import Console
 
+from grader.assignment import AssignmentError
 from grader.cli_output import console
 from grader.reports import jsonout, student
 from grader.run.check_api import all_checks
@@ -95,7 +96,7 @@ def run_check(setup: Setup, directory: Path, seed: int | None, quiet: bool, part
         given = setup(directory, seed, out)
         settings = replace(given.settings, visible_only=True, only=selected(given, part))
         report = grade(directory, settings, progress=None if quiet or as_json else student.progress_hook(out))
-    except (SubmissionError, RubricError) as exc:
+    except (SubmissionError, RubricError, AssignmentError) as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps(jsonout.to_json(report), indent=2))

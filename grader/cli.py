@@ -113,7 +113,7 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
     started = time.monotonic()
     try:
         rubric = load_rubric(registered=set(all_checks()), checkers=set(assignment.registry().written_checkers()))
-    except RubricError as exc:   # the instructor's error, not the student's: say so in results.json
+    except (RubricError, assignment.AssignmentError) as exc:   # the instructor's error: say so in results.json
         gradescope.write_json_atomic(gradescope.fallback_results(
             f"{RUBRIC_BROKEN} {exc}", time.monotonic() - started), results_path)
         raise click.ClickException(f"{exc} (results.json says so: {results_path})") from None
@@ -172,7 +172,7 @@ def validate(seed: int | None) -> None:
         settings = GradingSettings(rubric=rubric, seed=seed)
         ref = grade(REFERENCE_DIR, settings)
         tpl = grade(TEMPLATE_DIR, replace(settings, seed=ref.seed))
-    except (RubricError, assignment.registry().AnswerKeyError, OSError) as exc:
+    except (RubricError, assignment.AssignmentError, assignment.registry().AnswerKeyError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     for c in ref.checks:
         if c.score < c.max_score:

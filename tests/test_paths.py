@@ -81,7 +81,7 @@ def test_an_invalid_rubric_gives_one_line_and_still_a_results_json(tmp_path: Pat
     assert run.returncode == 1 and "Traceback" not in run.stderr
     errors = [line for line in run.stderr.splitlines() if line.strip()]
     assert len(errors) == 1 and errors[0].startswith(f"Error: {copy / 'rubric.yaml'}, line {line}: check 'w2v_sigmoidd' "
-                                                     "is not registered in grader/checks; did you mean 'w2v_sigmoid'"), run.stderr
+                                                     "is not registered by the assignment; did you mean 'w2v_sigmoid'"), run.stderr
     doc = json.loads(results.read_text(encoding="utf-8"))
     validate(doc, RESULTS_SCHEMA)
     assert doc["score"] == 0 and "rubric.yaml is invalid" in doc["output"] and "w2v_sigmoidd" in doc["output"]
@@ -91,3 +91,27 @@ def test_an_invalid_rubric_gives_one_line_and_still_a_results_json(tmp_path: Pat
     run = _grader("batch", str(classdir), "--out", str(tmp_path / "out"), cwd=copy)
     assert run.returncode == 1 and "Traceback" not in run.stderr and "w2v_sigmoidd" in run.stderr
     assert run.stdout.splitlines()[0].startswith(f"course repository: {copy}")
+
+
+def test_a_rubric_naming_no_assignment_gives_one_line_and_still_a_results_json(tmp_path: Path):
+    """rubric.yaml without `assignment:` (or naming a package that is not installed): `grader grade`
+    says so in one line with the fix and writes a valid results.json; `grader check` says it too."""
+    import json
+
+    from conftest import RESULTS_SCHEMA
+    from jsonschema import validate
+
+    copy = _course_copy(tmp_path)
+    text = (copy / "rubric.yaml").read_text(encoding="utf-8")
+    for rubric, said in ((text.replace("\nassignment: a2\n", "\n", 1), "add a top-level line `assignment: <package>`"),
+                         (text.replace("\nassignment: a2\n", "\nassignment: a3\n", 1), "a3.registry cannot be imported")):
+        (copy / "rubric.yaml").write_text(rubric, encoding="utf-8")
+        results = tmp_path / "results.json"
+        run = _grader("grade", str(REPO / "examples" / "buggy_submission"), "--results", str(results), cwd=copy)
+        errors = [line for line in run.stderr.splitlines() if line.strip()]
+        assert run.returncode == 1 and len(errors) == 1 and said in errors[0], run.stderr
+        doc = json.loads(results.read_text(encoding="utf-8"))
+        validate(doc, RESULTS_SCHEMA)
+        assert doc["score"] == 0 and said in doc["output"]
+        run = _grader("check", str(REPO / "examples" / "buggy_submission"), cwd=copy)
+        assert run.returncode == 1 and "Traceback" not in run.stderr and said in run.stderr

@@ -114,8 +114,8 @@ def test_unknown_and_missing_check_ids(tmp_path):
     with pytest.raises(RubricError) as info:
         load_rubric(write(tmp_path, GOOD), registered={"a", "c"})
     text = str(info.value)
-    assert "line 7: check 'b' is not registered in grader/checks" in text
-    assert "check 'c' is registered in grader/checks but has no rubric line" in text
+    assert "line 7: check 'b' is not registered by the assignment" in text
+    assert "check 'c' is registered by the assignment but has no rubric line" in text
 
 
 def test_invalid_yaml(tmp_path):

@@ -365,13 +365,13 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
                 close = difflib.get_close_matches(c.id, unlined, n=1, cutoff=0.75)
                 if close:      # a typo: one problem, not two
                     unlined.remove(close[0])
-                    problems.append(f"line {c.line}: check {c.id!r} is not registered in grader/checks; did you mean "
+                    problems.append(f"line {c.line}: check {c.id!r} is not registered by the assignment; did you mean "
                                     f"{close[0]!r} (registered, with no rubric line)? Fix the id")
                     continue
-                problems.append(f"line {c.line}: check {c.id!r} is not registered in grader/checks; "
+                problems.append(f"line {c.line}: check {c.id!r} is not registered by the assignment; "
                                 "fix the id or write the check (see a2/checks/__init__.py)")
         for cid in unlined:
-            problems.append(f"check {cid!r} is registered in grader/checks but has no rubric line; "
+            problems.append(f"check {cid!r} is registered by the assignment but has no rubric line; "
                             "add it under 'checks:' with its points")
 
     if checkers is not None:

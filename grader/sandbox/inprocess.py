@@ -30,6 +30,7 @@ def _worker_module() -> Any:
     extra = str(assignment.untrusted_folder())
     if extra not in package.__path__:
         package.__path__.append(extra)
+    importlib.import_module("grader.untrusted.probes").load_probe_modules()   # in case it was imported before
     return importlib.import_module("grader.untrusted.worker")
 
 

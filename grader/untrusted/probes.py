@@ -197,19 +197,13 @@ _LOADED: set[str] = set()
 
 
 def load_probe_modules() -> None:
-    """Register the probes of every probe module not registered yet (the trusted process may add the
-    assignment's folder to ``__path__`` after this module was first imported)."""
+    """Register the probes of every probe module not registered yet: at import, and again in the
+    trusted process's in-process runner, which adds the assignment's folder to ``__path__`` (perhaps
+    after this module was first imported)."""
     for name in probe_modules():
         if name not in _LOADED:
             _LOADED.add(name)
             register(importlib.import_module(f".{name}", __package__).PROBES)
-
-
-def find(name: str) -> Probe | None:
-    """The probe registered as ``name``, None if there is none."""
-    if name not in PROBES:
-        load_probe_modules()
-    return PROBES.get(name)
 
 
 load_probe_modules()

@@ -168,7 +168,7 @@ def handle_request(request: Any, submission: str) -> dict[str, Any]:
             or not isinstance(request.get("args"), dict)):
         return _plain_error("BadRequest", "a request is {'id': int, 'probe': str, 'args': dict}")
     name = request["probe"]
-    function = probes.find(name)
+    function = probes.PROBES.get(name)
     if function is None:
         return _plain_error("UnknownProbe", f"no probe named {name!r}; the worker knows "
                             f"{sorted(probes.PROBES)}")

@@ -11,6 +11,7 @@ from typing import Any
 
 from a2.checks import CHECK_MODULES
 from a2.course_env import missing_module, missing_module_lines, support_import_line
+from grader.assignment import AssignmentError
 
 __all__ = ["CHECK_MODULES", "missing_module", "missing_module_lines"]
 
@@ -114,10 +115,6 @@ def answer_items(checker: str, written: dict[str, Any], feedback: list[str]) -> 
     return items(checker, written, feedback)
 
 
-class AnswerKeyError(ValueError):
-    """The written answer keys (a2/written/keys.yaml) are malformed; the message names the entry and the fix."""
-
-
 def key_disagreements(reference: Path) -> list[str]:
     """Where the reference's written solutions (``reference``/answers.md) disagree with the written
     answer keys (a2/written/keys.yaml)."""
@@ -126,7 +123,7 @@ def key_disagreements(reference: Path) -> list[str]:
     try:
         return disagreements((reference / "answers.md").read_text(encoding="utf-8"))
     except KeysError as exc:
-        raise AnswerKeyError(str(exc)) from None
+        raise AssignmentError(str(exc)) from None   # malformed keys.yaml: the message names the entry and the fix
 
 
 # -- the student kit ------------------------------------------------------------------------------

@@ -46,8 +46,8 @@ CONTRACT = {
     "group_kind": "how the answer groups group a checker's answers: formula, table, reading or prose",
     "group_label": "what a table's or a reading's group shares",
     "answer_items": "the items of an answer graded as several (item, text, score, max score), or None",
-    "key_disagreements": "where the reference's written solutions disagree with the answer keys",
-    "AnswerKeyError": "the error of malformed answer keys",
+    "key_disagreements": "where the reference's written solutions disagree with the answer keys "
+                         "(AssignmentError when the keys themselves are malformed)",
     "ANSWER_SHAPES": "what a missing written answer should look like, by checker",
     # the student kit
     "KIT_DIST": "the kit's distribution name", "KIT_FOLDER": "the kit's folder in its zip",
@@ -62,7 +62,8 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 class AssignmentError(RuntimeError):
-    """rubric.yaml names no assignment package, or one that cannot be imported."""
+    """rubric.yaml names no assignment package, or one that cannot be imported, or the assignment's
+    own data is malformed (its answer keys): the instructor's error, said in one line."""
 
 
 def package_name(rubric: Path | None = None) -> str:

@@ -172,7 +172,7 @@ def validate(seed: int | None) -> None:
         settings = GradingSettings(rubric=rubric, seed=seed)
         ref = grade(REFERENCE_DIR, settings)
         tpl = grade(TEMPLATE_DIR, replace(settings, seed=ref.seed))
-    except (RubricError, assignment.AssignmentError, assignment.registry().AnswerKeyError, OSError) as exc:
+    except (RubricError, assignment.AssignmentError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     for c in ref.checks:
         if c.score < c.max_score:

@@ -95,7 +95,8 @@ def test_an_invalid_rubric_gives_one_line_and_still_a_results_json(tmp_path: Pat
 
 def test_a_rubric_naming_no_assignment_gives_one_line_and_still_a_results_json(tmp_path: Path):
     """rubric.yaml without `assignment:` (or naming a package that is not installed): `grader grade`
-    says so in one line with the fix and writes a valid results.json; `grader check` says it too."""
+    says so in one line with the fix and writes a valid results.json; `grader check` and `grader validate`
+    say it too."""
     import json
 
     from conftest import RESULTS_SCHEMA
@@ -113,5 +114,6 @@ def test_a_rubric_naming_no_assignment_gives_one_line_and_still_a_results_json(t
         doc = json.loads(results.read_text(encoding="utf-8"))
         validate(doc, RESULTS_SCHEMA)
         assert doc["score"] == 0 and said in doc["output"]
-        run = _grader("check", str(REPO / "examples" / "buggy_submission"), cwd=copy)
-        assert run.returncode == 1 and "Traceback" not in run.stderr and said in run.stderr
+        for command in (["check", str(REPO / "examples" / "buggy_submission")], ["validate"]):
+            run = _grader(*command, cwd=copy)
+            assert run.returncode == 1 and "Traceback" not in run.stderr and said in run.stderr, (command, run.stderr)

@@ -34,6 +34,9 @@ WORKER_FOLDERS_VARIABLE = "GRADER_WORKER_FOLDERS"
 LIMITS_NOTE = ("Your code runs in a separate process with time limits only (on this system there are "
                "no memory or process limits): a check that runs away is stopped at its time limit.")
 _CHUNK = 1 << 16
+OUTPUT_DRAIN_S = 0.2
+"""After a reply, how long to wait at most for the thread that reads the worker's prints to take
+what was printed before it (the Linux sandbox drains its pipes for as long: channel.FINAL_DRAIN_S)."""
 
 
 def _posix_limits(limits: Limits) -> Any:
@@ -76,6 +79,7 @@ class _Worker:
             raise SandboxError(f"cannot start the worker: {exc}") from exc
         assert self.proc.stdout is not None and self.proc.stderr is not None
         threading.Thread(target=self._read_frames, args=(self.proc.stdout,), daemon=True).start()
+        self._output_idle = False
         threading.Thread(target=self._read_output, args=(self.proc.stderr,), daemon=True).start()
 
     def _read_frames(self, stream: IO[bytes]) -> None:
@@ -92,11 +96,37 @@ class _Worker:
         self.replies.put(None)  # the worker's stdout ended: it exited or broke the protocol
 
     def _read_output(self, stream: IO[bytes]) -> None:
+        fd = stream.fileno()
         try:
-            while chunk := stream.read1(_CHUNK):  # type: ignore[attr-defined]
+            while True:
+                self._output_idle = True    # everything read so far is in the capture
+                chunk = os.read(fd, _CHUNK)  # unbuffered: what is not read is still in the pipe
+                self._output_idle = False
+                if not chunk:
+                    break
                 self.capture.add(chunk)
         except (OSError, ValueError):
             pass
+        self._output_idle = True
+
+    def settle_output(self, budget_s: float = OUTPUT_DRAIN_S) -> None:
+        """Wait (at most ``budget_s``) until what the worker printed before its reply is in the
+        capture: the pipe holds nothing and the reading thread is waiting for more. Where pipes
+        cannot be polled (Windows), a reply is taken as it comes."""
+        if sys.platform == "win32" or self.proc.stderr is None:
+            return
+        import select  # noqa: PLC0415 - POSIX pipes only
+
+        fd = self.proc.stderr.fileno()
+        deadline = time.monotonic() + budget_s
+        while time.monotonic() < deadline:
+            try:
+                pending = bool(select.select([fd], [], [], 0)[0])
+            except (OSError, ValueError):
+                return
+            if self._output_idle and not pending:
+                return
+            time.sleep(0.001)
 
     def send(self, frame: bytes) -> bool:
         try:
@@ -194,6 +224,7 @@ class PortableRunner:
             code = worker.proc.poll()
             return ProbeResult(status="crashed", error=ProbeError("WorkerExited", f"the process exited (code {code})"),
                                stderr=worker.capture.text(), elapsed=elapsed)
+        worker.settle_output()
         reply = read_reply_body(body, request)
         if reply.leaving or reply.status == "protocol_error":
             self._discard()

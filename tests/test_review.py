@@ -95,8 +95,22 @@ def _driver(tmp: Path):
     return webdriver.Chrome(service=Service(executable_path=driver), options=options)
 
 
+def _submit_and_wait(browser, form, seconds: float = 20) -> None:
+    """Press the form's button and wait until the page it posted from is gone and the next one has loaded:
+    a reload sent before the post's redirect arrives would race the mark (the CI saw that once)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(browser, seconds).until(ec.staleness_of(form))
+    WebDriverWait(browser, seconds).until(lambda b: b.execute_script("return document.readyState") == "complete")
+
+
 def test_marking_in_headless_chromium_survives_a_reload(server, tmp_path: Path):
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
 
     out, url = server
     browser = _driver(tmp_path)
@@ -105,12 +119,14 @@ def test_marking_in_headless_chromium_survives_a_reload(server, tmp_path: Path):
         assert "1a" in browser.find_element(By.TAG_NAME, "main").text
         start = browser.find_element(By.XPATH, "//main//li[a[text()='1a']]").text
         assert "0 of " in start
-        browser.find_element(By.LINK_TEXT, "1a").click()
+        link = browser.find_element(By.LINK_TEXT, "1a")
+        link.click()
+        WebDriverWait(browser, 20).until(ec.staleness_of(link))
         form = browser.find_elements(By.CSS_SELECTOR, "form[id^='mark-']")[0]
         fp = form.get_attribute("id")[len("mark-"):]
         form.find_element(By.NAME, "points").send_keys("1.5")
         form.find_element(By.NAME, "comment").send_keys("names both terms; no justification")
-        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        _submit_and_wait(browser, form)
         browser.refresh()
         form = browser.find_element(By.ID, f"mark-{fp}")
         assert form.find_element(By.NAME, "points").get_attribute("value") == "1.5"
@@ -121,7 +137,7 @@ def test_marking_in_headless_chromium_survives_a_reload(server, tmp_path: Path):
         other = browser.find_elements(By.CSS_SELECTOR, "form[id^='mark-']")[1]
         browser.execute_script("arguments[0].removeAttribute('max')", other.find_element(By.NAME, "points"))
         other.find_element(By.NAME, "points").send_keys("9")
-        other.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        _submit_and_wait(browser, other)
         assert "worth 0 to 2 points; got 9" in browser.find_element(By.CLASS_NAME, "error").text
         # An auto-graded question: read only, verdicts shown, math drawn as MathML.
         browser.get(url + "/q/1b_i")
@@ -134,7 +150,7 @@ def test_marking_in_headless_chromium_survives_a_reload(server, tmp_path: Path):
         browser.execute_script("arguments[0].closest('details').open = true", override)
         override.find_element(By.NAME, "points").send_keys("1")
         override.find_element(By.NAME, "reason").send_keys("right, written with the other convention")
-        override.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        _submit_and_wait(browser, override)
         browser.refresh()
         assert "overridden: 1 / 2 (right, written with the other convention)" in browser.find_element(By.TAG_NAME, "main").text
         browser.get(url + "/q/1a")

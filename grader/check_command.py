@@ -44,13 +44,15 @@ class CheckSetup:
     """The autograder's points of the whole assignment when ``rubric`` is not all of it (the kit)."""
     preface: tuple[str, ...] = ()
     """Printed after grading, before the details and the summary (not with --json)."""
+    warnings: tuple[str, ...] = ()
+    """Printed first, in yellow; with --json on standard error, so that standard output is the JSON alone."""
     runner_notes: list[str] = field(default_factory=list)
     """What the settings' runners say about themselves as they are made (the kit's limits note);
     printed once each, before the preface (not with --json)."""
 
 
-#: Reads the options that decide the setup (DIRECTORY, --seed) and makes it; may print a warning
-#: on the console, and raises click exceptions for what the caller refuses.
+#: Reads the options that decide the setup (DIRECTORY, --seed) and makes it (warnings go in its
+#: ``warnings``, never printed by the setup); raises click exceptions for what the caller refuses.
 Setup = Callable[[Path, int | None, Console], CheckSetup]
 
 
@@ -95,6 +97,11 @@ def run_check(setup: Setup, directory: Path, seed: int | None, quiet: bool, part
     try:
         given = setup(directory, seed, out)
         settings = replace(given.settings, visible_only=True, only=selected(given, part))
+        for warning in given.warnings:
+            if as_json:
+                click.echo(warning, err=True)
+            else:
+                out.print(f"[yellow]{warning}[/yellow]", highlight=False)
         report = grade(directory, settings, progress=None if quiet or as_json else student.progress_hook(out))
     except (SubmissionError, RubricError, AssignmentError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -45,3 +45,32 @@ def test_quiet_prints_only_the_summary():
     assert "Total: 0 / 4" in result.output
     assert "sgd.py: sgd (not implemented yet)" in result.output
     assert result.output.splitlines()[-1].startswith("checked here: 4 of 75 points")
+
+
+def test_a_setup_warning_is_on_the_screen_or_on_stderr_never_inside_the_json():
+    """The kit's "built from another rubric" warning: printed before grading, and with --json on
+    standard error, so that standard output parses as the report alone."""
+    import dataclasses
+    import json
+
+    import click
+
+    from grader.check_command import check_options, run_check
+    from grader.cli import _repository_check
+
+    warning = "Warning: kit built from another rubric"
+
+    def warned(directory, seed, out):
+        return dataclasses.replace(_repository_check(directory, seed, out), warnings=(warning,))
+
+    @click.command()
+    @check_options
+    def check(directory, seed, quiet, part, as_json):
+        run_check(warned, directory, seed, quiet, part, as_json)
+
+    args = [str(paths.TEMPLATE_DIR), "--seed", "5", "--part", "sgd.py"]
+    shown = CliRunner().invoke(check, [*args, "--quiet"], terminal_width=200)
+    assert shown.exit_code == 1 and shown.stdout.index(warning) < shown.stdout.index("Total: 0 / 4")
+    scripted = CliRunner().invoke(check, [*args, "--json"], terminal_width=200)
+    assert scripted.exit_code == 1 and warning in scripted.stderr and warning not in scripted.stdout
+    assert json.loads(scripted.stdout)["seed"] == 5

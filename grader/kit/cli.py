@@ -71,8 +71,6 @@ def _kit_check(directory: Path, seed: int | None, out: Console) -> CheckSetup:
     if seed is not None and seed not in seeds:
         raise click.ClickException(f"this kit holds the seeds {', '.join(map(str, seeds))}; --seed must be one of them")
     warning = out_of_date(directory, built)
-    if warning:
-        out.print(f"[yellow]{warning}[/yellow]")
     rubric = load_rubric(paths.RUBRIC_PATH)
     modules = tuple(recorded["modules"])
 
@@ -91,7 +89,8 @@ def _kit_check(directory: Path, seed: int | None, out: Console) -> CheckSetup:
     return CheckSetup(rubric, settings, code_only=True, total=built.get("auto_points"), runner_notes=notes,
                       nothing_left="has no code check in the kit (written answers are graded when you submit)",
                       preface=("Written answers are not checked here: they are read and graded when you submit.",
-                               "This kit names only a few known bugs; the full grader names more when you submit."))
+                               "This kit names only a few known bugs; the full grader names more when you submit."),
+                      warnings=(warning,) if warning else ())
 
 
 @main.command()

@@ -168,16 +168,28 @@ class FormulaEvidence:
         self._insts = [question.make(np.random.default_rng(PROBE_SEED + k), k) for k in range(TRIALS)]
 
     def agrees_with(self, latex: str) -> bool:
+        """Same values as ``latex`` wherever either is defined: at each probe instance both have
+        equal values or neither can be evaluated (W_ij with i past W's rows), and at least one
+        instance has values."""
         other = parse_formula(latex)
+        compared = 0
         for inst in self._insts:
-            try:
-                mine = np.asarray(Evaluator(self.formula, inst.env).value(), dtype=float)
-                theirs = np.asarray(Evaluator(other, inst.env).value(), dtype=float)
-            except EvalError:
+            mine, theirs = _value(self.formula, inst), _value(other, inst)
+            if mine is None and theirs is None:
+                continue
+            if mine is None or theirs is None or mine.size != theirs.size \
+                    or not close(mine.reshape(-1), theirs.reshape(-1)):
                 return False
-            if mine.size != theirs.size or not close(mine.reshape(-1), theirs.reshape(-1)):
-                return False
-        return True
+            compared += 1
+        return compared > 0
+
+
+def _value(formula: Formula, inst: Instance) -> np.ndarray | None:
+    """``formula``'s value at ``inst`` (None where it cannot be evaluated there)."""
+    try:
+        return np.asarray(Evaluator(formula, inst.env).value(), dtype=float)
+    except EvalError:
+        return None
 
 
 def known_mistake(item: str, formula: Formula, question: MathQuestion) -> KnownMistake | None:

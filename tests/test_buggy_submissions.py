@@ -66,6 +66,9 @@ def test_bug_fails_exactly_its_checks(bug: Path, tmp_path: Path):
             assert all(n.id in failing for n in named), (c.id, first)
             worst = max(n.max_score - n.score for n in named)
             assert c.max_score - c.score <= worst + 1e-9, (c.id, c.score, worst)
+            # a score the cap raised is on the review list, naming the check that carries the bug
+            assert c.needs_review == ("loses at most" in first), (c.id, first, c.review)
+            assert not c.needs_review or named[0].number in c.review, (c.id, c.review)
     # a written item's explanation (what is wrong) is shown after the due date: it counts here too
     shown = " ".join(" ".join([*c.outcome.feedback, *(c.written.why if c.written else ())]) for c in report.checks
                      if c.id in failing or not failing)

@@ -92,6 +92,19 @@ def test_a_dependent_check_names_the_failing_prerequisite_and_loses_at_most_what
     assert capped.outcome.feedback[0].startswith("Fix check 5.7 (name of train_loop) first:")
     assert "loses at most what that check lost: 0.25 point(s) here, not 2" in capped.outcome.feedback[0]
     assert settled["train_loop"] is loop
+    # The cap assumes 5.7's bug causes 5.9's failure: staff confirm it (a cheap check broken on purpose
+    # must not buy a costly one's points), and the review says what 5.9 scores on its own.
+    assert capped.needs_review and not settled["train_loop"].needs_review
+    assert capped.review.startswith("score raised by 1.75 point(s) because check 5.7 (name of train_loop) fails")
+    assert "its own score of 0/2" in capped.review
+
+
+def test_a_dependent_check_that_loses_less_than_its_prerequisite_is_named_but_not_reviewed():
+    loop = _result(LOOP, Outcome(0, 4))
+    uas = _result(UAS, Outcome(3, 4))
+    settled = settle_charges({"train_loop": loop, "train_uas": uas}, {s.id: s for s in (LOOP, UAS)}, DEPENDS)
+    assert settled["train_uas"].score == uas.score and settled["train_uas"].outcome.feedback[0].startswith("Fix check 5.7")
+    assert not settled["train_uas"].needs_review
 
 
 def test_a_dependent_check_is_unchanged_when_its_prerequisite_passes_or_it_passes_itself():

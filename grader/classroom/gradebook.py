@@ -119,7 +119,7 @@ def _outcome_from_json(c: dict[str, Any]) -> Outcome:
     return Outcome(int(c.get("trials_passed", 0)), int(c.get("trials_total", 0)),
                    tuple(c.get("feedback", ())), status=c.get("status", ERROR),
                    leaderboard=tuple((str(name), float(value)) for name, value in c.get("leaderboard", ())),
-                   charged=charged, ran=bool(c.get("ran", True)))
+                   charged=charged, ran=bool(c.get("ran", True)), review=str(c.get("review", "")))
 
 
 def _written_from_json(w: Any) -> WrittenRead | None:

@@ -148,7 +148,7 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
         "tags": [c.part] if c.kind == "code" else [c.part, "written", "auto"],
         # Code checks are keyed by check_id (a rubric check); written answers by question (a rubric part).
         "extra_data": {("check_id" if c.kind == "code" else "question"): c.id, "grader_status": c.status,
-                       **({"needs_review": True, "review": c.review} if c.status == NOT_RUN else {}),
+                       **({"needs_review": True, "review": c.review} if c.needs_review and c.written is None else {}),
                        "trials_passed": c.outcome.trials_passed,
                        "trials_total": c.outcome.trials_total, **_written_extra(c)},
     } for c in report.checks]
@@ -166,11 +166,16 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
         lines.append(f"{REVIEW_HEAD}: {len(not_run)} check(s) were not run because the grading's time budget "
                      "ran out; they say nothing about your code and course staff will review them: "
                      + ", ".join(f"{c.number} {c.name}" for c in not_run) + ".")
-    reviews = [c for c in shown if c.needs_review and c.status != NOT_RUN]
+    reviews = [c for c in shown if c.needs_review and c.status != NOT_RUN and c.written is not None]
     if reviews:
         lines.append(f"{REVIEW_HEAD}: {len(reviews)} written answer(s) could not be judged with "
                      "confidence and will be looked at by a TA: "
                      + ", ".join(f"{c.number} {c.name}" for c in reviews) + ".")
+    capped = [c for c in shown if c.needs_review and c.status != NOT_RUN and c.written is None]
+    if capped:
+        lines.append(f"{REVIEW_HEAD}: {len(capped)} check(s) lost only what the check they depend on lost; "
+                     "course staff will confirm that bug is the cause: "
+                     + ", ".join(f"{c.number} {c.name}" for c in capped) + ".")
     lines += list(report.notes)
     doc: dict[str, Any] = {
         "score": report.score,

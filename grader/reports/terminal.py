@@ -57,7 +57,8 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
 
 def render_reviews(report: GradeReport, console: Console) -> None:
     """Auto-graded written items the grader could not judge with confidence (why, where, what it
-    read), and checks the grading's time budget could not afford."""
+    read), checks the grading's time budget could not afford, and checks whose score a failing
+    prerequisite raised."""
     table = Table(title=f"Items that need TA review ({len(report.reviews)}; scored as far as "
                         "the autograder could prove)", show_lines=False, expand=False)
     table.add_column("#", justify="right", no_wrap=True)

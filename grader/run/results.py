@@ -80,7 +80,8 @@ class Outcome:
     of STATUSES (derived from the trials unless the check aborted); charged: trials passed on
     credit another check must confirm by failing; ran: False when nothing of the check ran (its
     file missing or not importable, a name missing, a stub, no time left), so no other check's
-    failure explains it (grader.run.settle).
+    failure explains it (grader.run.settle); review: why course staff should confirm this score
+    ("" when the grader is sure of it), set by grader.run.settle when a dependency raised it.
     """
 
     trials_passed: int
@@ -90,9 +91,11 @@ class Outcome:
     leaderboard: tuple[tuple[str, float], ...] = ()
     charged: tuple[Charge, ...] = ()
     ran: bool = True
+    review: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "feedback", safe_lines(self.feedback))
+        object.__setattr__(self, "review", safe(self.review, MAX_NOTE_CHARS))
         if not self.status:
             if self.trials_total and self.trials_passed == self.trials_total:
                 status = PASSED
@@ -148,7 +151,8 @@ class CheckResult:
 
     @property
     def needs_review(self) -> bool:
-        """A written item the grader could not judge with confidence, or a check not run."""
+        """A written item the grader could not judge with confidence, a check not run, or a check
+        whose score a failing prerequisite raised (grader.run.settle)."""
         return bool(self.review)
 
     @property
@@ -156,7 +160,9 @@ class CheckResult:
         """Why staff should look at this item ("" when the grader is confident either way)."""
         if self.outcome.status == NOT_RUN:
             return "not run: the grading's time budget ran out"
-        return self.written.review if self.written is not None else ""
+        if self.written is not None and self.written.review:
+            return self.written.review
+        return self.outcome.review
 
     @property
     def status(self) -> str:

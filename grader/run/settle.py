@@ -55,6 +55,8 @@ def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, Check
     at most what its most costly failing prerequisite lost, so no bug costs a dependent check more
     than its own check (which itself lost points: a broken submission never has both full). A check
     that could not run at all (a stub, a file that does not import: ``Outcome.ran``) is not capped.
+    A capped check is put on the review list (``Outcome.review``): the cap assumes the prerequisite's
+    bug is the cause, which staff confirm, so breaking a cheap check on purpose buys nothing.
     """
     settled = dict(results)
     extra: dict[str, list[str]] = {}      # target check id -> the failed trials it gets
@@ -137,8 +139,15 @@ def _cap(check_id: str, settled: dict[str, CheckResult], depends_on: Mapping[str
             f"{'them' if several else 'it'}, and {'they fail' if several else 'it fails'} in this grading, so "
             "that bug is the likely cause here")
     new_score = round(max(result.score, result.max_score - cap), 4)
+    review = ""
     if new_score > result.score:
         line += (f"; this check loses at most what {'they' if several else 'that check'} lost: {cap:g} point(s) "
                  f"here, not {_lost(result):g}")
-    outcome = replace(result.outcome, feedback=(line + ".", *result.outcome.feedback))
+        review = (f"score raised by {round(new_score - result.score, 4):g} point(s) because "
+                  f"{' and '.join(_label(settled[c]) for c in carriers)} {'fail' if several else 'fails'}: "
+                  "confirm that bug causes this failure (a cheap prerequisite broken on purpose would cap a "
+                  "costly failure); if it does not, this check keeps its own score of "
+                  f"{result.score:g}/{result.max_score:g}")
+    outcome = replace(result.outcome, feedback=(line + ".", *result.outcome.feedback),
+                      review=result.outcome.review or review)
     settled[check_id] = replace(result, score=new_score, outcome=outcome)

@@ -39,12 +39,12 @@ def to_markdown(summary: ClassSummary, *, plots: Sequence[str] = ()) -> str:
         lines.append(f"| {c.number} | {_md(c.name)} (`{c.id}`) | {c.points:g} | {c.mean_score:.2f} | "
                      f"{100 * c.pass_rate:.0f}% | {failure} |")
     if s.reviews:
-        lines += ["", f"## Written answers that need TA review ({len(s.reviews)})", "",
+        lines += ["", f"## Items that need TA review ({len(s.reviews)})", "",
                   "| submission | # | question | why | where |", "|---|---|---|---|---|"]
         lines += [f"| {_md(e.submission)} | {e.number} | `{e.id}` | {_md(shorten(e.reason))} | {_md(e.where)} |"
                   for e in s.reviews]
     else:
-        lines += ["", "Written answers that need TA review: none."]
+        lines += ["", "Items that need TA review: none."]
     if s.failed_keys:
         lines += ["", (f"Gradings that failed (not counted above; graded again when the batch is "
                        f"rerun): {', '.join(s.failed_keys)}.")]
@@ -79,7 +79,7 @@ def render(summary: ClassSummary, console: Console) -> None:
                   f"median {summary.total_stat('median'):g}, min {summary.total_stat('min'):g}, "
                   f"max {summary.total_stat('max'):g}")
     if summary.reviews:
-        console.print(Text(f"{len(summary.reviews)} written answer(s) need TA review (summary.md lists them): "
+        console.print(Text(f"{len(summary.reviews)} item(s) need TA review (summary.md lists them): "
                            + ", ".join(f"{e.submission} {e.number}" for e in summary.reviews[:20])
                            + (" …" if len(summary.reviews) > 20 else ""), style="magenta"))
     if summary.failed_keys:

@@ -41,7 +41,7 @@ from a2.checks.model_params import (
 )
 from grader.run.check_api import CheckContext, Trials, check, check_label
 from grader.run.compare import compare
-from grader.run.results import Outcome
+from grader.run.results import Outcome, Proof
 
 FILES = ("parser_model.py",)
 
@@ -282,7 +282,7 @@ def gradients(ctx: CheckContext) -> Outcome:
                                  "connected to the parameters (no torch.no_grad(), .numpy() or new tensors in forward)")
             continue
         problems = []
-        charged = False
+        proof: Proof | None = None
         for role in ROLES:
             m = inst.matches.get(role)
             if m is None or m.name in inst.plain or (role == "embeddings" and lookup):
@@ -291,7 +291,10 @@ def gradients(ctx: CheckContext) -> Outcome:
             if grad is None and (shape := model_shapes.diagnose_gradient(
                     model_shapes.GradientCase(role, got.get("logits"), functools.partial(_logits_without, ctx, inst, w)))):
                 trials.note(f"`{m.name}` {shape.message}")
-                charged = True
+                # What model_forward is charged with: its logits on this trial's own arguments, wrong.
+                proof = Proof(f"the logits of forward(w), {inst.what} in train mode, w of shape {w.shape}",
+                              tuple(np.ravel(got["logits"])),
+                              tuple(np.ravel(_logits_without(ctx, inst, w, ""))))
                 continue
             if grad is None:
                 if not got["requires_grad"].get(m.name, True):
@@ -309,8 +312,8 @@ def gradients(ctx: CheckContext) -> Outcome:
             trials.note(inst.missing)
         for note in inst.notes:
             trials.note(note)
-        if charged and not problems:  # passes only because model_forward charges the unused parameter
-            trials.charge("model_forward", "")
+        if proof is not None and not problems:  # passes only because model_forward charges the unused parameter
+            trials.charge("model_forward", "", proof)
         else:
             trials.record(not problems, f"{what}: " + "; ".join(problems))
     return trials.outcome()

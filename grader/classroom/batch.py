@@ -262,7 +262,7 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
         else:
             todo.append(sub)
     resumed = len(results)
-    children = GradingProcesses()
+    children = GradingProcesses(__spec__.name if __spec__ else __name__)  # this module, run by -m
     n_workers = min(workers or os.cpu_count() or 1, max(len(todo), 1))
     executor = ThreadPoolExecutor(max_workers=n_workers, thread_name_prefix="grade")
     try:

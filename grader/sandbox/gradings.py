@@ -1,4 +1,4 @@
-"""The batch's grading processes: ``python -m grader.classroom.batch`` once per submission, each running
+"""The batch's grading processes: ``python -m MODULE`` (the batch's own module) once per submission, each running
 the grader's own engine (which starts its own sandboxed worker). Only our code runs in them, so
 they are not confined; they are bounded by a time limit and stopped as a group when the batch is
 interrupted.
@@ -35,15 +35,17 @@ class Finished:
 class GradingProcesses:
     """The grading processes running now, so that an interrupted batch can stop them."""
 
-    def __init__(self) -> None:
+    def __init__(self, module: str) -> None:
+        self.module = module
+        """The module each grading process runs (``python -m module ARGS``): the batch's own."""
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[bytes]] = set()
         self.stopping = False
 
     def run(self, args: list[str], *, timeout: float) -> Finished:
-        """Run ``python -m grader.classroom.batch ARGS`` to its end or for ``timeout`` seconds, then stop it
+        """Run ``python -m MODULE ARGS`` to its end or for ``timeout`` seconds, then stop it
         (SIGTERM, SIGKILL if it lingers). Called from one thread per grading."""
-        proc = subprocess.Popen([sys.executable, "-m", "grader.classroom.batch", *args], stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen([sys.executable, "-m", self.module, *args], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_environment())
         self._add(proc)
         try:

@@ -161,21 +161,18 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
     if report.manual:
         lines.append(f"Written answers left to TAs: {len(report.manual)} ({report.manual_points:g} points, "
                      "not included above).")
-    not_run = [c for c in report.checks if c.status == NOT_RUN]
-    if not_run:
-        lines.append(f"{REVIEW_HEAD}: {len(not_run)} check(s) were not run because the grading's time budget "
-                     "ran out; they say nothing about your code and course staff will review them: "
-                     + ", ".join(f"{c.number} {c.name}" for c in not_run) + ".")
-    reviews = [c for c in shown if c.needs_review and c.status != NOT_RUN and c.written is not None]
-    if reviews:
-        lines.append(f"{REVIEW_HEAD}: {len(reviews)} written answer(s) could not be judged with "
-                     "confidence and will be looked at by a TA: "
-                     + ", ".join(f"{c.number} {c.name}" for c in reviews) + ".")
-    capped = [c for c in shown if c.needs_review and c.status != NOT_RUN and c.written is None]
-    if capped:
-        lines.append(f"{REVIEW_HEAD}: {len(capped)} check(s) lost only what the check they depend on lost; "
-                     "course staff will confirm that bug is the cause: "
-                     + ", ".join(f"{c.number} {c.name}" for c in capped) + ".")
+    flagged = [c for c in shown if c.needs_review and c.status != NOT_RUN]
+    for items, said in (
+            ([c for c in report.checks if c.status == NOT_RUN],
+             "check(s) were not run because the grading's time budget ran out; they say nothing about your "
+             "code and course staff will review them"),
+            ([c for c in flagged if c.written is not None],
+             "written answer(s) could not be judged with confidence and will be looked at by a TA"),
+            ([c for c in flagged if c.written is None],
+             "check(s) lost only what the check they depend on lost; course staff will confirm that bug is "
+             "the cause")):
+        if items:
+            lines.append(f"{REVIEW_HEAD}: {len(items)} {said}: " + ", ".join(f"{c.number} {c.name}" for c in items) + ".")
     lines += list(report.notes)
     doc: dict[str, Any] = {
         "score": report.score,

@@ -57,7 +57,13 @@ CONTRACT = {
     "KIT_STRIPPED": "what the kit's copies of modules leave out",
 }
 """Every name the framework asks of an assignment's registry, and what for: the interface a new
-assignment implements (a2/registry.py is the example)."""
+assignment implements (a2/registry.py is the example). A course whose checks are its own unittest or
+pytest files implements none of it: rubric.yaml's ``tests: <folder>`` makes grader/testfiles/ its registry."""
+OPTIONAL = {
+    "TESTS": "rubric.yaml's tests: (a test-file assignment's settings)",
+    "KIT_REQUIRES": "distributions the kit needs beyond the framework's",
+}
+"""Names a registry may define, and what for."""
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -66,8 +72,8 @@ class AssignmentError(RuntimeError):
     own data is malformed (its answer keys): the instructor's error, said in one line."""
 
 
-def package_name(rubric: Path | None = None) -> str:
-    """The assignment package named by ``assignment:`` in ``rubric`` (default: the course's rubric.yaml)."""
+def rubric_data(rubric: Path | None = None) -> dict:
+    """``rubric`` (default: the course's rubric.yaml) as data; AssignmentError when it cannot be read."""
     path = rubric or paths.RUBRIC_PATH
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -75,17 +81,46 @@ def package_name(rubric: Path | None = None) -> str:
         raise AssignmentError(f"cannot read {path}: {exc}") from exc
     except yaml.YAMLError as exc:
         raise AssignmentError(f"{path} is not valid YAML: {exc}") from None
-    name = data.get("assignment") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def package_name(rubric: Path | None = None) -> str:
+    """The assignment package named by ``assignment:`` in ``rubric`` (default: the course's rubric.yaml)."""
+    path = rubric or paths.RUBRIC_PATH
+    name = rubric_data(rubric).get("assignment")
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise AssignmentError(f"{path} names no assignment: add a top-level line `assignment: <package>` "
-                              "naming the Python package that holds the assignment's checks (e.g. `assignment: a2`)")
+                              "naming the Python package that holds the assignment's checks (e.g. `assignment: a2`), "
+                              "or `tests: <folder>` naming a folder of unittest or pytest files")
     return name
+
+
+def course_folders(rubric: Path | None = None) -> tuple[str, ...]:
+    """The course's own folders the grader needs beside reference/ and student_template/: the
+    assignment's package and the test files' folder, as rubric.yaml names them (from the course's root)."""
+    data = rubric_data(rubric)
+    tests = data.get("tests")
+    folder = tests if isinstance(tests, str) else tests.get("folder", "tests") if isinstance(tests, dict) else None
+    named = [data.get("assignment"), folder]
+    return tuple(str(f) for f in named if isinstance(f, str) and f)
 
 
 @functools.cache
 def registry() -> ModuleType:
     """The assignment's registry module (``<package>.registry``), imported once and checked against
-    :data:`CONTRACT`."""
+    :data:`CONTRACT`; with ``tests: <folder>`` in rubric.yaml, the test-file assignment's registry
+    (grader/testfiles/), beside the package's when it names one too."""
+    data = rubric_data()
+    base = _package_registry() if "assignment" in data or "tests" not in data else None
+    if "tests" in data:
+        from grader.testfiles.registry import test_file_registry  # noqa: PLC0415 - a test-file assignment only
+
+        return checked(test_file_registry(data["tests"], base))
+    assert base is not None
+    return checked(base)
+
+
+def _package_registry() -> ModuleType:
     name = f"{package_name()}.{REGISTRY_MODULE}"
     try:
         module = importlib.import_module(name)

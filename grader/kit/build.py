@@ -43,6 +43,7 @@ FRAMEWORK_KIT_MODULES = (
     "grader/reports/__init__.py", "grader/reports/jsonout.py", "grader/reports/student.py",
     "grader/sandbox/frames.py", "grader/sandbox/portable.py", "grader/sandbox/runner.py", "grader/sandbox/sweep.py",
     "grader/untrusted/__init__.py", "grader/untrusted/probes.py", "grader/untrusted/wire.py", "grader/untrusted/worker.py",
+    "grader/untrusted/probes_testfiles.py",
 )
 #: Never in the kit, whatever the lists say (a test checks both), with the assignment's ``KIT_NEVER``.
 #: The Linux sandbox stays out too: the kit runs student code with the portable runner on every system.
@@ -158,7 +159,7 @@ def kit_rubric(text: str) -> tuple[str, float]:
         entry = line.strip()
         if entry.startswith("- {"):
             item = yaml.safe_load(entry)[0]
-            if item.get("id") in hidden and "part" in item:
+            if item.get("id") in hidden and "kind" not in item:    # a check's line (a test's may hold only its id)
                 continue
             if item.get("id") in less and item.get("kind") == "code":
                 new = item["points"] - less[item["id"]]
@@ -202,6 +203,8 @@ def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress
     registry = all_checks()
     rubric = load_rubric(registered=set(registry))
     ids = [s.id for s in rubric.checks if s.student_visible and s.id not in not_recorded()]
+    if not ids:      # the visible checks ask the reference nothing (a test-file assignment's tests)
+        return {"seeds": list(seeds), "modules": [], "checks": {}, "conflicts": 0}
     reference = assignment.registry().load_reference()
     checks: dict[str, dict[str, dict[str, Any]]] = {cid: {str(s): {} for s in seeds} for cid in ids}
     conflicts = 0
@@ -236,7 +239,8 @@ def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress
 def _kit_pyproject(version: str) -> str:
     project = tomllib.loads((paths.REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     deps = [d for d in project["dependencies"]
-            if d.split("=")[0].split(">")[0].split("<")[0].split("[")[0].strip().lower() in KIT_REQUIREMENTS]
+            if d.split("=")[0].split(">")[0].split("<")[0].split("[")[0].strip().lower()
+            in (*KIT_REQUIREMENTS, *getattr(assignment.registry(), "KIT_REQUIRES", ()))]
     packages = sorted({rel.rsplit("/", 1)[0].replace("/", ".") for rel in kit_modules()})
     course = assignment.registry()
     return "\n".join([
@@ -284,6 +288,11 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     _copy_tree(paths.TEMPLATE_DIR, data / "starter")
     rubric_text, total = kit_rubric(paths.RUBRIC_PATH.read_text(encoding="utf-8"))
     (data / "rubric.yaml").write_text(rubric_text, encoding="utf-8")
+    if hasattr(assignment.registry(), "TESTS"):     # a test-file assignment: its visible tests and their list
+        from grader.testfiles import kit as test_kit  # noqa: PLC0415
+        from grader.testfiles.registry import KIT_TESTS  # noqa: PLC0415
+
+        test_kit.stage(data / KIT_TESTS, visible)
     (data / "replay.json").write_text(json.dumps(recorded, separators=(",", ":")), encoding="utf-8")
     info = {"version": version, "rubric_sha256": _rubric_digest(paths.RUBRIC_PATH),
             "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seeds": recorded["seeds"],

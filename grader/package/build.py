@@ -35,7 +35,7 @@ from rich.text import Text
 
 from grader import assignment
 from grader.common.atomic import atomic_path
-from grader.common.paths import REPO_ROOT
+from grader.common.paths import INSTALL_ROOT, REPO_ROOT
 from grader.package.scripts import (
     PackageError,
     pinned_requirements,
@@ -210,9 +210,15 @@ def package_dirs(root: Path) -> tuple[str, ...]:
     """The folders that go into the zip: :data:`PACKAGE_DIRS` and the assignment's package, as named
     by ``root``/rubric.yaml (none when it names none: the missing rubric is a finding of its own)."""
     try:
-        return (*PACKAGE_DIRS, assignment.package_name(root / "rubric.yaml"))
+        return (*PACKAGE_DIRS, *assignment.course_folders(root / "rubric.yaml"))
     except assignment.AssignmentError:
         return PACKAGE_DIRS
+
+
+def _framework(root: Path) -> Path:
+    """Where the framework's files (grader/, pyproject.toml, the lock) come from: the course's
+    repository when it holds them, else the checkout this grader runs from (a course of its own)."""
+    return root if (root / "grader").is_dir() else INSTALL_ROOT
 
 
 def plan_package(root: Path = REPO_ROOT) -> PackagePlan:
@@ -220,14 +226,16 @@ def plan_package(root: Path = REPO_ROOT) -> PackagePlan:
     root = Path(root)
     entries: list[Entry] = []
     findings: list[Finding] = []
+    framework = _framework(root)
     for folder in package_dirs(root):
-        if (root / folder).is_dir():
-            _walk(root, folder, entries, findings)
+        home = framework if folder == "grader" else root
+        if (home / folder).is_dir():
+            _walk(home, folder, entries, findings)
         else:
             findings.append(Finding(f"{folder}/", "error", f"missing: the grader needs {folder}/ "
                                     f"(is {root} the repository's root?)"))
     for name in PACKAGE_FILES:
-        path = root / name
+        path = (framework if name == "pyproject.toml" else root) / name
         if path.is_file():
             entries.append(Entry(name, path.stat().st_size, source=path))
         else:
@@ -241,11 +249,11 @@ def plan_package(root: Path = REPO_ROOT) -> PackagePlan:
         budget = load_rubric(root / "rubric.yaml").budget
     except (OSError, RubricError) as exc:
         findings.append(Finding("rubric.yaml", "error", f"cannot be read: {exc}"))
-    if (root / "pyproject.toml").is_file():
+    if (framework / "pyproject.toml").is_file():
         try:
-            torch, _ = pinned_requirements(root)
+            torch, _ = pinned_requirements(framework)
             generated = {"setup.sh": setup_sh(torch), "run_autograder": run_autograder(budget),
-                         "requirements.txt": requirements_txt(root)}
+                         "requirements.txt": requirements_txt(framework)}
         except PackageError as exc:
             findings.append(Finding("requirements.txt", "error", str(exc)))
         else:

@@ -145,7 +145,7 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
         "output": check_output(c),
         "output_format": "text",
         "visibility": c.visibility,
-        "tags": [c.part] if c.kind == "code" else [c.part, "written", "auto"],
+        "tags": [c.part, *c.tags] if c.kind == "code" else [c.part, "written", "auto"],
         # Code checks are keyed by check_id (a rubric check); written answers by question (a rubric part).
         "extra_data": {("check_id" if c.kind == "code" else "question"): c.id, "grader_status": c.status,
                        **({"needs_review": True, "review": c.review} if c.needs_review and c.written is None else {}),

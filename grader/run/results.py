@@ -148,6 +148,7 @@ class CheckResult:
     seconds: float
     kind: str = "code"      # "code": a registered check; "written": the auto share of a written question
     written: WrittenRead | None = None   # written items only: the text read, where, review reason
+    tags: tuple[str, ...] = ()           # the rubric's tags (a test file's @tags), for Gradescope
 
     @property
     def needs_review(self) -> bool:
@@ -274,7 +275,7 @@ def score(spec: CheckSpec, outcome: Outcome, seconds: float) -> CheckResult:
     """The one scoring step: what ``outcome`` earns under ``spec``, as a result."""
     return CheckResult(spec.id, spec.part, spec.name, spec.number, spec.points,
                        score_outcome(outcome, spec.points, spec.partial), spec.visibility, outcome, seconds,
-                       kind=spec.kind)
+                       kind=spec.kind, tags=spec.tags)
 
 
 def not_run_outcome() -> Outcome:

@@ -108,6 +108,8 @@ class CheckSpec:
     line: int = 0
     kind: str = "code"
     checker: str = ""
+    tags: tuple[str, ...] = ()
+    """More tags for Gradescope (a test file's ``@tags``, or the rubric line's ``tags``)."""
 
     @property
     def student_visible(self) -> bool:
@@ -274,6 +276,11 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
                         f"(Gradescope's default timeout {GRADESCOPE_TIMEOUT_S:g} s less a margin: {DEFAULT_BUDGET_S:g})")
         budget = DEFAULT_BUDGET_S
 
+    part_lines, check_lines = _lines(node, "parts"), _lines(node, "checks")
+    if "tests" in data:      # a test-file assignment: its tests make the lines rubric.yaml does not write out
+        from grader.testfiles.tests import with_tests  # noqa: PLC0415 - a test-file assignment only
+
+        data, part_lines, check_lines = with_tests(data, part_lines, check_lines, problems)
     defaults = data.get("defaults") or {}
     d_timeout = defaults.get("timeout", DEFAULT_TIMEOUT)
     d_visibility = defaults.get("visibility", "visible")
@@ -281,8 +288,8 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
     d_explanation = defaults.get("explanation", DEFAULT_EXPLANATION)
 
     parts: list[Part] = []
-    for line, entry in zip(_lines(node, "parts"), data.get("parts") or []):
-        where = f"line {line}"
+    for line, entry in zip(part_lines, data.get("parts") or []):
+        where = f"line {line}" if line else f"the part of test file {entry.get('name')}"
         if not isinstance(entry, dict) or not {"id", "kind", "points"} <= set(entry):
             problems.append(f"{where}: a part needs id, kind and points, e.g. "
                             "{id: part1, kind: code, points: 12, files: [part1.py]}")
@@ -307,8 +314,8 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         problems.append(f"part id {dup!r} appears more than once; part ids must be unique")
 
     checks: list[CheckSpec] = []
-    for line, entry in zip(_lines(node, "checks"), data.get("checks") or []):
-        where = f"line {line}"
+    for line, entry in zip(check_lines, data.get("checks") or []):
+        where = f"line {line}" if line else "its test file's decorators"
         if not isinstance(entry, dict):
             problems.append(f"{where}: each check must be a mapping with id, part, name, number, points")
             continue
@@ -334,8 +341,10 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         if not isinstance(partial, bool):
             problems.append(f"{where}: check {cid!r} has partial {partial!r}; use true (points "
                             "proportional to trials passed) or false (all or nothing)")
+        tags = entry.get("tags", [])
         checks.append(CheckSpec(str(cid), str(entry["part"]), str(entry["name"]), str(entry["number"]),
-                                float(points), visibility, timeout, bool(partial), line))
+                                float(points), visibility, timeout, bool(partial), line,
+                                tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (str(tags),)))
 
     ids = [c.id for c in checks]
     for dup in sorted({c for c in ids if ids.count(c) > 1}):

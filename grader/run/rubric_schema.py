@@ -28,9 +28,13 @@ RUBRIC_SCHEMA: dict[str, Any] = {
     "title": "rubric.yaml of a2grader",
     "type": "object",
     "additionalProperties": False,
-    "required": ["parts", "checks"],
+    "anyOf": [{"required": ["parts", "checks"]}, {"required": ["tests"]}],
     "properties": {
         "assignment": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+        # a folder of unittest (gradescope-utils) or pytest files, each test a check (grader/testfiles/)
+        "tests": {"type": ["string", "object"], "additionalProperties": False,
+                  "properties": {"folder": {"type": "string"}, "files": {"type": "array", "items": {"type": "string"}},
+                                 "points": {"type": "number", "minimum": 0}}},
         "budget": {"type": "number", "exclusiveMinimum": 0},
         "defaults": {"type": "object", "additionalProperties": False,
                      "properties": {"timeout": _TIMEOUT, "visibility": {"enum": VISIBILITIES},
@@ -43,7 +47,8 @@ RUBRIC_SCHEMA: dict[str, Any] = {
                            "explanation": {"enum": VISIBILITIES}}}},
         "checks": {"type": "array", "items": {
             "type": "object", "additionalProperties": False, "required": ["id", "part", "name", "number", "points"],
-            "properties": {**_COMMON, "part": {"type": "string"}}}},
+            "properties": {**_COMMON, "part": {"type": "string"},
+                           "tags": {"type": "array", "items": {"type": "string"}}}}},
     },
 }
 

@@ -90,7 +90,7 @@ def part_selection(rubric: Rubric, registry: Mapping[str, RegisteredCheck], choi
         return by_file
     files = sorted({f for r in registry.values() for f in r.files})
     raise ValueError(f"--part {choice!r} names no part, file or check; use a part id "
-                     f"({', '.join(parts)}), a file ({', '.join([*files, assignment.written_files()[0]])}) or a check id")
+                     f"({', '.join(parts)}), a file ({', '.join([*files, *assignment.written_files()[:1]])}) or a check id")
 
 
 @dataclass(frozen=True)

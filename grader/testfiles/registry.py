@@ -25,7 +25,7 @@ NO_PREFIX = "::"
 """No test id starts with this (``grader batch --quick`` skips nothing of a test-file assignment)."""
 
 
-class EverySet(frozenset):  # type: ignore[type-arg]
+class EverySet(frozenset[str]):
     """A set that holds everything: no test's answers are recorded for the kit (tests need no reference)."""
 
     def __contains__(self, item: object) -> bool:
@@ -99,10 +99,10 @@ def test_file_registry(value: Any, base: ModuleType | None) -> ModuleType:
             STUDENT_FILES=tuple(dict.fromkeys([*base.STUDENT_FILES, *student_files(settings)])),
             CHECK_MODULES=(*base.CHECK_MODULES, CHECKS_MODULE),
             UNTRUSTED=_merged_folder([Path(base.UNTRUSTED), folder]))
-        module.TESTS = settings
+        vars(module)["TESTS"] = settings
         return module
     vars(module).update(
-        TESTS=settings, STUDENT_FILES=student_files(settings), WRITTEN_FILES=("answers.md",), SUPPORT_DIRS=(),
+        TESTS=settings, STUDENT_FILES=student_files(settings), WRITTEN_FILES=(), SUPPORT_DIRS=(),
         TORCH_FILES=frozenset(), TRAINING_CHECK_PREFIX=NO_PREFIX, CHECK_MODULES=(CHECKS_MODULE,), UNTRUSTED=folder,
         load_reference=lambda root=None: SimpleNamespace(), reference_modules=lambda: [],
         missing_module=lambda kind, message: None, missing_module_lines=lambda file, module: ("", ""),
@@ -112,7 +112,7 @@ def test_file_registry(value: Any, base: ModuleType | None) -> ModuleType:
         ANSWER_SHAPES={}, KIT_DIST=f"{course.replace('_', '-')}-student-kit", KIT_FOLDER=f"{course}_student",
         KIT_DESCRIPTION="Local checks: the course's visible tests (no solution inside).", KIT_README=KIT_README,
         KIT_MODULES=("grader/testfiles/__init__.py", "grader/testfiles/registry.py", "grader/testfiles/tests.py",
-                     "grader/testfiles/checks.py"),
+                     "grader/testfiles/checks.py", "grader/testfiles/outcome.py"),
         KIT_NEVER=(), KIT_NOT_RECORDED=EverySet(), KIT_STRIPPED={},
         KIT_REQUIRES=("gradescope-utils", "pytest"))
     return module

@@ -154,7 +154,7 @@ def rubric_entries(data: dict[str, Any], tests: tuple[TestInfo, ...]) -> tuple[l
     ``@partial_credit``, ``@tags`` and ``@leaderboard`` as the decorators say, its name the first
     line of its docstring (else its id); every key of a rubric line on the same id wins. A part per
     test file, worth its tests' points (a part of that id in rubric.yaml wins)."""
-    settings = data.get("tests") if isinstance(data.get("tests"), dict) else {}
+    settings: dict[str, Any] = data["tests"] if isinstance(data.get("tests"), dict) else {}
     default_points = settings.get("points", 0)
     overrides = {str(c.get("id")): c for c in data.get("checks") or [] if isinstance(c, dict)}
     numbers = _numbers(tests, overrides)

@@ -60,7 +60,8 @@ def _text(value: Any, limit: int = MAX_TEXT) -> str:
 
 def _layers(function: Any) -> list[Any]:
     """The test function and every function it wraps (``__wrapped__``, as functools.wraps sets it)."""
-    layers, seen = [], set()
+    layers: list[Any] = []
+    seen: set[int] = set()
     while function is not None and id(function) not in seen and len(layers) < 20:
         seen.add(id(function))
         layers.append(function)

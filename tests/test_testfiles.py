@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -172,7 +173,7 @@ def test_a_hostile_submission_costs_only_the_tests_it_breaks(submission, lost, t
 
 
 @pytest.mark.slow
-def test_validate_package_and_batch(tmp_path):
+def test_validate_package_batch_and_the_grade_book(tmp_path):
     result = grader("validate")
     assert result.returncode == 0 and "reference: 22/22" in result.stdout and "template: 0/22" in result.stdout, result.stdout
     out = tmp_path / "autograder.zip"
@@ -184,6 +185,10 @@ def test_validate_package_and_batch(tmp_path):
     assert batch.returncode == 0, batch.stdout + batch.stderr
     grades = (tmp_path / "batch" / "grades.csv").read_text()
     assert "exit_at_import" in grades and "fake_results" in grades
+    book = grader("grades", str(tmp_path / "batch"))          # the grade book: no written part, no TA items
+    assert book.returncode == 0, book.stdout + book.stderr
+    rows = (tmp_path / "batch" / "final_grades.csv").read_text().splitlines()
+    assert len(rows) == 1 + len(list(HOSTILE.iterdir()))
 
 
 @pytest.mark.slow
@@ -198,3 +203,20 @@ def test_the_kit_ships_visible_tests_only_and_checks_with_them(tmp_path):
     assert not [n for n, text in texts.items() if "test_one_hot_many_classes" in text or "test_zscore_constant" in text]
     assert any(n.endswith("kit_data/tests/test_arrays.py") for n in texts)
     assert not [n for n in texts if n.endswith("reference/arrays.py")]
+    # the kit's `grader check` runs the visible tests, here on a copy of the reference's files
+    [kit] = [p for p in (tmp_path / "kit").iterdir() if p.is_dir()]
+    for name in ("arrays.py", "stats.py"):
+        text = (COURSE / "reference" / name).read_text()
+        (kit / name).write_text("".join(line for line in text.splitlines(keepends=True) if "SOLUTION" not in line))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("A2GRADER_ROOT")}
+    check = subprocess.run([sys.executable, "-c", "import sys; from grader.kit.cli import main; "
+                            "sys.argv = ['grader', 'check', '.']; main()"], cwd=kit, capture_output=True, text=True,
+                           env={**env, "PYTHONPATH": str(kit)}, timeout=600)
+    assert "Total: 19 / 19" in check.stdout and "(9/9 checks passed" in check.stdout, check.stdout + check.stderr
+    assert HIDDEN_NAME not in check.stdout
+
+
+@pytest.mark.slow
+def test_grader_check_in_the_repository_runs_the_visible_tests_only():
+    result = grader("check", str(COURSE / "reference"))
+    assert "Total: 19 / 19" in result.stdout and HIDDEN_NAME not in result.stdout, result.stdout + result.stderr

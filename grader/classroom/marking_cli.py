@@ -19,7 +19,7 @@ def marked_store(batch_dir: Path, marked: Path | None):
 
     marked = marked or batch_dir / GROUPS_DIR / GROUP_TABLE
     groups = read_snapshot(batch_dir / GROUPS_DIR / SNAPSHOT)
-    if not groups:
+    if not groups and not (batch_dir / GROUPS_DIR / SNAPSHOT).is_file():    # none at all: a course with no written part
         raise click.ClickException(f"{batch_dir / GROUPS_DIR / SNAPSHOT} is missing: run `grader groups {batch_dir}` "
                                    "first (it keeps the marks already in groups.csv)")
     store = MarkStore.open(batch_dir)

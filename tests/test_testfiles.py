@@ -109,6 +109,30 @@ def test_rubric_lines_come_from_the_decorators_and_a_rubric_line_wins():
     assert [(p["id"], p["points"]) for p in parts] == [("t", 8), ("u", 1)]
 
 
+def test_beside_an_assignment_package_its_lines_stay_and_the_tests_number_after_them(monkeypatch):
+    monkeypatch.setattr(test_list, "collected", lambda: (_test(weight=1),))
+    data = {"assignment": "pkg", "tests": "tests", "parts": [{"id": "p", "kind": "code", "points": 2, "number": "7"}],
+            "checks": [{"id": "own", "part": "p", "name": "own", "number": "3.2", "points": 2}]}
+    problems: list[str] = []
+    out, part_lines, check_lines = test_list.with_tests(data, [4], [9], problems)
+    assert problems == [] and [c["id"] for c in out["checks"]] == ["own", "t.py::T::test_a"] and check_lines == [9, 0]
+    assert out["checks"][1]["number"] == "8.1" and [p["id"] for p in out["parts"]] == ["p", "t"] and part_lines == [4, 0]
+    del data["assignment"]         # a test-file assignment alone: a line naming no test is a mistake, said with its line
+    test_list.with_tests(data, [4], [9], problems)
+    assert len(problems) == 1 and problems[0].startswith("line 9: check 'own' is no test") and "t.py::T::test_a" in problems[0]
+
+
+def test_a_held_back_check_the_budget_left_unrun_is_not_named_in_the_visible_output():
+    from grader.reports.gradescope import to_results_json
+    from grader.run.results import CheckResult, GradeReport, not_run_outcome
+
+    checks = tuple(CheckResult(cid, "p", name, number, 0, 0, visibility, not_run_outcome(), 0.0)
+                   for cid, name, number, visibility in (("a", "shown test", "1.1", "visible"),
+                                                         ("b", HIDDEN_NAME, "1.2", "hidden")))
+    output = to_results_json(GradeReport("s", 1, checks, 1.0))["output"]
+    assert "shown test" in output and HIDDEN_NAME not in output
+
+
 def test_the_kit_copy_of_a_test_file_loses_its_held_back_tests():
     source = (COURSE / "tests" / "test_arrays.py").read_text()
     out = strip_tests(source, {("TestArrays", "test_secret_input_unchanged"), ("TestArrays", "test_one_hot_many_classes")})

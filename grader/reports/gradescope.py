@@ -163,7 +163,7 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
                      "not included above).")
     flagged = [c for c in shown if c.needs_review and c.status != NOT_RUN]
     for items, said in (
-            ([c for c in report.checks if c.status == NOT_RUN],
+            ([c for c in shown if c.status == NOT_RUN],     # a held-back check's name stays held back
              "check(s) were not run because the grading's time budget ran out; they say nothing about your "
              "code and course staff will review them"),
             ([c for c in flagged if c.written is not None],

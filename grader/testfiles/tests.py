@@ -129,9 +129,14 @@ def kit_list(tests: list[TestInfo]) -> str:
     return json.dumps([asdict(t) for t in tests], indent=1)
 
 
-def _numbers(tests: tuple[TestInfo, ...], overrides: dict[str, dict[str, Any]]) -> dict[str, str]:
+def _numbers(tests: tuple[TestInfo, ...], overrides: dict[str, dict[str, Any]], data: dict[str, Any]) -> dict[str, str]:
     """Each test's number: the rubric line's, else ``@number``'s, else the next free one of its file
-    (``<file's place>.<test's place>``), so that Gradescope orders them as the files do."""
+    (``<file's place>.<test's place>``, after the numbers the rubric's other lines use), so that
+    Gradescope orders them as the files do."""
+    ids = {t.id for t in tests}
+    others = [str(e.get("number")) for key in ("parts", "checks") for e in data.get(key) or []
+              if isinstance(e, dict) and str(e.get("id")) not in ids and _NUMBER.match(str(e.get("number")))]
+    first = max((int(n.split(".")[0]) for n in others), default=0)
     given = {t.id: str(overrides.get(t.id, {}).get("number", t.number or "")) for t in tests}
     taken = {n for n in given.values() if n}
     files = list(dict.fromkeys(t.file for t in tests))
@@ -140,7 +145,7 @@ def _numbers(tests: tuple[TestInfo, ...], overrides: dict[str, dict[str, Any]]) 
         if not given[t.id]:
             while True:
                 counters[t.file] += 1
-                number = f"{files.index(t.file) + 1}.{counters[t.file]}"
+                number = f"{first + files.index(t.file) + 1}.{counters[t.file]}"
                 if number not in taken:
                     break
             given[t.id] = number
@@ -157,7 +162,7 @@ def rubric_entries(data: dict[str, Any], tests: tuple[TestInfo, ...]) -> tuple[l
     settings: dict[str, Any] = data["tests"] if isinstance(data.get("tests"), dict) else {}
     default_points = settings.get("points", 0)
     overrides = {str(c.get("id")): c for c in data.get("checks") or [] if isinstance(c, dict)}
-    numbers = _numbers(tests, overrides)
+    numbers = _numbers(tests, overrides, data)
     checks = []
     for t in tests:
         entry: dict[str, Any] = {
@@ -190,12 +195,13 @@ def with_tests(data: dict[str, Any], part_lines: list[int], check_lines: list[in
     parts, checks = rubric_entries(data, tests)
     known = sorted(t.id for t in tests)
     written = list(zip(check_lines, data.get("checks") or []))
-    for line, entry in written:
-        if not isinstance(entry, dict) or str(entry.get("id")) not in known:
+    beside = [(line, c) for line, c in written if "assignment" in data and isinstance(c, dict) and str(c.get("id")) not in known]
+    for line, entry in written:       # beside an assignment package, its own checks' lines stay as they are
+        if (line, entry) not in beside and (not isinstance(entry, dict) or str(entry.get("id")) not in known):
             cid = entry.get("id") if isinstance(entry, dict) else entry
             close = difflib.get_close_matches(str(cid), known, n=1, cutoff=0.6) or known
             problems.append(f"line {line}: check {cid!r} is no test of the test files; a test's id is "
                             f"file.py::Class::method or file.py::function (did you mean {close[0]!r}?)")
     lines = {str(c.get("id")): line for line, c in written if isinstance(c, dict)}
-    data = {**data, "parts": [*(data.get("parts") or []), *parts], "checks": checks}
-    return data, [*part_lines, *[0] * len(parts)], [lines.get(c["id"], 0) for c in checks]
+    data = {**data, "parts": [*(data.get("parts") or []), *parts], "checks": [*(c for _, c in beside), *checks]}
+    return data, [*part_lines, *[0] * len(parts)], [*(line for line, _ in beside), *(lines.get(c["id"], 0) for c in checks)]

@@ -100,7 +100,7 @@ def test_file_registry(value: Any, base: ModuleType | None) -> ModuleType:
     registry of its assignment package, if it names one)."""
     settings = tests_settings(value)
     folder = tests_folder(settings)
-    course = paths.REPO_ROOT.resolve().name.replace(" ", "_") or "course"
+    title = paths.REPO_ROOT.resolve().name.replace(" ", "_") or "course"
     module = ModuleType("grader.testfiles.course", "The registry of a test-file assignment.")
     module.__file__ = __file__
     if base is not None:
@@ -119,7 +119,7 @@ def test_file_registry(value: Any, base: ModuleType | None) -> ModuleType:
         explain_error=lambda kind, message: None, written_checkers=lambda: {}, grade_written=_no_written,
         reader_process=_no_reader, question_title=str, group_kind=lambda checker: "prose",
         group_label=lambda *args: "", answer_items=lambda *args: None, key_disagreements=lambda reference: [],
-        ANSWER_SHAPES={}, KIT_DIST=f"{course.replace('_', '-')}-student-kit", KIT_FOLDER=f"{course}_student",
+        ANSWER_SHAPES={}, KIT_DIST=f"{title.replace('_', '-')}-student-kit", KIT_FOLDER=f"{title}_student",
         KIT_DESCRIPTION="Local checks: the course's visible tests (no solution inside).", KIT_README=KIT_README,
         KIT_MODULES=("grader/testfiles/__init__.py", "grader/testfiles/registry.py", "grader/testfiles/tests.py",
                      "grader/testfiles/checks.py", "grader/testfiles/outcome.py"),

@@ -44,6 +44,9 @@ FRAMEWORK_KIT_MODULES = (
     "grader/sandbox/frames.py", "grader/sandbox/portable.py", "grader/sandbox/runner.py", "grader/sandbox/sweep.py",
     "grader/untrusted/__init__.py", "grader/untrusted/probes.py", "grader/untrusted/wire.py", "grader/untrusted/worker.py",
     "grader/untrusted/probes_testfiles.py",
+    # the test-file assignment (rubric.yaml's tests:), which the door and the rubric reach for any course
+    "grader/testfiles/__init__.py", "grader/testfiles/registry.py", "grader/testfiles/tests.py",
+    "grader/testfiles/checks.py", "grader/testfiles/outcome.py",
 )
 #: Never in the kit, whatever the lists say (a test checks both), with the assignment's ``KIT_NEVER``.
 #: The Linux sandbox stays out too: the kit runs student code with the portable runner on every system.

@@ -121,8 +121,7 @@ def test_file_registry(value: Any, base: ModuleType | None) -> ModuleType:
         group_label=lambda *args: "", answer_items=lambda *args: None, key_disagreements=lambda reference: [],
         ANSWER_SHAPES={}, KIT_DIST=f"{title.replace('_', '-')}-student-kit", KIT_FOLDER=f"{title}_student",
         KIT_DESCRIPTION="Local checks: the course's visible tests (no solution inside).", KIT_README=KIT_README,
-        KIT_MODULES=("grader/testfiles/__init__.py", "grader/testfiles/registry.py", "grader/testfiles/tests.py",
-                     "grader/testfiles/checks.py", "grader/testfiles/outcome.py"),
+        KIT_MODULES=(),       # the framework's kit modules hold the test-file assignment
         KIT_NEVER=(), KIT_NOT_RECORDED=EverySet(), KIT_STRIPPED={},
         KIT_REQUIRES=("gradescope-utils", "pytest"))
     return module

@@ -53,8 +53,8 @@ def _text(value: Any, limit: int = MAX_TEXT) -> str:
         text = str.__str__(str(value))
     except BaseException:  # noqa: BLE001 - student objects' __str__ may raise anything
         text = "<unprintable>"
-    for folder in _folders():
-        text = text.replace(folder + os.sep, "")
+    for folder in _folders():     # the worker's private folder, as an absolute path or from the submission
+        text = text.replace(folder + os.sep, "").replace(os.path.relpath(folder) + os.sep, "")
     return text if len(text) <= limit else text[:limit] + f" [... {len(text) - limit} more characters]"
 
 

@@ -264,7 +264,9 @@ def test_a_ta_marks_a_class_of_twenty_with_rubric_items_and_one_change_rescores_
                 assert browser.find_element(By.CSS_SELECTOR, ".group.current").get_attribute("id") == fp
             for key in plan[fp]:
                 _key(browser, key, reloads=True)
-        browser.execute_script("document.getElementById(arguments[0]).scrollIntoView()", order[0])
+        browser.execute_script("window.scrollTo(0, 0)")
+        browser.save_screenshot(str(SHOT_DIR / "review_question_and_items_1a.png"))
+        browser.execute_script("document.getElementById(arguments[0]).scrollIntoView()", order[1])
         browser.save_screenshot(str(SHOT_DIR / "review_rubric_items_1a.png"))
         assert not browser.find_elements(By.CSS_SELECTOR, ".group.ta.todo")
         # One answer alone: the second answer of the first group with two different texts gets item 3 only.

@@ -126,7 +126,12 @@ class Review:
                                 "it is until that line is fixed.")
                 return            # never overwrite a marked file we cannot read
         self.problem = ""
-        write_group_table(self.groups, self.store, table)
+        self.write_table()
+
+    def write_table(self) -> None:
+        """groups.csv from the store (after a mark: what a spreadsheet added was read before it)."""
+        if not self.problem:
+            write_group_table(self.groups, self.store, self.out / GROUPS_DIR / GROUP_TABLE)
         self.stamp = self._watched()
 
     def questions(self) -> list[tuple[str, str]]:
@@ -166,6 +171,7 @@ class Review:
             raise ReviewError("this form is from another session of `grader review`; reload the page")
         self.refresh()
         with self.lock:
+            self.sync_table()          # a spreadsheet's marks first, so that a stale groups.csv never undoes this one
             if kind == "item":
                 return self._item(form)
             if kind == "check":
@@ -200,7 +206,7 @@ class Review:
                                 alone=bool(answer))
             except (ItemError, ValueError) as exc:
                 raise ReviewError(str(exc)) from None
-        self.sync_table()
+        self.write_table()
         return back
 
     def _item(self, form: Mapping[str, str | list[str]]) -> str:
@@ -221,7 +227,7 @@ class Review:
             raise ReviewError(str(exc)) from None
         self.notice = (f"{slot} item {item.number} saved ({item.points:+g}: {item.description})"
                        + (f"; {html.plural(changed, 'mark')} re-scored" if number else ""))
-        self.sync_table()
+        self.write_table()
         return back_to(form) + "#items-" + slot
 
     def _check(self, form: Mapping[str, str | list[str]]) -> str:
@@ -242,7 +248,7 @@ class Review:
         if not reason:
             raise ReviewError("a decision on a code check needs a reason: it is recorded and shown to the student")
         record_check(self.store, row, points, reason, self.who)
-        self.stamp = self._watched()
+        self.write_table()
         return "/checks#" + html.check_anchor(*key)
 
     # -- pages -----------------------------------------------------------------------------------
@@ -279,7 +285,8 @@ class Review:
                 f", {html.plural(len(groups), 'group')} for {html.plural(answers, 'answer')}"
             parts.append(f'<h2>{html.escape(slot)}: <span class="progress">{what}</span></h2>')
             if ta:
-                parts.append(html.items_panel(slot, self.book.of(slot), float(ta[0]["max_points"]), self.token, f"/q/{q}"))
+                parts.append(html.items_panel(slot, self.book.of(slot), float(ta[0]["max_points"]), self.token, f"/q/{q}")
+                             + html.KEYS_HELP)
             if any(g["suggestion"] for g in groups):
                 parts.append("<p>Prose groups are <b>suggestions</b> made by text similarity: read every answer.</p>")
             parts += [html.group_card(g, resolve(self.store, g), resolve(self.store, g, OVERRIDE), self.token,

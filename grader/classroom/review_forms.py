@@ -35,8 +35,11 @@ def stat(path: Path) -> os.stat_result | None:
 
 
 def one(form: Mapping[str, str | list[str]], name: str) -> str:
+    """A form's field (the last, when it was sent several times)."""
     value = form.get(name, "")
-    return (value[-1] if value else "" if isinstance(value, list) else value).strip()
+    if isinstance(value, list):
+        value = value[-1] if value else ""
+    return value.strip()
 
 
 def many(form: Mapping[str, str | list[str]], name: str) -> list[str]:

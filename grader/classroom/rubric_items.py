@@ -29,7 +29,7 @@ from typing import Any
 from grader.classroom.groups.store import MARK, GroupPrint, Mark, MarkStore, _append, _read_lines, now
 
 ITEMS_FILE = "rubric_items.jsonl"
-SOURCE = "grader review: rubric items"
+SOURCE = "grader review"
 
 
 class ItemError(ValueError):

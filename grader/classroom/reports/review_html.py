@@ -59,7 +59,8 @@ padding:.2em .4em;text-align:left;vertical-align:top} .notice{background:#e3f2fd
 label.item{display:block;padding:.15em .3em;border-radius:4px} label.item:hover{background:#eef}
 .key{display:inline-block;min-width:1.2em;text-align:center;border:1px solid #999;border-radius:3px;
 font-size:.8em;margin-right:.3em;background:#fff} .group.current{outline:3px solid #1e88e5}
-.alone{margin:.2em 0 .2em 1em;font-size:.9em} .delta{font-weight:bold}
+.alone{margin:.2em 0 .2em 1em;font-size:.9em} .delta{font-weight:bold;margin-right:.3em}
+form.mark .itemlist{flex-basis:100%} form.mark .itemlist:empty{display:none} ol.plain{list-style:none;padding-left:0}
 """
 KEYS_HELP = ('<p class="who">Keys: <span class="key">j</span>/<span class="key">k</span> next/previous group, '
              '<span class="key">n</span> next group without points, <span class="key">1</span>…<span class="key">9</span> '
@@ -315,7 +316,7 @@ def items_panel(slot: str, items: Sequence[Item], most: float, token: str, back:
         f'<li><form method="post" action="/item" id="item-{escape(slot)}-{it.number}">{hidden}'
         f'<input type="hidden" name="number" value="{it.number}"><span class="key">{it.number}</span>{fields(it)}'
         f'<button type="submit">change</button></form></li>' for it in items)
-    return (f'<details class="items" id="items-{escape(slot)}"{" open" if not items else ""}><summary>rubric items of '
+    return (f'<details class="items" id="items-{escape(slot)}" open><summary>rubric items of '
             f"{escape(slot)} ({plural(len(items), 'item')}; a group's points are its items' points plus any "
             f"adjustment, within 0 to {most:g}; changing an item re-scores every answer that has it)</summary>"
             f'<ol class="plain">{rows}</ol><form method="post" action="/item" id="new-item-{escape(slot)}">{hidden}'

@@ -63,7 +63,7 @@ def test_the_similarity_pair_page_fits_a_laptop_screen(tmp_path: Path):
         width = chrome.execute_script("return document.documentElement.clientWidth")
         sides = chrome.find_elements(By.CSS_SELECTOR, ".side")
         rects = [chrome.execute_script("return arguments[0].getBoundingClientRect().toJSON()", s) for s in sides]
-        shots = Path(os.environ.get("A2GRADER_SHOT_DIR", tmp_path))
+        shots = Path(os.environ.get("A2GRADER_SCREENSHOTS") or tmp_path)
         shots.mkdir(parents=True, exist_ok=True)
         chrome.save_screenshot(str(shots / "similarity_pair_1366.png"))
         scrolls = chrome.execute_script("return document.documentElement.scrollWidth")

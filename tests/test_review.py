@@ -179,9 +179,6 @@ def test_marking_in_headless_chromium_survives_a_reload(server, tmp_path: Path):
 
 # -- rubric items, the question, code checks, a batch that changes (issue 38) ----------------------------------
 
-SHOT_DIR = SHOTS or Path(os.environ.get("A2GRADER_SHOT_DIR", "/tmp/shots"))
-
-
 @pytest.fixture(scope="module")
 def class20(tmp_path_factory) -> Path:
     out, _ = bench_groups.graded_written_class(tmp_path_factory.mktemp("review20"), count=20, seed=7, grading_seed=11)
@@ -236,7 +233,8 @@ def test_a_ta_marks_a_class_of_twenty_with_rubric_items_and_one_change_rescores_
     shutil.copytree(class20, out)
     srv, url = _serve(out)
     browser = _driver(tmp_path)
-    SHOT_DIR.mkdir(parents=True, exist_ok=True)
+    shots = SHOTS or tmp_path
+    shots.mkdir(parents=True, exist_ok=True)
     try:
         browser.set_window_size(1366, 900)
         browser.get(url + "/q/1a")
@@ -265,9 +263,9 @@ def test_a_ta_marks_a_class_of_twenty_with_rubric_items_and_one_change_rescores_
             for key in plan[fp]:
                 _key(browser, key, reloads=True)
         browser.execute_script("window.scrollTo(0, 0)")
-        browser.save_screenshot(str(SHOT_DIR / "review_question_and_items_1a.png"))
+        browser.save_screenshot(str(shots / "review_question_and_items_1a.png"))
         browser.execute_script("document.getElementById(arguments[0]).scrollIntoView()", order[1])
-        browser.save_screenshot(str(SHOT_DIR / "review_rubric_items_1a.png"))
+        browser.save_screenshot(str(shots / "review_rubric_items_1a.png"))
         assert not browser.find_elements(By.CSS_SELECTOR, ".group.ta.todo")
         # One answer alone: the second answer of the first group with two different texts gets item 3 only.
         fp_alone = next(fp for fp in order if plan[fp] != ("3",) and len({norm(m["text"]) for m in groups[fp]["members"]}) > 1)
@@ -286,7 +284,7 @@ def test_a_ta_marks_a_class_of_twenty_with_rubric_items_and_one_change_rescores_
         field.send_keys("1.5")
         _submit_and_wait(browser, form)
         assert "re-scored" in browser.find_element(By.CLASS_NAME, "notice").text
-        browser.save_screenshot(str(SHOT_DIR / "review_rubric_item_changed.png"))
+        browser.save_screenshot(str(shots / "review_rubric_item_changed.png"))
     finally:
         browser.quit()
         srv.shutdown()

@@ -45,14 +45,14 @@ from grader.classroom.reports import review_html as html
 from grader.classroom.review_forms import (
     ReviewError,
     back_to,
+    course_rubric,
     many,
     one,
     part_of,
     points_field,
-    reference_answer,
     question_text,
+    reference_answer,
     review_queue,
-    course_rubric,
     stat,
 )
 from grader.classroom.rubric_items import ITEMS_FILE, ItemBook, ItemError, answer_print, latest_marks
@@ -159,7 +159,7 @@ class Review:
                 return g
         old = self.store.prints.get(fingerprint)
         like = next((g for g in self.groups if old is not None and g["slot"] == old.slot), None)
-        if like is None:
+        if like is None or old is None:
             raise ReviewError(f"no group {fingerprint!r} in this batch; reload the page")
         return {**like, "fingerprint": fingerprint, "members": [], "id": f"{old.slot} (as it was)"}
 

@@ -289,7 +289,8 @@ def question_head(question: str, part: Any, text: str, reference: str) -> str:
     if part is not None:
         auto, ta = float(part.auto), float(part.manual_points)
         split = (f"auto-graded {auto:g}, TA {ta:g}" if auto and ta else "auto-graded" if auto else "TA-graded")
-        points = f' <span class="tag">{plural(int(part.points), "point") if float(part.points).is_integer() else f"{part.points:g} points"} ({split})</span>'
+        worth = plural(int(part.points), "point") if float(part.points).is_integer() else f"{part.points:g} points"
+        points = f' <span class="tag">{worth} ({split})</span>'
     else:
         points = ""
     shown = (f'<div class="text">{render_answer(text, formula=False)}</div>' if text

@@ -1,8 +1,8 @@
 """The similarity reports: ``similarity.csv``, a page per pair (the two files side by side, the
 shared regions marked) and an index sorted by score. Plain HTML with inline CSS (no script, font
 or image from anywhere), readable offline; a pair page's two panes share the width whatever the
-length of their lines (each scrolls sideways on its own), so it fits a laptop's 1366 pixels. The words are "similar" and "shared", never "copied":
-a pair is a list for a person to read.
+length of their lines (each scrolls sideways on its own), so it fits a laptop's 1366 pixels. The
+words are "similar" and "shared", never "copied": a pair is a list for a person to read.
 """
 
 from __future__ import annotations
@@ -174,8 +174,8 @@ def index_page(pairs: Sequence[Pair], names: Sequence[str], *, threshold: float,
     where = (f" and {len(known)} known folder{'s' if len(known) != 1 else ''} ({escape(', '.join(map(str, known)))})"
              if known else "")
     body = (f"<h1>Similar pairs: {len(pairs)} above {threshold:g}</h1>"
-            f'<p class="note">{submissions} submission{"s" if submissions != 1 else ""} compared with each other{where}, file by file (the five '
-            "code files, and the written answers). A pair's score is the larger of the two shares of own code "
+            f'<p class="note">{submissions} submission{"s" if submissions != 1 else ""} compared with each other{where}, '
+            "file by file (the five code files, and the written answers). A pair's score is the larger of the two shares of own code "
             f"(not starter code) found in the other file; pairs sharing fewer than {MIN_MATCHED} tokens are not "
             "listed. These pairs are <b>similar</b>, which a person has to read to judge: sorted by score, "
             "highest first.</p>" + _not_compared(not_compared) + by_submissions(pairs, names) +

@@ -92,6 +92,7 @@ def render(summary: ClassSummary, console: Console) -> None:
                            + ", ".join(f"{e.submission} {e.number}" for e in summary.reviews[:20])
                            + (" …" if len(summary.reviews) > 20 else ""), style="magenta"))
     if summary.failed_keys:
-        console.print(Text(f"{_n(len(summary.failed_keys), 'grading')} failed and {'is' if len(summary.failed_keys) == 1 else 'are'} not counted: "
+        verb = "is" if len(summary.failed_keys) == 1 else "are"
+        console.print(Text(f"{_n(len(summary.failed_keys), 'grading')} failed and {verb} not counted: "
                            f"{', '.join(summary.failed_keys)}; run the same command again to retry them",
                            style="red"))

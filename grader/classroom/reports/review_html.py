@@ -120,7 +120,8 @@ def mathml(latex: str, *, display: bool = False) -> str | None:
     if not _clean(root):
         return None
     ET.register_namespace("", MATHML_NS)
-    return ET.tostring(root, encoding="unicode")
+    # An HTML page puts <math> in MathML's namespace by itself: no namespace URL on the page.
+    return ET.tostring(root, encoding="unicode").replace(f' xmlns="{MATHML_NS}"', "", 1)
 
 
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")

@@ -71,3 +71,27 @@ def test_the_similarity_pair_page_fits_a_laptop_screen(tmp_path: Path):
         chrome.quit()
     assert len(rects) == 2 and rects[1]["right"] <= width                     # the right pane is on the screen
     assert abs(rects[0]["width"] - rects[1]["width"]) < 2 and scrolls <= width  # two equal panes, no page scroll
+
+
+def test_the_summary_says_one_submission_and_one_check_in_the_singular():
+    import io
+
+    from rich.console import Console
+
+    from grader.classroom import gradebook
+    from grader.classroom.reports import summary
+    from grader.run.results import PASSED, CheckResult, GradeReport, Outcome
+
+    check = CheckResult("a", "p", "a", "1.1", 2.0, 2.0, "visible", Outcome(1, 1, (), status=PASSED), 0.1)
+    graded = gradebook.GradedSubmission(gradebook.Submission("s1", Path("s1")), gradebook.GRADED,
+                                        GradeReport("s1", 7, (check,), 1.0))
+    crashed = gradebook.GradedSubmission(gradebook.Submission("s2", Path("s2")), gradebook.FAILED,
+                                         GradeReport("s2", 7, (check,), 1.0))
+    stats = gradebook.summarize([graded, crashed], [gradebook.Column("a", "1.1", "a", 2.0)], seed=7)
+    text = summary.to_markdown(stats)
+    assert "2 submissions (" in text and "1 check worth 2 points" in text and "Totals of the 1 graded submission:" in text
+    console = Console(file=io.StringIO(), width=200)
+    summary.render(stats, console)
+    out = console.file.getvalue()
+    assert "1 graded submission (seed 7)" in out and "1 grading failed and is not counted: s2" in out
+    assert "(s)" not in text + out

@@ -110,9 +110,10 @@ def _not_compared(files: Sequence[str]) -> str:
     """The note naming the files that were never compared (too little own code to ever reach a pair)."""
     if not files:
         return ""
-    return (f'<p class="note">Not compared: {escape(", ".join(files))}: their own code (not starter code) is under '
-            f"the {MIN_MATCHED} tokens a pair needs, so no pair of them can be listed; read them yourself if it "
-            "matters.</p>")
+    one = len(files) == 1
+    return (f'<p class="note">Not compared: {escape(", ".join(files))}: {"its" if one else "their"} own code (not '
+            f"starter code) is under the {MIN_MATCHED} tokens a pair needs, so no pair of {'it' if one else 'them'} "
+            f"can be listed; read {'it' if one else 'them'} yourself if it matters.</p>")
 
 
 def pair_page(pair: Pair, rank: int, not_compared: Sequence[str] = ()) -> str:

@@ -305,6 +305,13 @@ def test_a_ta_marks_a_class_of_twenty_with_rubric_items_and_one_change_rescores_
     assert changed == {k for k, v in expected_after.items() if v != expected_before[k]} and changed
     journal = [m for m in MarkStore.open(out).journal if "item 1 changed" in m.source]
     assert journal and all(m.who == "ta-bea" for m in journal)                # the change is in the journal
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    assert CliRunner().invoke(main, ["grades", str(out)]).exit_code == 0       # and the grade book has it
+    with open(out / "final_grades.csv", newline="", encoding="utf-8") as f:
+        assert {r["submission"]: r["1a"] for r in csv.DictReader(f)} == {**after, **expected_after}
 
 
 def test_a_code_check_on_the_review_list_is_decided_in_review_and_reaches_the_grade_book(batch, tmp_path):
@@ -336,6 +343,7 @@ def test_a_code_check_on_the_review_list_is_decided_in_review_and_reaches_the_gr
         form.find_element(By.NAME, "reason").send_keys("trained to 0.87 UAS when run alone with a longer budget")
         _submit_and_wait(browser, form)
         assert "decided: 2 / 2" in browser.find_element(By.TAG_NAME, "main").text
+        browser.save_screenshot(str((SHOTS or tmp_path) / "review_code_checks.png"))
     finally:
         browser.quit()
         srv.shutdown()

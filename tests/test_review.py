@@ -410,3 +410,33 @@ def test_every_written_question_has_its_text_and_a_reference_answer_from_the_ass
         assert text and " ".join(text.split()) in " ".join(quoted.split()), part.id
         assert len(registry.reference_answer(part.id, REPO / "reference")) > 20, part.id
     assert registry.question_text("no_such_question") == ""
+
+
+def test_an_item_change_leaves_alone_a_mark_changed_since_in_the_spreadsheet(batch, tmp_path):
+    """A group whose mark a TA changed in groups.csv after the rubric items gave it is not re-scored
+    when an item changes: the later mark stands; the groups that still carry the item are re-scored."""
+    from grader.classroom.review import Review
+
+    out = tmp_path / "out"
+    shutil.copytree(batch, out)
+    review = Review(out, who="ta-dee")
+    ta = [g for g in review.groups if g["slot"] == "1a" and g["ta"]][:2]
+    post = {"token": review.token, "back": "/q/1a"}
+    review.post("item", {**post, "slot": "1a", "points": "2", "description": "full answer", "comment": ""})
+    for g in ta:
+        review.post("mark", {**post, "fingerprint": g["fingerprint"], "item": ["1"], "points": "", "comment": ""})
+    table = out / "groups" / "groups.csv"
+    with open(table, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        if r["fingerprint"] == ta[1]["fingerprint"]:
+            r["points"], r["comment"] = "0.5", "regraded by hand"
+    with open(table, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    review.post("item", {**post, "slot": "1a", "number": "1", "points": "1.5", "description": "full answer", "comment": ""})
+    first, second = (resolve(review.store, g).mark for g in ta)
+    assert (first.points, first.source) == (1.5, "grader review: item 1 changed")
+    assert (second.points, second.comment) == (0.5, "regraded by hand")
+    assert "marked outside the rubric items" in review.question("1a")

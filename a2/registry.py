@@ -90,6 +90,24 @@ def question_title(question: str) -> str:
     return pretty(question)
 
 
+def question_text(question: str) -> str:
+    """The written question as the handout asks it (a2/written/questions.yaml), for the marking page."""
+    from a2.written.questions import question_text as text  # noqa: PLC0415
+
+    return text(question)
+
+
+def reference_answer(question: str, reference: Path) -> str:
+    """The reference's answer to a written question (its solution block in ``reference``/answers.md),
+    shown to TAs only; "" when there is none."""
+    from a2.written.questions import reference_answer as answer  # noqa: PLC0415
+
+    try:
+        return answer(question, (reference / "answers.md").read_text(encoding="utf-8"))
+    except OSError:
+        return ""
+
+
 def group_kind(checker: str) -> str:
     """How the answer groups group the answers ``checker`` grades: formula (by their values), table,
     reading (by :func:`group_label`) or prose (a2/written/grouping.py)."""

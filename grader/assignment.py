@@ -43,6 +43,8 @@ CONTRACT = {
     "grade_written": "read a writeup and judge its auto-graded questions",
     "reader_process": "the writeup reader in a child process (answer groups, similarity)",
     "question_title": "a written question's id as students read it",
+    "question_text": "a written question's text, shown beside its answers when TAs mark them",
+    "reference_answer": "the reference's answer to a written question, shown to TAs when they mark it",
     "group_kind": "how the answer groups group a checker's answers: formula, table, reading or prose",
     "group_label": "what a table's or a reading's group shares",
     "answer_items": "the items of an answer graded as several (item, text, score, max score), or None",

@@ -219,7 +219,7 @@ def test_pages_are_self_contained_and_render_in_a_headless_browser(graded, tmp_p
                          capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert shot.is_file() and shot.stat().st_size > 10_000
-    assert "groups," in dom.stdout and "U(ŷ − y)" in dom.stdout and "auto: 2/2" in dom.stdout
+    assert " for " in dom.stdout and "U(ŷ − y)" in dom.stdout and "auto: 2/2" in dom.stdout
 
 
 @pytest.mark.slow
@@ -353,3 +353,38 @@ for g in outcome.groups["1b_i"]:
     assert all(len(g) == 1 for g in by_kind.values()), by_kind
     assert {"right", "transposed", "sign"} <= set(by_kind)
     assert sum(kind == FORMULA for kind, _ in groups) >= 3
+
+
+# -- the pages' wording, counts and math (issue 38) -------------------------------------------------------------
+
+
+def _answer(question: str, item: str, sub: str, text: str, score: float | None = None):
+    from grader.classroom.groups.collect import Answer
+
+    return Answer(question, item, sub, f"name of {sub}", text, score=score, max_score=None if score is None else 1.0)
+
+
+def _group(question: str, item: str, kind: str, label: str, answers: list) -> cluster.Group:
+    return cluster.Group(question, item, kind, label, list(answers), representative=answers[0], id=f"{question}:01")
+
+
+def test_group_pages_count_answers_not_shares_say_one_group_and_call_identical_answers_identical(tmp_path: Path):
+    from grader.classroom.reports.groups_html import question_page, write_pages
+
+    subs = [f"s{n}" for n in range(6)]
+    auto = _group("1d", "", FORMULA, "(ŷ_w − y_w) v_c", [_answer("1d", "", s, "$(\\hat y_w - y_w) v_c$", 1.0) for s in subs])
+    ta = _group("1d", "ta", PROSE, "similar texts (a suggestion: read each one)",
+                [_answer("1d", "ta", s, "because y is one-hot") for s in subs])
+    lone = _group("1c", "", PROSE, "one answer", [_answer("1c", "", "s0", "**Answer:** the length is lost")])
+    page = question_page("1d", "1(d)", {"1d": [auto], "1d.ta": [ta]})
+    assert "1 group for 6 answers" in page and "1 groups" not in page
+    assert "identical answers (6)" in page and "similar texts" not in page          # byte for byte the same
+    assert "<math" in page and "\\hat" not in page                               # math drawn, as on the review page
+    lone_page = question_page("1c", "1(c)", {"1c": [lone]})
+    assert "<b>Answer:</b>" in lone_page and "**Answer:**" not in lone_page and "1 answer" in lone_page
+    with_pages = tmp_path
+    write_pages({"1d": [auto], "1d.ta": [ta], "1c": [lone]}, {"1d": "1(d)", "1c": "1(c)"}, [], with_pages)
+    index = (with_pages / "index.html").read_text(encoding="utf-8")
+    assert "1(d)</a>: 2 groups for 6 answers" in index                        # was: 12 answers (two shares)
+    assert "1(c)</a>: 1 group for 1 answer" in index and "0 items" in index
+

@@ -18,6 +18,7 @@ from conftest import REPO, load_script
 from a2.written.process import InProcess
 from grader.classroom.groups import cluster
 from grader.classroom.groups.build import build_groups
+from grader.classroom.groups.marks import member_mark, prints_of, read_snapshot, resolve, write_snapshot
 from grader.classroom.groups.store import OVERRIDE, MarkStore
 from grader.classroom.reports.review_html import mathml, render_answer
 from grader.classroom.review import make_server
@@ -62,7 +63,15 @@ def test_the_server_listens_on_loopback_only_and_refuses_foreign_posts(server):
     assert url.startswith("http://127.0.0.1:")
     page = urllib.request.urlopen(url + "/").read().decode()
     assert "groups marked" in page and "Review queue" in page
-    assert "http://" not in page.replace(url, "") and "<script" not in page and "src=" not in page
+    assert "http://" not in page.replace(url, "")
+    # The one script is the server's own file (no inline script, nothing from elsewhere), so a strict CSP holds.
+    assert page.count("<script") == 1 and '<script src="/review.js" defer></script>' in page
+    assert page.count("src=") == 1
+    response = urllib.request.urlopen(url + "/")
+    csp = response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    script = urllib.request.urlopen(url + "/review.js")
+    assert script.headers["Content-Type"].startswith("text/javascript") and b"keydown" in script.read()
     store = MarkStore.open(out)
     before = len(store.journal)
     fp = next(line.split('id="mark-')[1].split('"')[0] for line in urllib.request.urlopen(url + "/q/1a").read().decode()
@@ -166,3 +175,268 @@ def test_marking_in_headless_chromium_survives_a_reload(server, tmp_path: Path):
         row = next(r for r in csv.DictReader(f) if r["fingerprint"] == fp)
     assert row["points"] == "1.5" and row["marked_by"] == "ta-alice"       # the CSV agrees with the browser
     assert shot.stat().st_size > 10_000
+
+
+# -- rubric items, the question, code checks, a batch that changes (issue 38) ----------------------------------
+
+@pytest.fixture(scope="module")
+def class20(tmp_path_factory) -> Path:
+    out, _ = bench_groups.graded_written_class(tmp_path_factory.mktemp("review20"), count=20, seed=7, grading_seed=11)
+    build_groups(out, fingerprint=cluster.child_fingerprinter(InProcess()))
+    return out
+
+
+def _serve(out: Path):
+    srv = make_server(out, port=0, who="ta-bea")
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, f"http://127.0.0.1:{srv.server_address[1]}"
+
+
+def _wait_load(browser, old, seconds: float = 20) -> None:
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, seconds).until(ec.staleness_of(old))
+    WebDriverWait(browser, seconds).until(lambda b: b.execute_script("return document.readyState") == "complete")
+
+
+def _key(browser, key: str, *, reloads: bool) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    main = browser.find_element(By.TAG_NAME, "main")
+    ActionChains(browser).send_keys(key).perform()
+    if reloads:
+        _wait_load(browser, main)
+
+
+def _points_cli(out: Path, name: str) -> dict[str, str]:
+    """`grader points` run as a TA runs it: the 1a column per submission."""
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    target = out / name
+    result = CliRunner().invoke(main, ["points", str(out), "--out", str(target)])
+    assert result.exit_code == 0, result.output
+    with open(target, newline="", encoding="utf-8") as f:
+        return {r["submission"]: r.get("1a", "") for r in csv.DictReader(f)}
+
+
+def test_a_ta_marks_a_class_of_twenty_with_rubric_items_and_one_change_rescores_every_answer(class20, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from grader.classroom.groups.store import norm
+
+    out = tmp_path / "out"
+    shutil.copytree(class20, out)
+    srv, url = _serve(out)
+    browser = _driver(tmp_path)
+    shots = SHOTS or tmp_path
+    shots.mkdir(parents=True, exist_ok=True)
+    try:
+        browser.set_window_size(1366, 900)
+        browser.get(url + "/q/1a")
+        head = browser.find_element(By.ID, "question")
+        assert "naive-softmax loss" in head.text and "2 points (TA-graded)" in head.text   # the question, its points
+        assert "reference answer (TAs only)" in head.text and head.find_elements(By.TAG_NAME, "math")
+        for points, description, comment in (("2", "the one-hot y collapses the sum to -log ŷ_o", ""),
+                                             ("-0.5", "does not say why the other terms vanish", "say that y_w = 0 there"),
+                                             ("1", "names the one-hot y only", "")):
+            form = browser.find_element(By.ID, "new-item-1a")
+            form.find_element(By.NAME, "points").send_keys(points)
+            form.find_element(By.NAME, "description").send_keys(description)
+            form.find_element(By.NAME, "comment").send_keys(comment)
+            _submit_and_wait(browser, form)
+        assert [e.get_attribute("value") for e in browser.find_elements(By.CSS_SELECTOR, "[id^='item-1a-'] [name=points]")] \
+            == ["2", "-0.5", "1"]
+        groups = {g["fingerprint"]: g for g in read_snapshot(out / "groups" / "groups.json") if g["slot"] == "1a"}
+        order = [e.get_attribute("id") for e in browser.find_elements(By.CSS_SELECTOR, ".group.ta")]
+        assert set(order) == set(groups) and len(order) >= 3
+        # Keyboard marking: the keys of each group's items, "n" to the next group without points.
+        plan = {fp: (("1",), ("1", "2"), ("3",))[n % 3] for n, fp in enumerate(order)}
+        for n, fp in enumerate(order):
+            if n:
+                _key(browser, "n", reloads=False)
+                assert browser.find_element(By.CSS_SELECTOR, ".group.current").get_attribute("id") == fp
+            for key in plan[fp]:
+                _key(browser, key, reloads=True)
+        browser.execute_script("window.scrollTo(0, 0)")
+        browser.save_screenshot(str(shots / "review_question_and_items_1a.png"))
+        browser.execute_script("document.getElementById(arguments[0]).scrollIntoView()", order[1])
+        browser.save_screenshot(str(shots / "review_rubric_items_1a.png"))
+        assert not browser.find_elements(By.CSS_SELECTOR, ".group.ta.todo")
+        # One answer alone: the second answer of the first group with two different texts gets item 3 only.
+        fp_alone = next(fp for fp in order if plan[fp] != ("3",) and len({norm(m["text"]) for m in groups[fp]["members"]}) > 1)
+        alone = groups[fp_alone]["members"][-1]
+        card = browser.find_element(By.ID, fp_alone)
+        browser.execute_script("arguments[0].open = true", card.find_element(By.CSS_SELECTOR, "details.alone"))
+        form = browser.find_element(By.ID, f"alone-{fp_alone}")
+        Select(form.find_element(By.NAME, "answer")).select_by_value(alone["submission"])
+        form.find_element(By.CSS_SELECTOR, "input[name=item][value='3']").click()
+        _submit_and_wait(browser, form)
+        before = _points_cli(out, "before.csv")
+        # The policy changes: item 1 is worth 1.5, not 2.
+        form = browser.find_element(By.ID, "item-1a-1")
+        field = form.find_element(By.NAME, "points")
+        field.clear()
+        field.send_keys("1.5")
+        _submit_and_wait(browser, form)
+        assert "re-scored" in browser.find_element(By.CLASS_NAME, "notice").text
+        browser.save_screenshot(str(shots / "review_rubric_item_changed.png"))
+    finally:
+        browser.quit()
+        srv.shutdown()
+        srv.server_close()
+    after = _points_cli(out, "after.csv")
+    alone_text = norm(alone["text"])
+    expected_before, expected_after = {}, {}
+    for fp, g in groups.items():
+        for m in g["members"]:
+            keys = ("3",) if fp == fp_alone and norm(m["text"]) == alone_text else plan[fp]
+            worth = {"1": (2.0, 1.5), "2": (-0.5, -0.5), "3": (1.0, 1.0)}
+            expected_before[m["submission"]] = f"{sum(worth[k][0] for k in keys):g}"
+            expected_after[m["submission"]] = f"{sum(worth[k][1] for k in keys):g}"
+    assert len(expected_after) == 20
+    assert {k: before[k] for k in expected_before} == expected_before
+    assert {k: after[k] for k in expected_after} == expected_after            # `grader points` reads the new points
+    changed = {k for k in after if after[k] != before[k]}
+    assert changed == {k for k, v in expected_after.items() if v != expected_before[k]} and changed
+    journal = [m for m in MarkStore.open(out).journal if "item 1 changed" in m.source]
+    assert journal and all(m.who == "ta-bea" for m in journal)                # the change is in the journal
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    assert CliRunner().invoke(main, ["grades", str(out)]).exit_code == 0       # and the grade book has it
+    with open(out / "final_grades.csv", newline="", encoding="utf-8") as f:
+        assert {r["submission"]: r["1a"] for r in csv.DictReader(f)} == {**after, **expected_after}
+
+
+def test_a_code_check_on_the_review_list_is_decided_in_review_and_reaches_the_grade_book(batch, tmp_path):
+    from click.testing import CliRunner
+    from selenium.webdriver.common.by import By
+
+    from grader.cli import main
+
+    out = tmp_path / "out"
+    shutil.copytree(batch, out)
+    with open(out / "grades.csv", newline="", encoding="utf-8") as f:
+        first = next(csv.DictReader(f))
+    with open(out / "review_queue.csv", "a", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerow([first["submission"], first["names"], "train_uas", "training reaches the dev UAS floor",
+                                "0", "2", "not run: the grading ran out of its time budget before this check", "", ""])
+    assert CliRunner().invoke(main, ["grades", str(out)]).exit_code == 0
+    with open(out / "final_grades.csv", newline="", encoding="utf-8") as f:
+        auto_before = float(next(r for r in csv.DictReader(f) if r["submission"] == first["submission"])["autograder"])
+    srv, url = _serve(out)
+    browser = _driver(tmp_path)
+    try:
+        browser.get(url + "/")
+        link = browser.find_element(By.LINK_TEXT, "Code checks on the review list")
+        link.click()
+        _wait_load(browser, link)
+        form = browser.find_element(By.CSS_SELECTOR, "form[id^='check-']")
+        assert "out of its time budget" in browser.find_element(By.TAG_NAME, "main").text
+        form.find_element(By.NAME, "points").send_keys("2")
+        form.find_element(By.NAME, "reason").send_keys("trained to 0.87 UAS when run alone with a longer budget")
+        _submit_and_wait(browser, form)
+        assert "decided: 2 / 2" in browser.find_element(By.TAG_NAME, "main").text
+        browser.save_screenshot(str((SHOTS or tmp_path) / "review_code_checks.png"))
+    finally:
+        browser.quit()
+        srv.shutdown()
+        srv.server_close()
+    assert CliRunner().invoke(main, ["grades", str(out)]).exit_code == 0
+    with open(out / "final_grades.csv", newline="", encoding="utf-8") as f:
+        row = next(r for r in csv.DictReader(f) if r["submission"] == first["submission"])
+    assert float(row["autograder"]) == auto_before + 2
+    feedback = (out / "feedback" / f"{first['submission']}.md").read_text(encoding="utf-8")
+    assert "train_uas: changed by a TA from 0 to 2 points: trained to 0.87 UAS" in feedback
+
+
+def test_the_server_notices_a_batch_that_changed_under_it_and_keeps_every_mark(batch, tmp_path):
+    from grader.classroom.review import Review
+
+    out = tmp_path / "out"
+    shutil.copytree(batch, out)
+    review = Review(out, who="ta-cy")
+    page = review.question("1a")
+    stale = next(g for g in review.groups if g["slot"] == "1a" and g["ta"])
+    # A late submission arrives (a copy of one answer set under a new key) and the batch is regrouped.
+    with open(out / "grades.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    source = stale["members"][0]["submission"]
+    shutil.copytree(out / "submissions" / source, out / "submissions" / "late_one")
+    with open(out / "grades.csv", "a", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerow(["late_one", "Late Student", "999", "late@x", "graded",
+                                next(r["total"] for r in rows if r["submission"] == source)])
+    build_groups(out, fingerprint=cluster.child_fingerprinter(InProcess()))
+    assert "changed while this page was open" not in page
+    review.post("mark", {"token": review.token, "fingerprint": stale["fingerprint"], "points": "1.5",
+                         "comment": "kept", "back": "/q/1a"})
+    page = review.question("1a")
+    assert "changed while this page was open" in page and "11 submissions" in page and review.generation == 1
+    late = next(g for g in review.groups if any(m["submission"] == "late_one" for m in g["members"]) and g["slot"] == "1a")
+    assert resolve(review.store, late).mark.points == 1.5                   # the late answer has the mark too
+    # A regrouping merges two groups while a page showing them is open: the form of the vanished
+    # group is still saved, and its mark reaches its answers in the merged group.
+    groups = read_snapshot(out / "groups" / "groups.json")
+    one, two = [g for g in groups if g["slot"] == "1a" and g["fingerprint"] != stale["fingerprint"]][:2]
+    merged = {**one, "members": one["members"] + two["members"]}
+    merged["fingerprint"] = prints_of([merged])[0].fingerprint
+    review.store.remember(prints_of([merged]))
+    write_snapshot([g for g in groups if g not in (one, two)] + [merged], out / "groups" / "groups.json")
+    review.post("mark", {"token": review.token, "fingerprint": two["fingerprint"], "points": "0.5",
+                         "comment": "from the page before the merge", "back": "/q/1a"})
+    assert "changed while this page was open" in review.question("1a") and review.generation == 2
+    shown = next(g for g in review.groups if g["fingerprint"] == merged["fingerprint"])
+    kept = [member_mark(review.store, shown, m["text"], resolve(review.store, shown)) for m in shown["members"]]
+    assert [k.points for k, m in zip(kept, shown["members"]) if m in two["members"]] == [0.5] * len(two["members"])
+
+
+def test_every_written_question_has_its_text_and_a_reference_answer_from_the_assignment():
+    """The text comes from the assignment's own data (a2/written/questions.yaml), which says what the
+    template's quoted questions say; the reference answer from reference/answers.md."""
+    from grader import assignment
+    from grader.run.rubric import load_rubric
+
+    registry = assignment.registry()
+    template = (REPO / "student_template" / "answers.md").read_text(encoding="utf-8")
+    quoted = " ".join(line.lstrip("> ").strip() for line in template.splitlines() if line.startswith(">"))
+    for part in load_rubric().written:
+        text = registry.question_text(part.id)
+        assert text and " ".join(text.split()) in " ".join(quoted.split()), part.id
+        assert len(registry.reference_answer(part.id, REPO / "reference")) > 20, part.id
+    assert registry.question_text("no_such_question") == ""
+
+
+def test_an_item_change_leaves_alone_a_mark_changed_since_in_the_spreadsheet(batch, tmp_path):
+    """A group whose mark a TA changed in groups.csv after the rubric items gave it is not re-scored
+    when an item changes: the later mark stands; the groups that still carry the item are re-scored."""
+    from grader.classroom.review import Review
+
+    out = tmp_path / "out"
+    shutil.copytree(batch, out)
+    review = Review(out, who="ta-dee")
+    ta = [g for g in review.groups if g["slot"] == "1a" and g["ta"]][:2]
+    post = {"token": review.token, "back": "/q/1a"}
+    review.post("item", {**post, "slot": "1a", "points": "2", "description": "full answer", "comment": ""})
+    for g in ta:
+        review.post("mark", {**post, "fingerprint": g["fingerprint"], "item": ["1"], "points": "", "comment": ""})
+    table = out / "groups" / "groups.csv"
+    with open(table, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        if r["fingerprint"] == ta[1]["fingerprint"]:
+            r["points"], r["comment"] = "0.5", "regraded by hand"
+    with open(table, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    review.post("item", {**post, "slot": "1a", "number": "1", "points": "1.5", "description": "full answer", "comment": ""})
+    first, second = (resolve(review.store, g).mark for g in ta)
+    assert (first.points, first.source) == (1.5, "grader review: item 1 changed")
+    assert (second.points, second.comment) == (0.5, "regraded by hand")
+    assert "marked outside the rubric items" in review.question("1a")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.classroom import check_overrides
 from grader.classroom.groups.marks import SNAPSHOT, member_mark, points_table, read_snapshot, resolve, who_is_who
 from grader.classroom.groups.store import OVERRIDE, MarkStore
 from grader.run.rubric import Rubric
@@ -110,6 +111,8 @@ def grade_book(out: Path, rubric: Rubric, store: MarkStore) -> GradeBook:
     items = ta_items(rubric)
     slots = table.header[4:-1]
     changed = overrides(groups, store)
+    for key, found in check_overrides.overrides(out, store, (c.id for c in rubric.checks)).items():
+        changed.setdefault(key, []).extend(Override(o.check, o.auto, o.points, o.reason, o.who) for o in found)
     auto_max = max((_float(r.get("max_total")) for r in who.values()), default=0.0) or \
         sum(c.points for c in rubric.checks + rubric.written_checks)
     rows = []

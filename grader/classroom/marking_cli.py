@@ -63,8 +63,11 @@ def grades_cmd(batch_dir: Path, marked: Path | None) -> None:
 @click.option("--port", type=int, default=8765, show_default=True, help="Port on 127.0.0.1 (0: any free port).")
 @click.option("--as", "who", default=None, help="Your name, recorded with each mark  [default: your login]")
 def review_cmd(batch_dir: Path, port: int, who: str | None) -> None:
-    """Mark the answer groups of BATCH_DIR in a browser: serves them on 127.0.0.1 only, with a
-    points field and a comment per group; every mark goes to BATCH_DIR/marks/ and groups.csv."""
+    """Mark the answer groups of BATCH_DIR in a browser: serves them on 127.0.0.1 only, each question
+    with its text, points and reference answer; rubric items per item (applied by a click or a key,
+    re-scoring what carries one when it changes), a free adjustment and comment per group or answer;
+    decisions on the code checks of the review list. Every mark goes to BATCH_DIR/marks/ and
+    groups.csv; a batch that changes meanwhile is reloaded."""
     from grader.classroom.review import ReviewError, make_server
 
     try:

@@ -1,6 +1,8 @@
 """The answer-group pages: one self-contained HTML page per written question, an index and the
 review queue. Plain HTML with inline CSS (no script, font or image from anywhere), readable
-offline; links point at the batch's own files (``../submissions/<key>/report.json``).
+offline; links point at the batch's own files (``../submissions/<key>/report.json``). Answers are
+drawn as the review page draws them (math as MathML by latex2mathml, Markdown's bold as bold);
+counts are of answers (one per submission and item), never of a question's shares added up.
 """
 
 from __future__ import annotations
@@ -9,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 
-from grader.classroom.groups.cluster import PROSE, Group
+from grader.classroom.groups.cluster import FORMULA, PROSE, Group
 from grader.classroom.groups.marks import write_text_atomic
+from grader.classroom.reports.review_html import plural, render_answer, shown_label
 
 STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:70em;color:#222;padding:0 1em}
@@ -21,6 +24,8 @@ h1{font-size:1.5em} h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #c
 .tag.ok{background:#d6f0d6} .tag.bad{background:#f6dada} .tag.warn{background:#fbeec2}
 pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid #ddd;padding:.5em;margin:.3em 0;
 font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;max-height:18em;overflow:auto}
+.answer{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid #ddd;padding:.5em;margin:.3em 0;
+max-height:18em;overflow:auto} math{font-size:1.1em}
 table{border-collapse:collapse;width:100%;font-size:.9em} td,th{border-bottom:1px solid #e4e4e4;padding:.2em .4em;
 text-align:left;vertical-align:top} .note{background:#fbeec2;padding:.5em 1em;border-radius:6px}
 nav a{margin-right:1em}
@@ -47,22 +52,28 @@ def _link(key: str) -> str:
     return f'<a href="../submissions/{escape(key)}/report.json">{escape(key)}</a>'
 
 
+def _answer(text: str, formula: bool) -> str:
+    return f'<div class="answer">{render_answer(text, formula=formula)}</div>'
+
+
 def _group_html(g: Group) -> str:
     rep = g.representative
+    formula = g.kind == FORMULA
     kind = f'<span class="tag{" warn" if g.kind == PROSE else ""}">{escape(g.kind)}</span>'
-    head = (f'<h3 id="{escape(g.id)}"><span class="size">{g.size}</span> × {escape(g.label or g.kind)} '
+    label = shown_label(g.label, g.kind, [a.text for a in g.members])
+    head = (f'<h3 id="{escape(g.id)}"><span class="size">{plural(g.size, "answer")}</span> · {escape(label)} '
             f'{kind}{_verdict_tag(g.verdict)} <span class="tag">{escape(g.id)}</span></h3>')
     shown = ""
     if rep is not None:
         read = f"<div>read as: {escape(rep.read)}</div>" if rep.read and rep.read != rep.text else ""
         shown = (f"<div>representative ({_link(rep.submission)}, {escape(rep.where or 'where not recorded')}):</div>"
-                 f"<pre>{escape(rep.text or '(no answer)')}</pre>{read}")
+                 f'<div class="answer">{render_answer(rep.text, formula=formula) if rep.text else "(no answer)"}</div>{read}')
     rows = "".join(
         f"<tr><td>{_link(a.submission)}</td><td>{escape(a.names)}</td><td>{escape(a.where)}</td>"
         f"<td>{escape(a.verdict)}</td><td>{escape(a.review)}</td>"
-        f"<td>{'' if rep is not None and a.text == rep.text else '<pre>' + escape(a.text) + '</pre>'}</td></tr>"
+        f"<td>{'' if rep is not None and a.text == rep.text else _answer(a.text, formula)}</td></tr>"
         for a in g.members)
-    members = (f"<details><summary>the {g.size} submission{'s' if g.size != 1 else ''}</summary><table>"
+    members = (f"<details><summary>the {plural(g.size, 'submission')}</summary><table>"
                "<tr><th>submission</th><th>names</th><th>where read</th><th>auto</th><th>review</th>"
                f"<th>answer (when it differs from the representative)</th></tr>{rows}</table></details>")
     return f'<div class="group">{head}{shown}{members}</div>'
@@ -79,7 +90,7 @@ def question_page(question: str, title: str, slots: Mapping[str, list[Group]]) -
         answered = sum(g.size for g in groups)
         auto = any(g.verdict for g in groups)
         kind = "auto-graded, not marked here" if auto else "TA-graded"
-        parts.append(f"<h2>{escape(slot)} ({kind}): {len(groups)} groups, {answered} submissions</h2>")
+        parts.append(f"<h2>{escape(slot)} ({kind}): {plural(len(groups), 'group')} for {plural(answered, 'answer')}</h2>")
         if any(g.kind == PROSE for g in groups):
             parts.append('<p class="note">Prose groups are <b>suggestions</b> made by text similarity: '
                          "answers in one group use the same or similar words, which does not make them "
@@ -93,7 +104,7 @@ def review_page(reviews: Sequence[dict]) -> str:
         f"<tr><td>{_link(str(r.get('submission', '')))}</td><td>{escape(str(r.get('names', '')))}</td>"
         f"<td>{escape(str(r.get('name', r.get('id', ''))))}</td><td>{escape(str(r.get('score', '')))}/"
         f"{escape(str(r.get('max_score', '')))}</td><td>{escape(str(r.get('reason', '')))}</td>"
-        f"<td>{escape(str(r.get('where', '')))}</td><td><pre>{escape(str(r.get('raw', '')))}</pre></td></tr>"
+        f"<td>{escape(str(r.get('where', '')))}</td><td>{_answer(str(r.get('raw', '')), False)}</td></tr>"
         for r in reviews)
     body = ('<nav><a href="index.html">all questions</a></nav>'
             f"<h1>Review queue: {len(reviews)} item{'s' if len(reviews) != 1 else ''}</h1>"
@@ -104,11 +115,18 @@ def review_page(reviews: Sequence[dict]) -> str:
 
 
 def index_page(pages: Sequence[tuple[str, str, int, int]], reviews: int) -> str:
-    items = "".join(f'<li><a href="{escape(f)}">{escape(t)}</a>: {n} groups for {m} answers</li>'
+    """``pages``: (file, title, groups, answers), answers counted once per submission and item."""
+    items = "".join(f'<li><a href="{escape(f)}">{escape(t)}</a>: {plural(n, "group")} for {plural(m, "answer")}</li>'
                     for f, t, n, m in pages)
-    body = (f"<h1>Answer groups</h1><p><a href=\"review.html\">Review queue</a>: {reviews} items.</p>"
+    body = (f"<h1>Answer groups</h1><p><a href=\"review.html\">Review queue</a>: {plural(reviews, 'item')}.</p>"
             f"<ul>{items}</ul>")
     return _page("Answer groups", body)
+
+
+def _answers(slots: Mapping[str, list[Group]]) -> int:
+    """The answers of a question: one per submission and item, where an auto-graded share and a TA
+    share of the same answer are one answer (a question graded as several items counts each)."""
+    return len({(a.submission, a.item if a.item != "ta" else "") for gs in slots.values() for g in gs for a in g.members})
 
 
 def write_pages(groups: Mapping[str, list[Group]], titles: Mapping[str, str], reviews: Sequence[dict],
@@ -124,8 +142,7 @@ def write_pages(groups: Mapping[str, list[Group]], titles: Mapping[str, str], re
         path = folder / name
         write_text_atomic(path, question_page(question, title, slots))
         written.append(path)
-        index.append((name, title, sum(len(g) for g in slots.values()),
-                      sum(x.size for g in slots.values() for x in g)))
+        index.append((name, title, sum(len(g) for g in slots.values()), _answers(slots)))
     for name, text in (("review.html", review_page(reviews)), ("index.html", index_page(index, len(reviews)))):
         write_text_atomic(folder / name, text)
         written.append(folder / name)

@@ -1,7 +1,8 @@
 """The similarity reports: ``similarity.csv``, a page per pair (the two files side by side, the
 shared regions marked) and an index sorted by score. Plain HTML with inline CSS (no script, font
-or image from anywhere), readable offline. The words are "similar" and "shared", never "copied":
-a pair is a list for a person to read.
+or image from anywhere), readable offline; a pair page's two panes share the width whatever the
+length of their lines (each scrolls sideways on its own), so it fits a laptop's 1366 pixels. The
+words are "similar" and "shared", never "copied": a pair is a list for a person to read.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from grader.classroom.similarity.sources import WRITTEN
 
 COLUMNS = ("submission", "names", "other", "file", "score", "matched_tokens", "other_score", "page")
 STYLE = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em auto;max-width:110em;color:#222;padding:0 1em}
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1em auto;max-width:110em;color:#222;padding:0 .8em}
 h1{font-size:1.4em} h2{font-size:1.15em;margin-top:1.5em} .note{background:#f3f3f3;padding:.5em 1em;border-radius:6px}
-.sides{display:grid;grid-template-columns:1fr 1fr;gap:1em} .side h2{font-size:1em;margin:.4em 0;word-break:break-all}
+.sides{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.8em}
+.side{min-width:0} .side h2{font-size:1em;margin:.4em 0;word-break:break-all}
 pre{white-space:pre;background:#fff;border:1px solid #ccc;padding:.5em;margin:0;font-size:.8em;line-height:1.35;
 font-family:ui-monospace,Menlo,Consolas,monospace;overflow:auto;max-height:85vh}
 .text pre{white-space:pre-wrap;word-break:break-word}
@@ -104,7 +106,17 @@ def _spans(text: str, regions: Sequence[tuple[int, int]]) -> str:
     return ", ".join(f"{f}" if f == la else f"{f}-{la}" for f, la in spans) or "none"
 
 
-def pair_page(pair: Pair, rank: int) -> str:
+def _not_compared(files: Sequence[str]) -> str:
+    """The note naming the files that were never compared (too little own code to ever reach a pair)."""
+    if not files:
+        return ""
+    one = len(files) == 1
+    return (f'<p class="note">Not compared: {escape(", ".join(files))}: {"its" if one else "their"} own code (not '
+            f"starter code) is under the {MIN_MATCHED} tokens a pair needs, so no pair of {'it' if one else 'them'} "
+            f"can be listed; read {'it' if one else 'them'} yourself if it matters.</p>")
+
+
+def pair_page(pair: Pair, rank: int, not_compared: Sequence[str] = ()) -> str:
     a = _who(pair.a.owner, pair.a.names, pair.a.known)
     b = _who(pair.b.owner, pair.b.names, pair.b.known)
     title = f"{pair.file}: {pair.a.owner} and {pair.b.owner if not pair.b.known else 'a known solution'} are similar"
@@ -121,7 +133,7 @@ def pair_page(pair: Pair, rank: int) -> str:
                 "match.")
     body = (f'<nav><a href="index.html">all similar pairs</a></nav><h1>#{rank} {escape(title)} (score {pair.score:.2f})</h1>'
             f'<p class="note">{what} Similar is not copied: both may come from the same lecture or the same '
-            "public hint. Read both before deciding anything.</p>"
+            "public hint. Read both before deciding anything.</p>" + _not_compared(not_compared) +
             f'<div class="sides{" text" if pair.file == WRITTEN else ""}">'
             f'<div class="side"><h2>{escape(a)}<br>shared lines: {escape(_spans(pair.text_a, pair.regions_a))}</h2>'
             f"<pre>{_lines(pair.text_a, pair.regions_a)}</pre></div>"
@@ -154,7 +166,7 @@ def by_submissions(pairs: Sequence[Pair], names: Sequence[str]) -> str:
 
 
 def index_page(pairs: Sequence[Pair], names: Sequence[str], *, threshold: float, submissions: int,
-               known: Sequence[Path]) -> str:
+               known: Sequence[Path], not_compared: Sequence[str] = ()) -> str:
     rows = "".join(
         f'<tr><td class="num">{i}</td><td class="num">{p.score:.2f}</td><td>{escape(p.file)}</td>'
         f"<td>{escape(_who(p.a.owner, p.a.names, False))}</td><td>{escape(_who(p.b.owner, p.b.names, p.b.known))}</td>"
@@ -163,18 +175,18 @@ def index_page(pairs: Sequence[Pair], names: Sequence[str], *, threshold: float,
     where = (f" and {len(known)} known folder{'s' if len(known) != 1 else ''} ({escape(', '.join(map(str, known)))})"
              if known else "")
     body = (f"<h1>Similar pairs: {len(pairs)} above {threshold:g}</h1>"
-            f'<p class="note">{submissions} submissions compared with each other{where}, file by file (the five '
-            "code files, and the written answers). A pair's score is the larger of the two shares of own code "
+            f'<p class="note">{submissions} submission{"s" if submissions != 1 else ""} compared with each other{where}, '
+            "file by file (the five code files, and the written answers). A pair's score is the larger of the two shares of own code "
             f"(not starter code) found in the other file; pairs sharing fewer than {MIN_MATCHED} tokens are not "
             "listed. These pairs are <b>similar</b>, which a person has to read to judge: sorted by score, "
-            "highest first.</p>" + by_submissions(pairs, names) +
+            "highest first.</p>" + _not_compared(not_compared) + by_submissions(pairs, names) +
             "<table><tr><th>#</th><th>score</th><th>file</th><th>submission</th><th>similar to</th>"
             f"<th>shared tokens</th><th>page</th></tr>{rows}</table>")
     return _page("Similar pairs", body)
 
 
 def write_all(pairs: Sequence[Pair], out: Path, *, csv_name: str, pages: str, index: str, threshold: float,
-              submissions: int, known: Sequence[Path]) -> tuple[Path, ...]:
+              submissions: int, known: Sequence[Path], not_compared: Sequence[str] = ()) -> tuple[Path, ...]:
     """similarity.csv, the index and a page per pair in ``out`` (old pages removed first)."""
     folder = out / pages
     folder.mkdir(parents=True, exist_ok=True)
@@ -182,8 +194,9 @@ def write_all(pairs: Sequence[Pair], out: Path, *, csv_name: str, pages: str, in
         old.unlink()
     names = [page_name(p) for p in pairs]
     for rank, (pair, name) in enumerate(zip(pairs, names), 1):
-        write_text_atomic(folder / name, pair_page(pair, rank))
-    write_text_atomic(folder / index, index_page(pairs, names, threshold=threshold, submissions=submissions, known=known))
+        write_text_atomic(folder / name, pair_page(pair, rank, not_compared))
+    write_text_atomic(folder / index, index_page(pairs, names, threshold=threshold, submissions=submissions, known=known,
+                                                 not_compared=not_compared))
     rows = [[p.a.owner, "; ".join(p.a.names), p.b.owner, p.file, f"{p.score:.3f}", p.matched, f"{p.share_b:.3f}",
              f"{pages}/{n}"] for p, n in zip(pairs, names)]
     write_text_atomic(out / csv_name, _csv_text(COLUMNS, rows))

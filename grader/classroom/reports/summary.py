@@ -16,6 +16,11 @@ from rich.text import Text
 from grader.classroom.gradebook import ClassSummary, shorten
 
 
+def _n(n: int, word: str) -> str:
+    """``1 check``, ``2 checks``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -25,9 +30,9 @@ def to_markdown(summary: ClassSummary, *, plots: Sequence[str] = ()) -> str:
     statuses = ", ".join(f"{n} {status}" for status, n in sorted(s.statuses.items()))
     lines = [
         "# Batch summary", "",
-        (f"{s.submissions} submissions ({statuses}); seed {s.seed}; {len(s.checks)} checks worth "
+        (f"{_n(s.submissions, 'submission')} ({statuses}); seed {s.seed}; {_n(len(s.checks), 'check')} worth "
          f"{s.max_score:g} points."), "",
-        (f"Totals of the {s.counted} graded submissions: mean {s.total_stat('mean'):.2f}, median "
+        (f"Totals of the {_n(s.counted, 'graded submission')}: mean {s.total_stat('mean'):.2f}, median "
          f"{s.total_stat('median'):g}, min {s.total_stat('min'):g}, max {s.total_stat('max'):g} "
          f"(out of {s.max_score:g})."), "",
         "| # | check | points | mean score | pass rate | most common failure |",
@@ -40,6 +45,8 @@ def to_markdown(summary: ClassSummary, *, plots: Sequence[str] = ()) -> str:
                      f"{100 * c.pass_rate:.0f}% | {failure} |")
     if s.reviews:
         lines += ["", f"## Items that need TA review ({len(s.reviews)})", "",
+                  "Decide each in `grader review DIR` (written answers on their question's page, code checks "
+                  "on its code checks page, with a reason); `grader grades DIR` applies the decisions.", "",
                   "| submission | # | question | why | where |", "|---|---|---|---|---|"]
         lines += [f"| {_md(e.submission)} | {e.number} | `{e.id}` | {_md(shorten(e.reason))} | {_md(e.where)} |"
                   for e in s.reviews]
@@ -62,7 +69,7 @@ def write_markdown(summary: ClassSummary, path: Path, *,
 
 def render(summary: ClassSummary, console: Console) -> None:
     """The summary as a terminal table."""
-    table = Table(title=f"Class summary: {summary.counted} graded submissions (seed {summary.seed})",
+    table = Table(title=f"Class summary: {_n(summary.counted, 'graded submission')} (seed {summary.seed})",
                   expand=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("check")
@@ -79,10 +86,13 @@ def render(summary: ClassSummary, console: Console) -> None:
                   f"median {summary.total_stat('median'):g}, min {summary.total_stat('min'):g}, "
                   f"max {summary.total_stat('max'):g}")
     if summary.reviews:
-        console.print(Text(f"{len(summary.reviews)} item(s) need TA review (summary.md lists them): "
+        needs = "needs" if len(summary.reviews) == 1 else "need"
+        console.print(Text(f"{_n(len(summary.reviews), 'item')} {needs} TA review (summary.md lists them; decide "
+                           "them in `grader review`): "
                            + ", ".join(f"{e.submission} {e.number}" for e in summary.reviews[:20])
                            + (" …" if len(summary.reviews) > 20 else ""), style="magenta"))
     if summary.failed_keys:
-        console.print(Text(f"{len(summary.failed_keys)} grading(s) failed and are not counted: "
+        verb = "is" if len(summary.failed_keys) == 1 else "are"
+        console.print(Text(f"{_n(len(summary.failed_keys), 'grading')} failed and {verb} not counted: "
                            f"{', '.join(summary.failed_keys)}; run the same command again to retry them",
                            style="red"))

@@ -7,6 +7,7 @@ Transition names are interned, as the course's own literals are, so `is` compari
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 import traceback
@@ -144,9 +145,16 @@ class _ScriptedModel:
 
 def _guard_finished(cls):
     """The student's class, whose step ignores the None the model returns for an already
-    finished parse (and otherwise only delegates to the student's own step)."""
+    finished parse (and otherwise only delegates to the student's own step, called the way the
+    student's code calls it: by position or by the keyword of their own signature)."""
     original = cls.parse_step
-    return type(cls.__name__, (cls,), {"parse_step": lambda self, t: None if t is None else original(self, t)})
+
+    @functools.wraps(original)
+    def step(self, *args, **kwargs):
+        given = args[0] if args else next(iter(kwargs.values()), None)
+        return None if given is None else original(self, *args, **kwargs)
+
+    return type(cls.__name__, (cls,), {"parse_step": step})
 
 
 def _follows(pp: Any, state: dict[str, Any]) -> bool:
@@ -179,20 +187,25 @@ class _Recorded:
     """A partial parse that is data, not a parser: for a student PartialParse that is wrong, each
     step moves to the next configuration the trusted grader recorded for the sentence's script
     (a transition off the script leaves the parse where it is and marks it), so minibatch_parse is
-    judged on its own. Built by ``_recorded_class``; ``parse_step`` is bound to ``_advance``."""
+    judged on its own. It has the whole public API of the assignment's PartialParse (``sentence``,
+    ``stack``, ``buffer``, ``dependencies``, ``parse_step(transition)``, ``parse(transitions)``), so
+    a minibatch_parse that uses any of it works as with a right PartialParse; ``_recorded_class``
+    also gives it the student's own extra methods (a helper such as ``is_done()`` that reads those
+    attributes). ``parse_step`` is ``_advance`` under the assignment's name."""
 
     def __init__(self, sentence: list[str], trace: list[dict[str, Any]], script: list[str]):
         self.sentence = sentence
         self.trace, self.script, self.at = trace, script, 0
         self.stack, self.buffer, self.dependencies = self._state(0)
-        self.parse_step = self._advance
 
     def _state(self, k: int) -> tuple[list[Any], list[Any], list[Any]]:
         state = self.trace[k]
         return ([_t(w) for w in state["stack"]], [_t(w) for w in state["buffer"]],
                 [(_t(h), _t(d)) for h, d in state["dependencies"]])
 
-    def _advance(self, transition: Any) -> None:
+    def _advance(self, transition: Any = None, **named: Any) -> None:
+        if named and transition is None:  # by the keyword of the student's own parse_step
+            transition = next(iter(named.values()))
         if transition is None:
             return
         if self.at < len(self.script) and transition == self.script[self.at]:
@@ -201,15 +214,46 @@ class _Recorded:
         else:
             self.dependencies = [*self.dependencies, ("<off script>", _t(str(transition)))]
 
+    parse_step = _advance
 
-def _recorded_class(sentences, scripts, traces):
-    """A PartialParse stand-in class: ``cls(sentence)`` replays that sentence's recorded trace."""
-    def make(sentence):
+    def parse(self, transitions: Any) -> list[Any]:
+        """The provided PartialParse.parse: every transition in order, then the dependencies."""
+        for transition in transitions:
+            self.parse_step(transition)
+        return self.dependencies
+
+
+#: The assignment's PartialParse API: a stand-in's own, never taken from a student's class.
+_API = frozenset({"sentence", "stack", "buffer", "dependencies", "parse_step", "parse"})
+
+
+def _student_extras(student_cls: Any) -> dict[str, Any]:
+    """The methods and properties of the student's class beyond the assignment's API (a helper
+    such as ``is_done()`` their minibatch_parse calls), for the stand-in to carry too."""
+    extras: dict[str, Any] = {}
+    mro = getattr(student_cls, "__mro__", ())
+    for klass in reversed(mro[:-1] if mro and mro[-1] is object else mro):
+        for name, value in vars(klass).items():
+            if name.startswith("__") or name in _API or hasattr(_Recorded, name):
+                continue
+            if callable(value) or isinstance(value, (property, staticmethod, classmethod)):
+                extras[name] = value
+    return extras
+
+
+def _recorded_class(sentences, scripts, traces, student_cls=None):
+    """A PartialParse stand-in class: ``cls(sentence)`` replays that sentence's recorded trace;
+    it also carries the student's own extra methods (``_student_extras``)."""
+
+    def __init__(self, sentence):
         for s, script, trace in zip(sentences, scripts, traces):
             if sentence is s or list(sentence) == s:
-                return _Recorded(sentence, trace, script)
+                _Recorded.__init__(self, sentence, trace, script)
+                return
         raise _StopParsing()
-    return make
+
+    body = {**_student_extras(student_cls), "__init__": __init__, "__module__": __name__}
+    return type("PartialParse", (_Recorded,), body)
 
 
 def mb_parse(*, sentences: list[list[str]], scripts: list[list[str]], batch_size: int,
@@ -225,7 +269,7 @@ def mb_parse(*, sentences: list[list[str]], scripts: list[list[str]], batch_size
     if used_student_class or traces is None:
         module.PartialParse = _guard_finished(student_cls) if student_cls is not None else None
     else:
-        module.PartialParse = _recorded_class(sentences, scripts, traces)
+        module.PartialParse = _recorded_class(sentences, scripts, traces, student_cls)
     model = _ScriptedModel(sentences, scripts)
     returned_normally = True
     raised = None

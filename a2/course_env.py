@@ -16,6 +16,10 @@ import sys
 COURSE_MODULES = ("numpy", "torch", "tqdm", "matplotlib")
 #: The support modules the grader overlays on every submission, and the students' own files.
 ASSIGNMENT_MODULES = ("utils", "word2vec", "sgd", "parser_transitions", "parser_model", "run")
+#: The modules of the course's starter utils/ folder. The reference and the template import no
+#: other (tests/test_reference_word2vec.py), so that either drops into the course's own folder and
+#: runs the course's own tests unchanged: the dummy data of word2vec's self-tests is word2vec.py's.
+COURSE_SUPPORT_MODULES = ("utils.utils", "utils.gradcheck", "utils.parser_utils")
 
 _NO_MODULE = re.compile(r"No module named '([^']+)'")
 _NO_NAME = re.compile(r"cannot import name '([^']+)' from '([^']+)'")

@@ -15,7 +15,7 @@ from typing import Any
 
 #: The modules of the reference (and of every course tree), by their import names.
 MODULES = ("word2vec", "sgd", "parser_transitions", "parser_model", "run",
-           "utils.utils", "utils.gradcheck", "utils.parser_utils", "utils.word2vec_data")
+           "utils.utils", "utils.gradcheck", "utils.parser_utils")
 _TOP_LEVEL = {name.split(".")[0] for name in MODULES}
 
 

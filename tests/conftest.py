@@ -38,7 +38,7 @@ def load_tree(root: Path) -> SimpleNamespace:
         mods = {}
         for name in ("word2vec", "sgd", "parser_transitions", "parser_model", "run"):
             mods[name] = importlib.import_module(name)
-        for name in ("utils.utils", "utils.gradcheck", "utils.parser_utils", "utils.word2vec_data"):
+        for name in ("utils.utils", "utils.gradcheck", "utils.parser_utils"):
             mods[name.split(".")[1]] = importlib.import_module(name)
     finally:
         sys.argv = argv

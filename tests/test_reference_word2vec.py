@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import random
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REFERENCE, run_script
+from conftest import REFERENCE, TEMPLATE, run_script
+
+from a2.course_env import COURSE_SUPPORT_MODULES
 
 SEEDS = range(8)
 
@@ -158,3 +163,104 @@ def test_sgd_sanity_check_passes():
     result = run_script(REFERENCE, "sgd.py")
     assert result.returncode == 0, result.stderr
     assert "ALL TESTS PASSED" in result.stdout
+
+
+# -- a drop-in for the course's starter (issue 35) ---------------------------------------------------
+
+#: A test of the course's shape (its word2vec sanity checks, written anew here): it imports
+#: word2vec from the folder it runs in, builds the course's small dummy data itself (a dataset
+#: object given two functions, seeded vectors of five words) and calls word2vec's functions on it.
+COURSE_SHAPED_TEST = '''
+import random
+import sys
+
+import numpy as np
+
+import word2vec
+from utils.gradcheck import gradcheck_naive, grad_tests_softmax, grad_tests_negsamp
+from utils.utils import normalizeRows
+
+
+def dummy_objects():
+    def draw_index():
+        return random.randint(0, 4)
+
+    def random_context(C):
+        tokens = ["a", "b", "c", "d", "e"]
+        return tokens[random.randint(0, 4)], [tokens[random.randint(0, 4)] for _ in range(2 * C)]
+
+    dataset = type("dummy", (), {})()
+    dataset.sampleTokenIdx = draw_index
+    dataset.getRandomContext = random_context
+    random.seed(31415)
+    np.random.seed(9265)
+    vectors = normalizeRows(np.random.randn(10, 3))
+    tokens = dict((w, i) for i, w in enumerate("abcde"))
+    return dataset, vectors, tokens
+
+
+def check_sigmoid():
+    assert word2vec.sigmoid(0) == 0.5
+    assert np.allclose(word2vec.sigmoid(np.array([1.0, 2.0])), [0.73105858, 0.88079708])
+
+
+def check_losses():
+    dataset, vectors, tokens = dummy_objects()
+    for loss in (word2vec.naiveSoftmaxLossAndGradient, word2vec.negSamplingLossAndGradient):
+        gradcheck_naive(lambda v: loss(v, 1, vectors, dataset)[:2], np.random.randn(3), loss.__name__)
+        center = np.random.randn(3)
+        gradcheck_naive(lambda U: loss(center, 1, U, dataset)[::2], vectors, loss.__name__)
+
+
+def check_skipgram():
+    dataset, vectors, tokens = dummy_objects()
+    for loss in (word2vec.naiveSoftmaxLossAndGradient, word2vec.negSamplingLossAndGradient):
+        gradcheck_naive(lambda v: word2vec.word2vec_sgd_wrapper(word2vec.skipgram, tokens, v, dataset, 5, loss),
+                        vectors, "skipgram")
+    grad_tests_softmax(word2vec.skipgram, tokens, vectors, dataset)
+    grad_tests_negsamp(word2vec.skipgram, tokens, vectors, dataset, word2vec.negSamplingLossAndGradient)
+
+
+check_sigmoid()
+check_losses()
+check_skipgram()
+print("COURSE-SHAPED TESTS PASSED")
+'''
+
+
+def _course_folder(tree: Path, dest: Path) -> Path:
+    """``tree``'s student files in a folder whose utils/ holds only the course starter's modules."""
+    (dest / "utils").mkdir(parents=True)
+    for path in tree.glob("*.py"):
+        shutil.copyfile(path, dest / path.name)
+    shutil.copyfile(tree / "utils" / "__init__.py", dest / "utils" / "__init__.py")
+    for module in COURSE_SUPPORT_MODULES:
+        name = module.split(".", 1)[1] + ".py"
+        shutil.copyfile(tree / "utils" / name, dest / "utils" / name)
+    return dest
+
+
+def test_the_reference_runs_a_course_shaped_word2vec_test_with_the_courses_utils_only(tmp_path):
+    folder = _course_folder(REFERENCE, tmp_path / "course")
+    (folder / "course_sanity.py").write_text(COURSE_SHAPED_TEST)
+    result = run_script(folder, "course_sanity.py")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "COURSE-SHAPED TESTS PASSED" in result.stdout
+    assert result.stdout.count("Gradient check passed") == 6
+    # and its own self-tests in that folder too
+    result = run_script(folder, "word2vec.py", "all")
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+@pytest.mark.parametrize("tree", [REFERENCE, TEMPLATE], ids=["reference", "template"])
+def test_the_trees_import_no_support_module_the_courses_utils_lacks(tree):
+    imported = set()
+    for path in tree.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "utils":
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(a.name for a in node.names if a.name.split(".")[0] == "utils")
+    assert imported and imported <= set(COURSE_SUPPORT_MODULES), imported - set(COURSE_SUPPORT_MODULES)
+    shipped = {f"utils.{p.stem}" for p in (tree / "utils").glob("*.py") if p.stem != "__init__"}
+    assert shipped == set(COURSE_SUPPORT_MODULES)

@@ -79,7 +79,7 @@ def _stub_calls(t):
     """One call per stub of the template, with valid arguments."""
     emb = np.zeros((10, 4), dtype=np.float32)
     vc, U = np.zeros(3), np.zeros((5, 3))
-    ds = t.word2vec_data.DummyDataset()
+    ds = t.word2vec.getDummyObjects()[0]
     pp = t.parser_transitions.PartialParse.__new__(t.parser_transitions.PartialParse)
     pp.stack, pp.buffer, pp.dependencies, pp.sentence = ["ROOT"], ["a"], [], ["a"]
     model = t.parser_model.ParserModel.__new__(t.parser_model.ParserModel)

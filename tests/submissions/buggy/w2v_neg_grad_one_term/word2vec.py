@@ -12,7 +12,6 @@ import numpy as np
 
 from utils.gradcheck import gradcheck_naive, grad_tests_softmax, grad_tests_negsamp
 from utils.utils import normalizeRows, softmax
-from utils.word2vec_data import getDummyObjects
 
 
 def sigmoid(x):
@@ -169,6 +168,33 @@ def word2vec_sgd_wrapper(word2vecModel, word2Ind, wordVectors, dataset,
         grad[int(N / 2):, :] += gout / batchsize
 
     return loss, grad
+
+
+def getDummyObjects():
+    """Seed the RNGs; return the self-tests' (dataset, dummy_vectors, dummy_tokens).
+
+    The dataset is a five-word corpus: ``sampleTokenIdx()`` draws a token index uniformly from
+    0..4 with the ``random`` module; ``getRandomContext(C)`` returns a center word and 2*C
+    outside words. dummy_vectors is (10, 3): rows 0-4 are center vectors, rows 5-9 outside vectors.
+    """
+    words = ["a", "b", "c", "d", "e"]
+
+    def sampleTokenIdx():
+        return random.randint(0, len(words) - 1)
+
+    def getRandomContext(C):
+        center = words[random.randint(0, len(words) - 1)]
+        return center, [words[random.randint(0, len(words) - 1)] for _ in range(2 * C)]
+
+    dataset = type("DummyDataset", (), {})()
+    dataset.sampleTokenIdx = sampleTokenIdx
+    dataset.getRandomContext = getRandomContext
+
+    random.seed(31415)
+    np.random.seed(9265)
+    dummy_vectors = normalizeRows(np.random.randn(10, 3))
+    dummy_tokens = {word: i for i, word in enumerate(words)}
+    return dataset, dummy_vectors, dummy_tokens
 
 
 def test_sigmoid():

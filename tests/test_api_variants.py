@@ -155,3 +155,16 @@ def test_minibatch_parse_is_judged_even_without_partial_parse(tmp_path):
     assert all(results[c].score == 0 for c in PP_CHECKS)
     assert "Is your Partial_Parse meant to be PartialParse?" in text(results["pp_init"])
     assert lost({c: results[c] for c in MB_CHECKS}) == {}
+
+
+def test_skipgram_passing_the_loss_functions_arguments_by_name_is_judged_with_the_graders_loss(tmp_path):
+    """The grader's loss function takes the assignment's parameter names (issue 35: a stand-in has
+    the whole API of what it replaces), so skipgram is judged on its own, not through the
+    student's loss functions as a skipgram that refuses it is."""
+    results = graded(tmp_path, "word2vec.py", [
+        ("        l, gc, go = word2vecLossAndGradient(centerWordVec, outsideIdx, outsideVectors, dataset)\n",
+         "        l, gc, go = word2vecLossAndGradient(centerWordVec=centerWordVec, outsideWordIdx=outsideIdx,\n"
+         "                                            outsideVectors=outsideVectors, dataset=dataset)\n")],
+        ["w2v_skipgram"])
+    assert lost(results) == {}
+    assert "refused" not in text(results["w2v_skipgram"])

@@ -110,17 +110,18 @@ def w2v_skipgram(*, function: str, center_word: str, window_size: int, outside_w
     return {"loss": out[0], "grad_center": out[1], "grad_outside": out[2], "parts": parts}
 
 
-def _scripted_loss_function(table: dict[str, np.ndarray], dataset: Any, calls: list[dict[str, Any]]):
+def _scripted_loss_function(table: dict[str, np.ndarray], given: Any, calls: list[dict[str, Any]]):
     """The grader's loss function for skipgram: random tables sent by the grader, so the trusted
-    process knows every output (it computes the same formula); every call is recorded."""
+    process knows every output (it computes the same formula); every call is recorded. Its
+    parameters are the assignment's loss functions' (a skipgram may pass any of them by name)."""
 
-    def word2vecLossAndGradient(centerWordVec, outsideWordIdx, outsideVectors, dataset_arg=None,  # noqa: N802, N803
+    def word2vecLossAndGradient(centerWordVec, outsideWordIdx, outsideVectors, dataset=None,  # noqa: N802, N803
                                 K=10):  # noqa: N803 - students may pass the assignment's K
         v = np.asarray(centerWordVec, dtype=float).reshape(-1)
         u = np.asarray(outsideVectors, dtype=float)
         o = int(outsideWordIdx)
         calls.append({"center": v.copy(), "outside_idx": o, "outside": u.copy(),
-                      "dataset_given": dataset_arg is dataset})
+                      "dataset_given": dataset is given})
         loss = float(table["loss"][o] + table["a"] @ v + np.sum(table["b"] * u))
         return loss, table["gc"][o] + table["m"] @ v, table["go"][o] + table["c"][o] * u
 

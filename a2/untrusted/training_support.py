@@ -251,7 +251,7 @@ def model_for_training(embeddings: np.ndarray) -> tuple[Any, str]:
         reason = f"{type(exc).__name__}: {exc}"[:500]
     if linear_stand_in is None:
         raise ModelUnusable(reason)
-    return linear_stand_in(embeddings.shape[0], N_CLASSES), reason
+    return linear_stand_in(embeddings, N_FEATURES, HIDDEN_SIZE, N_CLASSES, DROPOUT_PROB), reason
 
 
 def run_main(argv: list[str], replace: dict[str, Callable[[Any], Any]]) -> None:

@@ -10,13 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from a2.checks import CHECK_MODULES
-from a2.course_env import missing_module, missing_module_lines, support_import_line
+from a2.course_env import explain_error, missing_module, missing_module_lines
 from grader.assignment import AssignmentError
 
-__all__ = ["CHECK_MODULES", "missing_module", "missing_module_lines"]
-
-explain_error = support_import_line
-"""What to add to the feedback of an error of student code (grader/run/check_api.py asks)."""
+__all__ = ["CHECK_MODULES", "explain_error", "missing_module", "missing_module_lines"]
 
 # -- what a submission holds ------------------------------------------------------------------
 

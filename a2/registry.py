@@ -60,10 +60,11 @@ def reference_modules() -> list[str]:
 # -- the written part ----------------------------------------------------------------------------
 
 def written_checkers() -> dict[str, Any]:
-    """Every written checker, by name (a2/written/checkers.py)."""
-    from a2.written.checkers import all_written_checkers  # noqa: PLC0415
+    """Every written checker's name, and its module (a2/written/checkers.py), without importing the
+    checkers: a grading's trusted process needs only the names, the reader process the checkers."""
+    from a2.written.checkers import written_checker_names  # noqa: PLC0415
 
-    return all_written_checkers()
+    return written_checker_names()
 
 
 def grade_written(*args: Any, **kwargs: Any) -> Any:

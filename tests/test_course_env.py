@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, assemble, variant
-
 from packaging.requirements import Requirement
 
 from a2.course_env import COURSE_MODULES, explain_error, missing_module, removed_name_line, support_import_line

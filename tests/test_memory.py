@@ -16,6 +16,7 @@ import pytest
 from a2.checks import model_params
 from a2.reference import load_reference
 from grader.sandbox import Sandbox
+from grader.sandbox.limits import WORKER_MALLOC, worker_environment
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -92,3 +93,61 @@ def test_a_whole_grading_with_training_leaves_torch_out_of_the_trusted_process()
     out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True,
                          timeout=600, check=True).stdout.strip().splitlines()
     assert out[-1] == "[True, True] False"
+
+
+# -- issue 35: a grading back under 512 MiB ----------------------------------------------------------------
+
+
+def test_the_trusted_process_grades_written_answers_without_sympy():
+    """The written checkers (SymPy, the LaTeX parser: about 40 MiB) run in the reader process only;
+    the trusted process reads their names from source."""
+    script = ("import sys\n"
+              "from grader.run.engine import grade\n"
+              "from grader.run.settings import GradingSettings\n"
+              "report = grade('reference', GradingSettings(seed=5, only=['sgd_update', '3b', '1b_i']))\n"
+              "print([c.score == c.max_score for c in report.checks],\n"
+              "      sorted(m for m in ('sympy', 'latex2sympy2_extended', 'antlr4', 'torch') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True,
+                         timeout=600, check=True).stdout.strip().splitlines()
+    assert out[-1] == "[True, True, True] []"
+
+
+def test_the_written_checker_names_are_read_without_importing_the_checkers():
+    from a2.written.checkers import all_written_checkers, written_checker_names
+
+    names = written_checker_names()
+    assert set(names) == set(all_written_checkers()) and len(names) >= 9
+    assert all(all_written_checkers()[name].__module__ == module for name, module in names.items())
+
+
+MALLOC_PATTERN = """
+import numpy as np
+def anonymous():
+    for line in open("/proc/self/smaps_rollup"):
+        key, _, rest = line.partition(":")
+        if key == "Anonymous":
+            return int(rest.split()[0]) // 1024
+base = anonymous()
+big = np.ones(8 * 2**20 // 8)               # an 8 MiB block, mapped then unmapped: glibc raises its thresholds
+del big
+blocks, pins = [], []
+for _ in range(30):                         # 60 MiB of 2 MiB blocks (a training's minibatch tensors) ...
+    blocks.append(np.ones(2 * 2**20 // 8))
+    pins.append(np.ones(4096))              # ... each with a small live block after it
+del blocks
+print(anonymous() - base)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator settings")
+def test_freed_tensors_do_not_stay_resident_in_a_worker(tmp_path):
+    """The worker's environment (and so the fork server's) sets glibc's allocator so that large
+    freed blocks go back to the system: about 40 MiB of the reference's training (bench/gradescope.py)."""
+    def retained(env):
+        return int(subprocess.run([sys.executable, "-c", MALLOC_PATTERN], env=env, capture_output=True, text=True,
+                                  timeout=120, check=True).stdout)
+    env = worker_environment(tmp_path)
+    assert set(WORKER_MALLOC.items()) <= set(env.items())
+    assert retained(env) < 10
+    without = {k: v for k, v in env.items() if k not in WORKER_MALLOC}
+    assert retained(without) > 40  # what the setting saves (glibc's default thresholds)

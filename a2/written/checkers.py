@@ -7,7 +7,9 @@ name it on the question's line in rubric.yaml (``checker: name, auto: points``).
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 
 from a2.written.registry import WRITTEN_REGISTRY, WrittenChecker
 
@@ -25,3 +27,25 @@ def all_written_checkers() -> dict[str, WrittenChecker]:
     for name in CHECKER_MODULES:
         importlib.import_module(name)
     return WRITTEN_REGISTRY
+
+
+def written_checker_names() -> dict[str, str]:
+    """Every written checker's name and its module, read from the modules' source without importing
+    them: a grading's trusted process needs the names only (to check rubric.yaml), and the checker
+    modules import SymPy and the LaTeX parser (about 40 MiB), which only the reader process needs.
+    tests/test_memory.py checks that the names are the registry's."""
+    names: dict[str, str] = {}
+    for module in CHECKER_MODULES:
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            raise ImportError(f"the written checker module {module} is not found")
+        with open(spec.origin, encoding="utf-8") as source:
+            tree = ast.parse(source.read(), spec.origin)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for decorator in node.decorator_list:
+                    if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name)
+                            and decorator.func.id == "written_check" and decorator.args
+                            and isinstance(decorator.args[0], ast.Constant)):
+                        names[str(decorator.args[0].value)] = module
+    return names

@@ -195,11 +195,11 @@ class _Recorded:
 
     def __init__(self, sentence: list[str], trace: list[dict[str, Any]], script: list[str]):
         self.sentence = sentence
-        self.trace, self.script, self.at = trace, script, 0
+        self._trace, self._script, self._at = trace, script, 0
         self.stack, self.buffer, self.dependencies = self._state(0)
 
     def _state(self, k: int) -> tuple[list[Any], list[Any], list[Any]]:
-        state = self.trace[k]
+        state = self._trace[k]
         return ([_t(w) for w in state["stack"]], [_t(w) for w in state["buffer"]],
                 [(_t(h), _t(d)) for h, d in state["dependencies"]])
 
@@ -208,9 +208,9 @@ class _Recorded:
             transition = next(iter(named.values()))
         if transition is None:
             return
-        if self.at < len(self.script) and transition == self.script[self.at]:
-            self.at += 1
-            self.stack, self.buffer, self.dependencies = self._state(self.at)
+        if self._at < len(self._script) and transition == self._script[self._at]:
+            self._at += 1
+            self.stack, self.buffer, self.dependencies = self._state(self._at)
         else:
             self.dependencies = [*self.dependencies, ("<off script>", _t(str(transition)))]
 
@@ -225,6 +225,8 @@ class _Recorded:
 
 #: The assignment's PartialParse API: a stand-in's own, never taken from a student's class.
 _API = frozenset({"sentence", "stack", "buffer", "dependencies", "parse_step", "parse"})
+_OWN = frozenset({"_trace", "_script", "_at"})
+"""The stand-in's own state: a student's name for it is not carried."""
 
 
 def _student_extras(student_cls: Any) -> dict[str, Any]:
@@ -234,7 +236,7 @@ def _student_extras(student_cls: Any) -> dict[str, Any]:
     mro = getattr(student_cls, "__mro__", ())
     for klass in reversed(mro[:-1] if mro and mro[-1] is object else mro):
         for name, value in vars(klass).items():
-            if name.startswith("__") or name in _API or hasattr(_Recorded, name):
+            if name.startswith("__") or name in _API or hasattr(_Recorded, name) or name in _OWN:
                 continue
             if callable(value) or isinstance(value, (property, staticmethod, classmethod)):
                 extras[name] = value

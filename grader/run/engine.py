@@ -282,10 +282,16 @@ def grade(upload: Path, settings: GradingSettings | None = None, *,
                                    import_timeout=settings.import_timeout, seed=seed, ref=ref,
                                    ref_provider=ref_provider)
         held_files: dict[str, _FileState] = {}
+        held_left = {s.id for s in held}
 
         def run(spec: CheckSpec) -> CheckResult:
             if held_runner is not None and spec in held:
-                return common(spec, runner=held_runner, files=held_files)
+                try:
+                    return common(spec, runner=held_runner, files=held_files)
+                finally:
+                    held_left.discard(spec.id)
+                    if not held_left:  # its worker's memory goes back before training starts
+                        held_runner.close()
             return common(spec, runner=runner, files=files)
         for spec in cheap:
             by_id[spec.id] = _report(spec, run(spec), progress)

@@ -201,7 +201,8 @@ _TEXT_REMARK = re.compile(
     r",\s*(?:i\.\s?e\.?|e\.\s?g\.?|where|which|so|since|because|as|this|that|with|note|here|by|using)(?![A-Za-z])"
     r"|,\s+(?!else|otherwise)(?=[a-z]{3,}\s)"
     r"|\s+(?:where|since|because|which|so\s+that|i\.\s?e\.|e\.\s?g\.)\s|[.;](?:\s|$)", re.I)
-_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:exp|log|max|min|sum|drop|softmax|relu|sign|diag)\b)[a-z]{3,}\b", re.I)
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:exp|log|max|min|sum|drop|softmax|relu|sign|diag|[a-z]?hat|gamma|"
+                         r"delta|sigma|theta|partial)\b)[a-z]{3,}\b", re.I)
 
 
 def _remark_paren(text: str) -> int:

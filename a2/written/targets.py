@@ -79,6 +79,10 @@ def question_of(variable: str) -> str | None:
     return hit[0] if hit and hit[1] else None
 
 
+_LOSS = re.compile(r"(?:(?:J|L|\\?mathcal\{?[JL]\}?|ℒ|loss)(?:_?[\w\-]*)?|CE)(?:\([^()]*\))?|h_?i|h")
+"""What a derivative of the loss (or of h_i, 3(e)(i)) differentiates, flattened."""
+
+
 def lhs_target(lhs: str) -> str | None:
     """The question a formula with left-hand side ``lhs`` answers (see the module docstring)."""
     text = lhs.strip()
@@ -99,8 +103,9 @@ def lhs_target(lhs: str) -> str | None:
         return None
     target, final = wrt
     num = re.sub(r"^(?:\\partial|∂|d)", "", num)
-    if rest or (num and not re.fullmatch(r"(?:(?:J|L|\\?mathcal\{?[JL]\}?|ℒ|loss)(?:_?[\w\-]*)?|CE)(?:\([^()]*\))?"
-                                          r"|h_?i|h", num)):
+    if not num and rest:            # the operator form: \frac{\partial}{\partial v_c} J(v_c, o, U)
+        num, rest = rest, ""
+    if rest or (num and not _LOSS.fullmatch(num)):
         return STEP      # the derivative of something else than the loss (or of an expression)
     if not final:
         return STEP      # by an intermediate quantity (∂h_i/∂z_i)

@@ -157,7 +157,9 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
                 for section in found.sections.values():
                     section.unread = unread[name]
         else:
-            found = locate_markdown(text, questions, source=name, plain=is_plain_text(name, text))
+            hint = _NAME_HINT.search(base)        # p3.txt: its unlabelled "b)" is 3(b)
+            found = locate_markdown(text, questions, source=name, plain=is_plain_text(name, text),
+                                    start_part=int(hint.group(1)) if hint else 1)
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)

@@ -225,7 +225,8 @@ def _lines(lines: list[str]) -> tuple[list[_Marker], set[int]]:
             label = None          # "1 SHIFT + 1 ARC per word" is not part 1
         if label is not None:
             rest = line.strip()[len(label.text):].strip(" .:)-")
-            markers.append(_Marker(k, label, line.strip(), short and len(rest) < 40 and not re.search(r"\d\s*n|\$", rest)))
+            markers.append(_Marker(k, label, line.strip(), short and len(rest) < 40
+                                   and not re.search(r"\d\s*n|\$|[()/^_+*]|\s-\s|^-", rest)))   # "i) - U(y - Yhat)": an answer
     return markers, set()
 
 

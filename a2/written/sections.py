@@ -53,6 +53,7 @@ class Section:
     block: bool = False          # read from a LaTeX answer block (only the answer, no prompt)
     evidence: list[list[str]] = field(default_factory=list)   # [text, where] of equations naming its target
     unread: str = ""             # why part of its file was not read (an answer below full is then flagged)
+    doubt: str = ""              # why its place is uncertain (found by its heading's topic): below full is flagged
 
     @property
     def empty(self) -> bool:
@@ -127,6 +128,22 @@ def parse_label(text: str, *, heading: bool) -> Label | None:
 
 _PART_TITLES = ((1, re.compile(r"\bword2vec\b", re.I)), (2, re.compile(r"machine\s+learning", re.I)),
                 (3, re.compile(r"dependency\s+pars", re.I)))
+
+
+TOPIC_HEADINGS: dict[str, re.Pattern[str]] = {
+    # A heading without a label we know (``### Q3-1. Transition sequence trace``: the Winter
+    # handouts number sub-parts, and renumber them) answers the question whose topic it names.
+    "3a": re.compile(r"transition\s+sequence|\btrace\b|sequence\s+of\s+transitions", re.I),
+    "3b": re.compile(r"complexity|how\s+many\s+steps|number\s+of\s+(?:steps|transitions)", re.I),
+    "3f": re.compile(r"error\s+analysis|parsing\s+errors?\b", re.I),
+}
+
+
+def topic_title(heading: str, questions: set[str], taken: set[str]) -> str | None:
+    """The question an unlabelled heading names by its topic (:data:`TOPIC_HEADINGS`), unless
+    another section already answers it."""
+    found = [q for q, pattern in TOPIC_HEADINGS.items() if q in questions and pattern.search(heading)]
+    return found[0] if len(found) == 1 and found[0] not in taken else None
 
 
 def part_title(heading: str) -> Label | None:
@@ -282,8 +299,16 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
     markers, excluded = _lines(lines) if plain else _blocks(text)
     part, letter, roman = start_part, None, None
     spans: list[list] = []          # [start line, end line, question or None, marker]
+    labelled = {question_for(m.label.part, m.label.letter, m.label.roman, questions)
+                for m in markers if m.label is not None}
     for mk in markers:
         lab = mk.label
+        topic = topic_title(mk.heading, questions, labelled) if lab is None and mk.is_heading else None
+        if topic is not None or (lab is None and mk.is_heading and spans and spans[-1][4] == "topic"):
+            if spans:
+                spans[-1][1] = mk.line        # a section found by its topic ends at the next heading
+            spans.append([mk.line, len(lines), topic, mk, "topic" if topic else False])
+            continue
         if lab is None and mk.is_heading:
             lab = part_title(mk.heading)
         if lab is None:
@@ -316,6 +341,10 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
         target = derivative_target(heading, body) if q in _DERIVATIVE_FAMILY else None
         where = f"{source}, line {start + 1}"
         section = Section(q or "", body, heading, mk.label.text if mk.label else "", where)
+        if _implicit == "topic":
+            section.doubt = f"the section headed {heading!r} ({where}) was read as {pretty(q)} from its topic"
+            section.notes.append(f"No section is labelled {pretty(q)}; the one headed {heading!r} ({where}) "
+                                 f"was read as {pretty(q)} from its topic.")
         if target and target != q and target in questions and q and target[0] == q[0]:
             section.notes.append(f"The section headed {heading!r} ({where}) is about the question "
                                  f"{pretty(target)}, not {pretty(q)}, so it was read as {pretty(target)}.")

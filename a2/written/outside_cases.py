@@ -93,8 +93,8 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
         if found_pick is None:
             detail = f" ({problems[0]})" if problems else ""
             lines.append(f"case {title}: no formula for this case was found{detail}.")
-            if problems:
-                review = review or f"the case {title} could not be read: {problems[0]}"
+            review = review or (f"the case {title} could not be read: {problems[0]}" if problems else
+                                f"no formula for the case {title} was read (the answer was not read whole)")
             continue
         cand, formula = found_pick
         raws.append(cand.latex)

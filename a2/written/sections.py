@@ -251,7 +251,7 @@ def _lines(lines: list[str]) -> tuple[list[_Marker], set[int]]:
 # What a section is about
 
 _DERIVATIVE_FAMILY = ("1b_i", "1d", "1e", "3e_i", "3e_ii")
-_WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?\$+([^$]{1,80})\$", re.I)
+_WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?(?:\$+([^$]{1,80})\$|\\\(((?:(?!\\\)).){1,80})\\\))", re.I)
 _SLASH_PARTIAL = re.compile(r"(?:\\partial|∂)\s*J\s*/\s*(?:\\partial|∂)\s*(\\?[A-Za-z{}\\_ ]{1,30})")
 
 
@@ -259,7 +259,7 @@ def derivative_target(heading: str, body: str) -> str | None:
     """Which derivative question a section is about, from its heading or first derivative."""
     for text in (heading, body[:1500]):
         for m in _WRT.finditer(text):
-            target = question_of(m.group(1))
+            target = question_of(m.group(1) or m.group(2))
             if target:
                 return target
     for wrt in (_partial_fraction(body), _SLASH_PARTIAL.search(body)):

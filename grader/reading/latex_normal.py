@@ -76,9 +76,9 @@ def _hats(text: str) -> str:
     text = re.sub(r"\\hat\s*([A-Za-z])", r"\\hat{\1}", text)
     # \hat{y_o} -> \hat{y}_o; {\hat{y}}_{i} -> \hat{y}_{i} (a subscript on a braced group)
     text = re.sub(r"\\hat\{\s*([A-Za-z])\s*_\s*(\{[^{}]*\}|[A-Za-z0-9])\s*\}", r"\\hat{\1}_\2", text)
-    text = re.sub(r"\{\s*(\\hat\{[A-Za-z]\})\s*\}(?=\s*[_^])", r"\1", text)
     # \hat{{y}} (after unwrapping a style) -> \hat{y}
     text = re.sub(r"\\hat\{\s*\{\s*([A-Za-z])\s*\}\s*\}", r"\\hat{\1}", text)
+    text = re.sub(r"\{\s*(\\hat\{[A-Za-z]\})\s*\}(?=\s*[_^])", r"\1", text)
     return text
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from a2.written.targets import fraction, question_of
+from a2.written.targets import fraction, question_of, topic_title
 from grader.reading.blocks import markdown_tokens
 
 MAX_FILE_CHARS = 1_000_000
@@ -128,22 +128,6 @@ def parse_label(text: str, *, heading: bool) -> Label | None:
 
 _PART_TITLES = ((1, re.compile(r"\bword2vec\b", re.I)), (2, re.compile(r"machine\s+learning", re.I)),
                 (3, re.compile(r"dependency\s+pars", re.I)))
-
-
-TOPIC_HEADINGS: dict[str, re.Pattern[str]] = {
-    # A heading without a label we know (``### Q3-1. Transition sequence trace``: the Winter
-    # handouts number sub-parts, and renumber them) answers the question whose topic it names.
-    "3a": re.compile(r"transition\s+sequence|\btrace\b|sequence\s+of\s+transitions", re.I),
-    "3b": re.compile(r"complexity|how\s+many\s+steps|number\s+of\s+(?:steps|transitions)", re.I),
-    "3f": re.compile(r"error\s+analysis|parsing\s+errors?\b", re.I),
-}
-
-
-def topic_title(heading: str, questions: set[str], taken: set[str]) -> str | None:
-    """The question an unlabelled heading names by its topic (:data:`TOPIC_HEADINGS`), unless
-    another section already answers it."""
-    found = [q for q, pattern in TOPIC_HEADINGS.items() if q in questions and pattern.search(heading)]
-    return found[0] if len(found) == 1 and found[0] not in taken else None
 
 
 def part_title(heading: str) -> Label | None:
@@ -299,8 +283,8 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
     markers, excluded = _lines(lines) if plain else _blocks(text)
     part, letter, roman = start_part, None, None
     spans: list[list] = []          # [start line, end line, question or None, marker]
-    labelled = {question_for(m.label.part, m.label.letter, m.label.roman, questions)
-                for m in markers if m.label is not None}
+    labelled = {q for m in markers if m.label is not None
+                for q in [question_for(m.label.part, m.label.letter, m.label.roman, questions)] if q}
     for mk in markers:
         lab = mk.label
         topic = topic_title(mk.heading, questions, labelled) if lab is None and mk.is_heading else None

@@ -132,3 +132,19 @@ def split_foreign_tail(body: str, own: str, formula_lhs: list[tuple[int, str]],
                 return None
             return body[:cut].rstrip(), body[cut:].strip("\n"), target
     return None
+
+
+TOPIC_HEADINGS: dict[str, re.Pattern[str]] = {
+    # A heading without a label we know (``### Q3-1. Transition sequence trace``: the Winter
+    # handouts number sub-parts, and renumber them) answers the question whose topic it names.
+    "3a": re.compile(r"transition\s+sequence|\btrace\b|sequence\s+of\s+transitions", re.I),
+    "3b": re.compile(r"complexity|how\s+many\s+steps|number\s+of\s+(?:steps|transitions)", re.I),
+    "3f": re.compile(r"error\s+analysis|parsing\s+errors?\b", re.I),
+}
+
+
+def topic_title(heading: str, questions: set[str], taken: set[str]) -> str | None:
+    """The question an unlabelled heading names by its topic (:data:`TOPIC_HEADINGS`), unless
+    another section already answers it."""
+    found = [q for q, pattern in TOPIC_HEADINGS.items() if q in questions and pattern.search(heading)]
+    return found[0] if len(found) == 1 and found[0] not in taken else None

@@ -180,21 +180,22 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
         if unit.sub is not None:
             pieces.append((ROMANS[(unit.sub - 1) % len(ROMANS)], raw, unit.start))
         elif not unit.has_subparts and f"{unit.question}{letter}_i" in questions and enumerate_items(raw):
-            items = enumerate_items(raw)
-            after = _blocks_after_items(raw, items, found, unit.start)
+            prompt_items = enumerate_items(raw)
+            after = _blocks_after_items(raw, prompt_items, found, unit.start)
             if after is None:
-                pieces += [(ROMANS[k % len(ROMANS)], item, unit.start + off) for k, (off, item) in enumerate(items)]
+                pieces += [(ROMANS[k % len(ROMANS)], item, unit.start + off)
+                           for k, (off, item) in enumerate(prompt_items)]
             else:
                 # the prompt's \items are the sub-questions; ONE block after them answers them all
-                for k, (off, item) in enumerate(items):
-                    roman = ROMANS[k % len(ROMANS)]
-                    answer, whole = after
-                    body = answer[k] if k < len(answer) else ""
-                    part = _part(unit, letter, roman, questions, body, item, macros, text, unit.start + off, True)
+                given, whole = after
+                for k, (off, item) in enumerate(prompt_items):
+                    numeral = ROMANS[k % len(ROMANS)]
+                    read = _part(unit, letter, numeral, questions, given[k] if k < len(given) else "", item,
+                                 macros, text, unit.start + off, True)
                     if whole:
-                        part.notes.append(f"One answer block answers all the sub-parts of {unit.question}({letter}) "
+                        read.notes.append(f"One answer block answers all the sub-parts of {unit.question}({letter}) "
                                           "without a list, so it was read whole for each of them.")
-                    out.append(part)
+                    out.append(read)
                 continue
         else:
             pieces.append((None, raw, unit.start))

@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from a2 import registry
 from a2.written.process import INTERNAL, ChildProcess, InProcess
 from a2.written.registry import MISSING, UNREADABLE
 from a2.written.sections import MAX_FILE_CHARS, MAX_FILES, pretty
+from grader import assignment
 from grader.run.budget import Budget, BudgetExhausted, BudgetRunner
 from grader.run.results import (
     FAILED,
@@ -66,8 +66,7 @@ _FILE_LABEL = re.compile(r"(?:^|[^a-z0-9])(?:q|p|part|problem)?[ _.-]?([1-3])(?:
 
 def unread_files(paths: Iterable[Path]) -> list[Path]:
     """The uploaded files that may hold written answers but cannot be read (.pdf, .xlsx, images)."""
-    return [p for p in paths if not p.name.lower().endswith(tuple(registry.WRITTEN_SUFFIXES))
-            and p.name.lower().endswith(tuple(registry.UNREAD_WRITTEN_SUFFIXES))]
+    return [p for p in paths if not assignment.is_written(p.name) and assignment.is_unread_written(p.name)]
 
 
 def unread_kind(name: str) -> str:

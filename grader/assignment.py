@@ -27,6 +27,9 @@ CONTRACT = {
     # what a submission holds
     "STUDENT_FILES": "the files a student edits and uploads",
     "WRITTEN_FILES": "the names of the written part's files (the first is the template's)",
+    "WRITTEN_SUFFIXES": "written files read whatever their name (.md, .txt, .tex)",
+    "UNREAD_WRITTEN_SUFFIXES": "files that may hold written answers but cannot be read (named in the feedback)",
+    "NOT_WRITTEN": "file names (lower case, no suffix) never read as written answers",
     "SUPPORT_DIRS": "the template's support folders, which the grader provides",
     "TORCH_FILES": "student files whose checks need torch preloaded in the worker",
     "TRAINING_CHECK_PREFIX": "the id prefix of the checks `grader batch --quick` skips",
@@ -163,6 +166,22 @@ def student_files() -> tuple[str, ...]:
 def written_files() -> tuple[str, ...]:
     """The names of the written part's files (``answers.md``...); ``.tex`` files are read too."""
     return tuple(registry().WRITTEN_FILES)
+
+
+def is_written(name: str) -> bool:
+    """Whether a file of this name is read as a written answer (any Markdown, text or LaTeX file that
+    is not a student file or a README/requirements/licence)."""
+    low = name.lower()
+    if name in registry().STUDENT_FILES:
+        return False
+    if name in registry().WRITTEN_FILES:
+        return True
+    return low.endswith(tuple(registry().WRITTEN_SUFFIXES)) and low.rsplit(".", 1)[0] not in registry().NOT_WRITTEN
+
+
+def is_unread_written(name: str) -> bool:
+    """Whether a file of this name may hold written answers the reader cannot read (.pdf, .xlsx, an image)."""
+    return name.lower().endswith(tuple(registry().UNREAD_WRITTEN_SUFFIXES))
 
 
 def support_dirs() -> tuple[str, ...]:

@@ -281,7 +281,10 @@ def test_3f_partial_credit_per_item():
     body = STRUCTURED.replace("VP attachment", "PP attachment").replace("acquisition -> citing", "citing -> acquisition")
     verdict = judge("parser_errors", "3f", body)
     assert verdict.passed == 10
-    assert "i: type 'PP' ✗, incorrect citing → acquisition ✗, correct blocked → citing ✓" in verdict.feedback
+    assert "i: type 'PP' ✗, incorrect citing → acquisition ✗, correct blocked → citing ✓" in verdict.why
+    # shown at once: what was read, never the verdict per field (it would give the key away)
+    assert "i: read type 'PP', incorrect citing → acquisition, correct blocked → citing" in verdict.feedback
+    assert not any("✓" in line or "✗" in line for line in verdict.feedback)
     body = TABLE.replace("| iv | Coordination Attachment Error | affects → one | plants → one |\n", "")
     verdict = judge("parser_errors", "3f", body)
     assert verdict.passed == 9 and "iv: no answer found for this sentence." in verdict.feedback

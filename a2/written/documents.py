@@ -49,6 +49,12 @@ _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
 _NAME_HINT = re.compile(r"(?:part|p|q)[_\- ]?([1-3])(?!\d)", re.I)
 
 
+_INVISIBLE = str.maketrans({"\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
+                            "\u00a0": " ", "\u202f": " ", "\u2009": " "})
+"""Characters that do not change what a writeup says (zero-width and non-breaking spaces, a byte
+order mark, CR): removed or made plain spaces before anything is read."""
+
+
 def _key(path: str) -> str:
     p = PurePosixPath(path.replace("\\", "/").lstrip("./"))
     return str(p.with_suffix("")) if p.suffix == ".tex" else str(p)
@@ -123,6 +129,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     """Sections of every written file (answers.md first, then .tex files by name)."""
     notes: list[str] = []
     merged: dict[str, Section] = {}
+    files = [(name, text.translate(_INVISIBLE)) for name, text in files]
     if len(files) > MAX_FILES:
         notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")
         files = files[:MAX_FILES]
@@ -157,7 +164,9 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
                 for section in found.sections.values():
                     section.unread = unread[name]
         else:
-            found = locate_markdown(text, questions, source=name, plain=is_plain_text(name, text))
+            hint = _NAME_HINT.search(base)        # p3.txt: its unlabelled "b)" is 3(b)
+            found = locate_markdown(text, questions, source=name, plain=is_plain_text(name, text),
+                                    start_part=int(hint.group(1)) if hint else 1)
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)

@@ -143,7 +143,8 @@ def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: S
             better.append((text, where))
             break
     if not better:
-        return replace(verdict, review=section.unread) if section.unread else verdict
+        doubt = section.unread or section.doubt
+        return replace(verdict, review=doubt) if doubt else verdict
     text, where = better[0]
     read = verdict.read or "no answer"
     shown = f"{' '.join(text.split())[:300]} ({where})"

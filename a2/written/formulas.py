@@ -112,7 +112,10 @@ def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
     formula whose left side names the question beats a passing mention ("where $y$ is one-hot").
     """
     found = _target_filter(candidates(section.body), section.question)
-    explicit = [c for c in found if c.kind in EXPLICIT]
+    # an explicit answer is the answer unless its left side names something else ("Answer: J = ...")
+    explicit = [c for c in found if c.kind in EXPLICIT
+                and (not lhs(c.latex) or lhs_target(lhs(c.latex)) in (section.question, None) and derivative_lhs(c)
+                     or lhs_target(lhs(c.latex)) == section.question)]
     implicit = [c for c in found if derivative_lhs(c)] + [c for c in found if not derivative_lhs(c)]
     pool = explicit or implicit
     first_problem = ""

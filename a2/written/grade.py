@@ -11,6 +11,7 @@ that says which, and is still listed for TAs.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import replace
@@ -19,6 +20,7 @@ from pathlib import Path
 from a2.written.process import INTERNAL, ChildProcess, InProcess
 from a2.written.registry import MISSING, UNREADABLE
 from a2.written.sections import MAX_FILE_CHARS, MAX_FILES, pretty
+from grader import assignment
 from grader.run.budget import Budget, BudgetExhausted, BudgetRunner
 from grader.run.results import (
     FAILED,
@@ -54,11 +56,40 @@ def _names(paths: list[Path]) -> dict[Path, str]:
     return {p: (p.relative_to(top).as_posix() if p.is_relative_to(top) else p.name) for p in paths}
 
 
+UNREAD_KINDS = {".pdf": "a PDF", ".xlsx": "a spreadsheet", ".xls": "a spreadsheet", ".csv": "a spreadsheet",
+                ".ods": "a spreadsheet", ".numbers": "a spreadsheet", ".docx": "a Word document",
+                ".doc": "a Word document", ".odt": "a text document", ".rtf": "a text document",
+                ".pages": "a Pages document"}
+"""What a file the reader cannot read is, by suffix (any other: an image)."""
+_FILE_LABEL = re.compile(r"(?:^|[^a-z0-9])(?:q|p|part|problem)?[ _.-]?([1-3])(?:[ _.-]?\(?([a-f])\)?)?(?![0-9a-z])", re.I)
+
+
+def unread_files(paths: Iterable[Path]) -> list[Path]:
+    """The uploaded files that may hold written answers but cannot be read (.pdf, .xlsx, images)."""
+    return [p for p in paths if not assignment.is_written(p.name) and assignment.is_unread_written(p.name)]
+
+
+def unread_kind(name: str) -> str:
+    return UNREAD_KINDS.get(Path(name).suffix.lower(), "an image")
+
+
+def might_answer(name: str, question: str) -> bool:
+    """Whether a file the reader cannot read may answer ``question`` (1b_i): its name's label
+    (``p3.a.xlsx`` -> 3(a), ``q2.pdf`` -> part 2) fits it, or its name has no label."""
+    m = _FILE_LABEL.search(Path(name).name.rsplit(".", 1)[0])
+    if m is None:
+        return True
+    return question.startswith(m.group(1) + (m.group(2) or "").lower())
+
+
 def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str]]:
-    """(name, text) of each written file, answers.md first, and notes about what was cut."""
+    """(name, text) of each written file, answers.md first then by name, and notes about what was
+    cut; files that cannot be read (:func:`unread_files`) are left out (grade_written names them)."""
     notes: list[str] = []
     files: list[tuple[str, str]] = []
     paths = list(paths)
+    unread = set(unread_files(paths))
+    paths = [p for p in paths if p not in unread]
     names = _names(paths)
     ordered = sorted(paths, key=lambda p: (p.name != "answers.md", names[p]))
     for path in ordered[:MAX_FILES]:
@@ -141,6 +172,13 @@ def written_read(reply: ProbeResult | None, section: dict | None, locate_problem
                        tuple(str(line) for line in verdict.get("why", ())))
 
 
+def _no_answer(section: dict | None, reply: ProbeResult | None) -> bool:
+    """Whether no answer was read for an item (no section, an empty one, or none the checker found)."""
+    if section is None or not str(section.get("body", "")).strip() or reply is None:
+        return True
+    return reply.ok and reply.value["verdict"].get("status") == MISSING
+
+
 def _manual(part: Part, section: dict | None, locate_problem: str) -> ManualItem:
     points = f"{part.manual_points:g} point{'s' if part.manual_points != 1 else ''}"
     name = f"{part.name} (for TA grading: {points}, not in the autograder's score)"
@@ -160,7 +198,14 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
     """Auto-graded results, TA items and notes for the written ``parts`` of a submission; within
     ``budget`` when given (an auto share it cannot afford is not run)."""
     parts = list(parts)
+    paths = list(paths)
     files, notes = read_writeups(paths)
+    unread = [_names(paths)[p] for p in unread_files(paths)]
+    if files:
+        notes.append("Written files read: " + ", ".join(name for name, _ in files) + ".")
+    for name in unread:
+        notes.append(f"{name} is {unread_kind(name)}, which the grader cannot read: an answer only in it is "
+                     "not graded automatically, and the questions it may answer are listed for a TA.")
     results: list[CheckResult] = []
     manual: list[ManualItem] = []
     if not parts:
@@ -208,6 +253,11 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                     except BudgetExhausted:
                         ran_out, outcome = True, not_run_outcome()
                 read = replace(written_read(check_reply, section, locate_problem), why_visibility=part.explanation)
+                maybe = [n for n in unread if might_answer(n, part.id)]
+                if maybe and not read.review and outcome.trials_passed < outcome.trials_total and _no_answer(section, check_reply):
+                    read = replace(read, review=f"no answer to {pretty(part.id)} was read in the text files, "
+                                                f"but {', '.join(maybe)} ({unread_kind(maybe[0])}) may hold it",
+                                   where=read.where or maybe[0])
                 result = replace(score(spec, outcome, time.monotonic() - t0), written=read)
                 results.append(result)
                 if progress:
@@ -220,4 +270,4 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
     return results, manual, notes
 
 
-__all__ = ["grade_written", "read_writeups", "InProcess", "ChildProcess", "NO_WRITEUP"]
+__all__ = ["grade_written", "read_writeups", "unread_files", "might_answer", "InProcess", "ChildProcess", "NO_WRITEUP"]

@@ -64,6 +64,6 @@ def answer_items(checker: str, written: dict[str, Any], feedback: list[str]) -> 
     out = []
     for roman in ROMANS:
         text = readings.get(roman, "")
-        score, most = _item_verdict(feedback, roman) if text else (0.0, 3.0)
+        score, most = _item_verdict([*feedback, *map(str, written.get("why", ()))], roman) if text else (0.0, 3.0)
         out.append((roman, text, score, most))
     return out

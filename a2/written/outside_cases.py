@@ -93,8 +93,13 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
         if found_pick is None:
             detail = f" ({problems[0]})" if problems else ""
             lines.append(f"case {title}: no formula for this case was found{detail}.")
+            unused = [c for c in candidates(section.body) if derivative_lhs(c)
+                      and c.start not in {pick[0].start for pick in chosen.values()} | ({fallback[0].start} if fallback else set())]
             if problems:
                 review = review or f"the case {title} could not be read: {problems[0]}"
+            elif unused:   # another formula of the section may be this case, in a form not read
+                review = review or (f"no formula for the case {title} was read, but the section has others: "
+                                    f"{quote(unused[-1].latex)}")
             continue
         cand, formula = found_pick
         raws.append(cand.latex)

@@ -197,9 +197,14 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
         ok_right = right is not None and right.key() == key.right
         passed += ok_kind + ok_wrong + ok_right
         reads.append(f"{key.roman}: {_short(kind) if kind else '?'}; {wrong or '?'}; {right or '?'}")
-        lines.append(f"{key.roman}: type {words or 'not found'!r} {'✓' if ok_kind else '✗'}, "
-                     f"incorrect {wrong or 'not found'} {'✓' if ok_wrong else '✗'}, "
-                     f"correct {right or 'not found'} {'✓' if ok_right else '✗'}")
+        # What was read is shown at once; the verdict per field only with the explanation (rubric.yaml's
+        # ``explanation``, after the due date by default): each type occurs once, so ✓/✗ per field
+        # shown at once would let a few resubmissions find the key.
+        lines.append(f"{key.roman}: read type {words or 'not found'!r}, incorrect {wrong or 'not found'}, "
+                     f"correct {right or 'not found'}")
+        why.append(f"{key.roman}: type {words or 'not found'!r} {'✓' if ok_kind else '✗'}, "
+                   f"incorrect {wrong or 'not found'} {'✓' if ok_wrong else '✗'}, "
+                   f"correct {right or 'not found'} {'✓' if ok_right else '✗'}")
         if not about_it:
             lines.append(f"  {key.roman}: this answer does not mention the words of sentence {key.roman} "
                          "(another sentence?), so it earns nothing.")

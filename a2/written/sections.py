@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from a2.written.targets import fraction, question_of
+from a2.written.targets import fraction, question_of, topic_title
 from grader.reading.blocks import markdown_tokens
 
 MAX_FILE_CHARS = 1_000_000
@@ -53,6 +53,7 @@ class Section:
     block: bool = False          # read from a LaTeX answer block (only the answer, no prompt)
     evidence: list[list[str]] = field(default_factory=list)   # [text, where] of equations naming its target
     unread: str = ""             # why part of its file was not read (an answer below full is then flagged)
+    doubt: str = ""              # why its place is uncertain (found by its heading's topic): below full is flagged
 
     @property
     def empty(self) -> bool:
@@ -71,7 +72,7 @@ class Located:
 _ROMAN = r"(?:iv|v|i{1,3})"
 _LEAD = re.compile(r"^[\s#>*_$`]*(?:\\\(|\\\[)?\s*")
 _WORD = re.compile(r"(?:question|problem|exercise|part|task|q)\s*\.?\s*(?=[0-9(a-gA-G])", re.I)
-_PART = re.compile(r"([1-3])(?![0-9])(?:\s*[.:)]\s*|\s+|(?=[(a-g])|$)")
+_PART = re.compile(r"([1-3])(?![0-9])(?:\s*[.:)]\s*|\s+|-(?=[a-g](?![A-Za-z]))|(?=[(a-g])|$)")   # also Q1-b
 _LETTER_PAREN = re.compile(r"[.\-\s]*\(\s*([a-gA-G])\s*\)")
 _LETTER_BARE = re.compile(r"[.\-\s]*([a-g])(?=[):\-(]|\.(?![A-Za-z])|\s*$|" + _ROMAN + r"\b|[-.]" + _ROMAN + r"\b"
                           r"|\s" + _ROMAN + r"\))")
@@ -225,7 +226,8 @@ def _lines(lines: list[str]) -> tuple[list[_Marker], set[int]]:
             label = None          # "1 SHIFT + 1 ARC per word" is not part 1
         if label is not None:
             rest = line.strip()[len(label.text):].strip(" .:)-")
-            markers.append(_Marker(k, label, line.strip(), short and len(rest) < 40 and not re.search(r"\d\s*n|\$", rest)))
+            markers.append(_Marker(k, label, line.strip(), short and len(rest) < 40
+                                   and not re.search(r"\d\s*n|\$|[()/^_+*]|\s-\s|^-", rest)))   # "i) - U(y - Yhat)": an answer
     return markers, set()
 
 
@@ -233,7 +235,7 @@ def _lines(lines: list[str]) -> tuple[list[_Marker], set[int]]:
 # What a section is about
 
 _DERIVATIVE_FAMILY = ("1b_i", "1d", "1e", "3e_i", "3e_ii")
-_WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?\$+([^$]{1,80})\$", re.I)
+_WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?(?:\$+([^$]{1,80})\$|\\\(((?:(?!\\\)).){1,80})\\\))", re.I)
 _SLASH_PARTIAL = re.compile(r"(?:\\partial|∂)\s*J\s*/\s*(?:\\partial|∂)\s*(\\?[A-Za-z{}\\_ ]{1,30})")
 
 
@@ -241,7 +243,7 @@ def derivative_target(heading: str, body: str) -> str | None:
     """Which derivative question a section is about, from its heading or first derivative."""
     for text in (heading, body[:1500]):
         for m in _WRT.finditer(text):
-            target = question_of(m.group(1))
+            target = question_of(m.group(1) or m.group(2))
             if target:
                 return target
     for wrt in (_partial_fraction(body), _SLASH_PARTIAL.search(body)):
@@ -281,8 +283,16 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
     markers, excluded = _lines(lines) if plain else _blocks(text)
     part, letter, roman = start_part, None, None
     spans: list[list] = []          # [start line, end line, question or None, marker]
+    labelled = {q for m in markers if m.label is not None
+                for q in [question_for(m.label.part, m.label.letter, m.label.roman, questions)] if q}
     for mk in markers:
         lab = mk.label
+        topic = topic_title(mk.heading, questions, labelled) if lab is None and mk.is_heading else None
+        if topic is not None or (lab is None and mk.is_heading and spans and spans[-1][4] == "topic"):
+            if spans:
+                spans[-1][1] = mk.line        # a section found by its topic ends at the next heading
+            spans.append([mk.line, len(lines), topic, mk, "topic" if topic else False])
+            continue
         if lab is None and mk.is_heading:
             lab = part_title(mk.heading)
         if lab is None:
@@ -315,6 +325,10 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
         target = derivative_target(heading, body) if q in _DERIVATIVE_FAMILY else None
         where = f"{source}, line {start + 1}"
         section = Section(q or "", body, heading, mk.label.text if mk.label else "", where)
+        if _implicit == "topic":
+            section.doubt = f"the section headed {heading!r} ({where}) was read as {pretty(q)} from its topic"
+            section.notes.append(f"No section is labelled {pretty(q)}; the one headed {heading!r} ({where}) "
+                                 f"was read as {pretty(q)} from its topic.")
         if target and target != q and target in questions and q and target[0] == q[0]:
             section.notes.append(f"The section headed {heading!r} ({where}) is about the question "
                                  f"{pretty(target)}, not {pretty(q)}, so it was read as {pretty(target)}.")

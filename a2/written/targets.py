@@ -79,6 +79,10 @@ def question_of(variable: str) -> str | None:
     return hit[0] if hit and hit[1] else None
 
 
+_LOSS = re.compile(r"(?:(?:J|L|\\?mathcal\{?[JL]\}?|ℒ|loss)(?:_?[\w\-]*)?|CE)(?:\([^()]*\))?|h_?i|h")
+"""What a derivative of the loss (or of h_i, 3(e)(i)) differentiates, flattened."""
+
+
 def lhs_target(lhs: str) -> str | None:
     """The question a formula with left-hand side ``lhs`` answers (see the module docstring)."""
     text = lhs.strip()
@@ -99,8 +103,9 @@ def lhs_target(lhs: str) -> str | None:
         return None
     target, final = wrt
     num = re.sub(r"^(?:\\partial|∂|d)", "", num)
-    if rest or (num and not re.fullmatch(r"(?:(?:J|L|\\?mathcal\{?[JL]\}?|ℒ|loss)(?:_?[\w\-]*)?|CE)(?:\([^()]*\))?"
-                                          r"|h_?i|h", num)):
+    if not num and rest:            # the operator form: \frac{\partial}{\partial v_c} J(v_c, o, U)
+        num, rest = rest, ""
+    if rest or (num and not _LOSS.fullmatch(num)):
         return STEP      # the derivative of something else than the loss (or of an expression)
     if not final:
         return STEP      # by an intermediate quantity (∂h_i/∂z_i)
@@ -127,3 +132,19 @@ def split_foreign_tail(body: str, own: str, formula_lhs: list[tuple[int, str]],
                 return None
             return body[:cut].rstrip(), body[cut:].strip("\n"), target
     return None
+
+
+TOPIC_HEADINGS: dict[str, re.Pattern[str]] = {
+    # A heading without a label we know (``### Q3-1. Transition sequence trace``: the Winter
+    # handouts number sub-parts, and renumber them) answers the question whose topic it names.
+    "3a": re.compile(r"transition\s+sequence|\btrace\b|sequence\s+of\s+transitions", re.I),
+    "3b": re.compile(r"complexity|how\s+many\s+steps|number\s+of\s+(?:steps|transitions)", re.I),
+    "3f": re.compile(r"error\s+analysis|parsing\s+errors?\b", re.I),
+}
+
+
+def topic_title(heading: str, questions: set[str], taken: set[str]) -> str | None:
+    """The question an unlabelled heading names by its topic (:data:`TOPIC_HEADINGS`), unless
+    another section already answers it."""
+    found = [q for q, pattern in TOPIC_HEADINGS.items() if q in questions and pattern.search(heading)]
+    return found[0] if len(found) == 1 and found[0] not in taken else None

@@ -180,8 +180,23 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
         if unit.sub is not None:
             pieces.append((ROMANS[(unit.sub - 1) % len(ROMANS)], raw, unit.start))
         elif not unit.has_subparts and f"{unit.question}{letter}_i" in questions and enumerate_items(raw):
-            pieces += [(ROMANS[k % len(ROMANS)], item, unit.start + off)
-                       for k, (off, item) in enumerate(enumerate_items(raw))]
+            prompt_items = enumerate_items(raw)
+            after = _blocks_after_items(raw, prompt_items, found, unit.start)
+            if after is None:
+                pieces += [(ROMANS[k % len(ROMANS)], item, unit.start + off)
+                           for k, (off, item) in enumerate(prompt_items)]
+            else:
+                # the prompt's \items are the sub-questions; ONE block after them answers them all
+                given, whole = after
+                for k, (off, item) in enumerate(prompt_items):
+                    numeral = ROMANS[k % len(ROMANS)]
+                    read = _part(unit, letter, numeral, questions, given[k] if k < len(given) else "", item,
+                                 macros, text, unit.start + off, True)
+                    if whole:
+                        read.notes.append(f"One answer block answers all the sub-parts of {unit.question}({letter}) "
+                                          "without a list, so it was read whole for each of them.")
+                    out.append(read)
+                continue
         else:
             pieces.append((None, raw, unit.start))
         for roman, piece, offset in pieces:
@@ -208,6 +223,38 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
 
 
 Blocks = list[tuple[int, int, str]]
+
+
+def _blocks_after_items(raw: str, items: list[tuple[int, str]], found: Blocks,
+                        offset: int) -> tuple[list[str], bool] | None:
+    """When a part's sub-questions are ``\\item``s of its PROMPT and no item holds a block of its
+    own, the answers given in the blocks after the list: one per sub-part when a block holds a
+    list of its own (True when none does, and the blocks are then each sub-part's whole answer);
+    None when the items hold their own blocks or there is no block."""
+    spans = [(offset + off, offset + off + len(item)) for off, item in items]
+    inside = [(s, e, c) for s, e, c in found if s >= offset and e <= offset + len(raw)]
+    if not inside or any(a <= s < b for s, _, _ in inside for a, b in spans):
+        return None
+    for _, _, block in inside:
+        listed = enumerate_items(block)
+        if len(listed) >= 2:
+            return [item for _, item in listed], False
+    whole = "\n\n".join(c for _, _, c in inside)
+    return [whole] * len(items), True
+
+
+def _part(unit: Unit, letter: str, roman: str | None, questions: set[str], answer: str, prompt: str,
+          macros: dict[str, Macro], text: str, offset: int, from_block: bool) -> ExamPart:
+    """One part as read, its answer and prompt expanded with the document's macros."""
+    body, problem = expand_safely(answer, macros)
+    prompt_text, _ = expand_safely(prompt, macros)
+    part = ExamPart(_question_id(unit.question, letter, roman, questions),
+                    f"{unit.question}({letter})" + (f"({roman})" if roman else ""),
+                    body_to_markdown(body).strip() if body.strip() else "",
+                    flatten(prompt_text)[:PROMPT_CHARS], text.count("\n", 0, offset) + 1, from_block)
+    if problem:
+        part.notes.append(f"The macros of this writeup could not be expanded ({problem}); it was read as written.")
+    return part
 
 
 def _shared_blocks(text: str, units: list[Unit],

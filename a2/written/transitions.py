@@ -281,7 +281,7 @@ def built(rows: list[Row]) -> tuple[Config, list[tuple[str, str]]]:
 def _sequence_only(body: str) -> list[Row]:
     """A transition sequence written without a table ("S, S, LA, ...", "Shift, Left-Arc, ..."), as rows
     without configurations."""
-    tokens = re.findall(r"\b((?i:SHIFT|LEFT[- ]?ARC|RIGHT[- ]?ARC)|LA|RA|S)\b", clean(body))
+    tokens = re.findall(r"\b((?i:SHIFT|LEFT[- ]?ARC|RIGHT[- ]?ARC)|LA|RA|S)\b(?!\s*[=:])", clean(body))  # not "S = [ROOT]"
     if len(tokens) < STEPS // 2:
         return []
     return [Row(k + 1, transition_name(t), t, None, None, None, False) for k, t in enumerate(tokens)]
@@ -293,12 +293,15 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     if section.empty:
         return missing(section)
     rows, notes = read_table(section)
+    review = ""
     if not rows:
         rows = _sequence_only(section.body)
         if not rows:
             return missing(section, "no configuration table")
         notes.append("No table was found, only a sequence of transitions: the configurations could not "
-                     "be checked.")
+                     "be checked, so this answer gets partial credit at most and a TA reads it.")
+        review = (f"no configuration table was read, only a sequence of {len(rows)} transitions: the stack and "
+                  "buffer of each step are unchecked (a table the reader missed, or a list of steps?)")
     done = replay(rows)
     passed, tree_ok = done.passed, done.tree_ok
     total = max(STEPS, len(rows)) + 1
@@ -307,7 +310,9 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     tree = ("the transitions build exactly the gold tree." if tree_ok else
             "the transitions do not build the gold tree (from the initial configuration).")
     # Shown at once, so it states no count of steps the answer should have (that is 3(b)'s answer).
-    lines = [f"read: {read}", f"{passed} of the {len(rows)} rows after the initial one right; {tree}", *notes]
+    counted = (f"{passed} of the {len(rows)} rows after the initial one right; " if not review
+               else f"{passed} of the {len(rows)} transitions right (no stack or buffer read); ")
+    lines = [f"read: {read}", counted + tree, *notes]
     why = list(done.messages)  # each wrong row and the step toward the gold tree: the explanation only
     if len(rows) < STEPS and rows[-1].stack == ("ROOT",) and rows[-1].buffer == ():
         why.append(f"Steps are missing: the table ends complete after {len(rows)} rows, but a row holds one "
@@ -318,7 +323,10 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     if passed + int(tree_ok) < total:
         evidence = TableEvidence(done.reversed, _wrong_heads(rows, done.reversed))
         why[:0] = [mistake.text(evidence) for mistake in every_known("3a", evidence)]
-    return Verdict(passed + int(tree_ok), total, lines, read=read, why=why)
+    earned = passed + int(tree_ok)
+    if review and earned >= total:
+        earned = total - 1            # the rows' configurations are part of the answer: never full without them
+    return Verdict(earned, total, lines, read=read, why=why, review=review)
 
 
 _HEADS = {dep: head for head, dep in GOLD}

@@ -66,7 +66,17 @@ def is_condition(latex: str) -> bool:
 def math_spans(text: str) -> list[MathSpan]:
     """Every math span of ``text`` in order (:func:`grader.reading.braces.math_groups`: ``$$..$$``,
     ``\\[..\\]``, display environments, ``$..$``, ``\\(..\\)``)."""
-    return [MathSpan(body, display, start, end) for start, end, body, display in math_groups(text)]
+    return [MathSpan(drop_layout(body), display, start, end) for start, end, body, display in math_groups(text)]
+
+
+def drop_layout(latex: str) -> str:
+    """``latex`` without :data:`_LAYOUT` (each a space)."""
+    return _LAYOUT.sub(" ", latex)
+
+
+_LAYOUT = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|scriptscriptstyle)(?![A-Za-z])|(?<!\\)\\[,;:!](?![A-Za-z])")
+"""Layout that renders differently and means the same (style sizes, thin and thick spaces): a
+space, before a formula's sides, remarks or boxes are read (``\\boxed{\\; 2n \\;}`` is 2n)."""
 
 
 def _line_before(text: str, pos: int) -> str:
@@ -201,7 +211,8 @@ _TEXT_REMARK = re.compile(
     r",\s*(?:i\.\s?e\.?|e\.\s?g\.?|where|which|so|since|because|as|this|that|with|note|here|by|using)(?![A-Za-z])"
     r"|,\s+(?!else|otherwise)(?=[a-z]{3,}\s)"
     r"|\s+(?:where|since|because|which|so\s+that|i\.\s?e\.|e\.\s?g\.)\s|[.;](?:\s|$)", re.I)
-_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:exp|log|max|min|sum|drop|softmax|relu|sign|diag)\b)[a-z]{3,}\b", re.I)
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:exp|log|max|min|sum|drop|softmax|relu|sign|diag|[a-z]?hat|gamma|"
+                         r"delta|sigma|theta|partial)\b)[a-z]{3,}\b", re.I)
 
 
 def _remark_paren(text: str) -> int:
@@ -279,6 +290,6 @@ def last_rhs(latex: str) -> str:
 
 def lhs(latex: str) -> str:
     """The first left-hand side of a formula (empty if it has no ``=``)."""
-    text = _CHAIN_ENVS.sub(" ", latex)
+    text = _CHAIN_ENVS.sub(" ", drop_layout(latex))
     parts = top_level_split(text, ("&=", "="))
     return parts[0].strip() if len(parts) > 1 else ""

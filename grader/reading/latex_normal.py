@@ -72,9 +72,29 @@ def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
 def _hats(text: str) -> str:
     """``\\hat y``, ``\\widehat{\\mathbf{y}}`` -> ``\\hat{y}``."""
     text = re.sub(r"\\widehat(?![A-Za-z])", r"\\hat", text)
+    text = re.sub(r"\\hat\s+\{", r"\\hat{", text)                     # \hat \mathbf{y} once unwrapped
     text = re.sub(r"\\hat\s*([A-Za-z])", r"\\hat{\1}", text)
+    # \hat{y_o} -> \hat{y}_o; {\hat{y}}_{i} -> \hat{y}_{i} (a subscript on a braced group)
+    text = re.sub(r"\\hat\{\s*([A-Za-z])\s*_\s*(\{[^{}]*\}|[A-Za-z0-9])\s*\}", r"\\hat{\1}_\2", text)
     # \hat{{y}} (after unwrapping a style) -> \hat{y}
     text = re.sub(r"\\hat\{\s*\{\s*([A-Za-z])\s*\}\s*\}", r"\\hat{\1}", text)
+    text = re.sub(r"\{\s*(\\hat\{[A-Za-z]\})\s*\}(?=\s*[_^])", r"\1", text)
+    return text
+
+
+_BRACE_MATRIX = re.compile(r"\\\{\s*\\begin\s*\{(matrix|array|aligned)\}(?:\s*\{[^{}]*\})?")
+
+
+def _brace_cases(text: str) -> str:
+    """``\\left\\{ \\begin{matrix} a & \\text{if } c \\\\ ... \\end{matrix} \\right.`` (Word's and
+    MathJax's way to write cases; its ``\\left``/``\\right.`` already dropped) -> ``cases``."""
+    m = _BRACE_MATRIX.search(text)
+    while m:
+        end = re.compile(r"\\end\s*\{" + m.group(1) + r"\}").search(text, m.end())
+        if end is None:
+            break
+        text = text[:m.start()] + r"\begin{cases}" + text[m.end():end.start()] + r"\end{cases}" + text[end.end():]
+        m = _BRACE_MATRIX.search(text)
     return text
 
 
@@ -136,6 +156,7 @@ def normalise(latex: str) -> str:
     text = re.sub(r"\\(?:left|right)\s*\.", "", text)
     text = _SIZING.sub(lambda m: m.group(1) or "", text)
     text = _SPACING.sub(" ", text)
+    text = _brace_cases(text)
     text = _RELU_PRIME.sub(r" \\relustep ", text)
     text = _TRANSPOSE.sub("^{T}", text)
     text = _hats(text)
@@ -149,6 +170,8 @@ def normalise(latex: str) -> str:
     text = re.sub(r"\\(?:cdotp|bullet|ast)(?![A-Za-z])", r"\\cdot", text)
     text = re.sub(r"\\(?:ldots|cdots|dotsc|dotsb|dots)(?![A-Za-z])", r"\\dots", text)
     text = re.sub(r"\\(?:lvert|rvert|vert)(?![A-Za-z])", "|", text)
+    text = re.sub(r"\\lbrack(?![A-Za-z])", "[", text)
+    text = re.sub(r"\\rbrack(?![A-Za-z])", "]", text)
     text = re.sub(r"\\(?:lbrace)(?![A-Za-z])", r"\\{", text)
     text = re.sub(r"\\(?:rbrace)(?![A-Za-z])", r"\\}", text)
     text = re.sub(r"\\(?:ge)(?![A-Za-z])", r"\\geq", text)

@@ -122,7 +122,7 @@ class _Placeholders:
         return f" \\{PLACEHOLDER}_{{{key}}} "
 
 
-_CONDITION_WORDS = re.compile(r"\{\s*((?:if|when|for|where|otherwise|else|and|o\.w\.)\b[^{}]*)\}", re.I)
+_CONDITION_WORDS = re.compile(r"\{\s*[,;]?\s*((?:if|when|for|where|otherwise|else|and|o\.w\.)\b[^{}]*)\}", re.I)
 
 
 def _condition_text(text: str) -> str:

@@ -30,7 +30,6 @@ MAX_FOLDER_DEPTH = 2
 """Files are looked for at the top of an upload or in one folder inside it."""
 READ_CHUNK_BYTES = 1 << 20
 IGNORED_NAMES = {"__MACOSX", ".DS_Store", "__pycache__"}
-WRITTEN_SUFFIXES = (".tex",)
 
 
 class SubmissionError(ValueError):
@@ -52,7 +51,7 @@ class PreparedSubmission:
 def _wanted(name: str) -> bool:
     """Whether the grader reads a file of this name (so it is worth extracting); a notebook of a
     student file is extracted only to be named in the feedback (:func:`_notebook_problem`)."""
-    return (name in assignment.student_files() or name in assignment.written_files() or name.endswith(WRITTEN_SUFFIXES)
+    return (name in assignment.student_files() or assignment.is_written(name) or assignment.is_unread_written(name)
             or name in notebooks())
 
 
@@ -198,7 +197,9 @@ def _file_problem(path: Path, name: str) -> str | None:
 
 def _written_files(root: Path) -> list[Path]:
     """Written answers at the top of the upload and in its folders (``tex/q1.tex``), two levels
-    deep, never through a link; top-level files first."""
+    deep, never through a link; top-level files first. Any Markdown, text or LaTeX file that is not
+    course code, whatever its name, and the files that may hold answers the reader cannot read
+    (a spreadsheet, a PDF, an image: the written grader names them)."""
     found: list[Path] = []
     folders = [root]
     for _depth in range(MAX_FOLDER_DEPTH):
@@ -209,7 +210,7 @@ def _written_files(root: Path) -> list[Path]:
                     continue
                 if p.is_dir():
                     nested.append(p)
-                elif p.is_file() and _wanted(p.name) and p.name not in assignment.student_files() and p.name not in notebooks():
+                elif p.is_file() and (assignment.is_written(p.name) or assignment.is_unread_written(p.name)):
                     found.append(p)
         folders = nested
     return found
@@ -231,7 +232,8 @@ def student_files(upload: Path, scratch: Path) -> tuple[dict[str, Path], tuple[P
     root, _ = _find_root(source)
     code = {name: root / name for name in assignment.student_files()
             if (root / name).is_file() and _file_problem(root / name, name) is None}
-    written = tuple(p for p in _written_files(root) if p.stat().st_size <= MAX_STUDENT_FILE_BYTES)
+    written = tuple(p for p in _written_files(root)
+                    if p.stat().st_size <= MAX_STUDENT_FILE_BYTES and assignment.is_written(p.name))
     return code, written
 
 

@@ -41,7 +41,7 @@ class CheckSetup:
     nothing_left: str = "has no check"
     """How `--part P` is refused when it leaves nothing to check: "--part 'P' <this>"."""
     total: float | None = None
-    """The autograder's points of the whole assignment when ``rubric`` is not all of it (the kit)."""
+    """The whole assignment's points when ``rubric`` is not all of it (the kit's copy)."""
     preface: tuple[str, ...] = ()
     """Printed after grading, before the details and the summary (not with --json)."""
     warnings: tuple[str, ...] = ()

@@ -162,6 +162,17 @@ def validate(seed: int | None) -> None:
     (a2/written/keys.yaml) must agree with reference/answers.md."""
     console = cli_output.console()
     click.echo(paths.root_line())
+    problems = validation_problems(seed, console)
+    for p in problems:
+        console.print(f"[red]✗[/red] {p}")
+    if problems:
+        sys.exit(1)
+    console.print("[green]✓ rubric, reference and template agree[/green]")
+
+
+def validation_problems(seed: int | None, console: Console) -> list[str]:
+    """What `grader validate` finds wrong (an empty list: nothing); a rubric that cannot be read
+    stops it (ClickException) before any grading."""
     problems: list[str] = []
     try:
         # Loaded first, so that a rubric error stops the command before any grading.
@@ -185,11 +196,7 @@ def validate(seed: int | None) -> None:
                   f"   (seed {ref.seed}, {ref.seconds + tpl.seconds:.1f} s)")
     drift = template_mod.check_template()
     problems += [f"student_template drift: {d}" for d in drift]
-    for p in problems:
-        console.print(f"[red]✗[/red] {p}")
-    if problems:
-        sys.exit(1)
-    console.print("[green]✓ rubric, reference and template agree[/green]")
+    return problems
 
 
 @main.command("template")
@@ -204,8 +211,11 @@ def template_cmd(check_only: bool) -> None:
               show_default=True, help="Where to write the zip to upload to Gradescope.")
 @click.option("--check", "check_only", is_flag=True,
               help="Only list what would go in and warn on what should not; exit 1 if it cannot be built.")
-def package_cmd(out: Path, check_only: bool) -> None:
-    """Build the Gradescope autograder zip (setup.sh, run_autograder, grader, reference, rubric)."""
+@click.option("--skip-validate", is_flag=True,
+              help="Build without running `grader validate` first (said loudly: the zip may grade wrongly).")
+def package_cmd(out: Path, check_only: bool, skip_validate: bool) -> None:
+    """Build the Gradescope autograder zip (setup.sh, run_autograder, grader, reference, rubric),
+    after `grader validate` passes (the rubric, the reference at full marks, the template at 0)."""
     console = cli_output.console()
     click.echo(paths.root_line())
     plan = package_mod.plan_package()
@@ -214,6 +224,22 @@ def package_cmd(out: Path, check_only: bool) -> None:
         raise click.ClickException(f"{len(plan.errors)} problem(s) above; nothing was written")
     if check_only:
         return
+    if skip_validate:
+        console.print("[bold red]WARNING: --skip-validate: `grader validate` was NOT run. This zip may carry a rubric "
+                      "that does not match the checks, or a reference that does not score full marks; run "
+                      "`grader validate` before students submit.[/bold red]")
+    else:
+        console.print("validating first (`grader validate`; --skip-validate skips it) ...")
+        try:
+            problems = validation_problems(None, console)
+        except click.ClickException as exc:
+            problems = [exc.message]
+        for problem in problems:
+            console.print(f"[red]✗[/red] {problem}")
+        if problems:
+            raise click.ClickException(f"`grader validate` found {len(problems)} problem(s) above; nothing was "
+                                       "written. Fix them (or build anyway with --skip-validate)")
+        console.print("[green]✓ validate passed[/green]")
     try:
         package_mod.build_package(out)
     except package_mod.PackageError as exc:
@@ -338,6 +364,15 @@ def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
     console = cli_output.console()
     for slot, n in table.unmarked.items():
         console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points (left empty)[/yellow]")
+    for slot, n in table.new.items():
+        one = n == 1
+        console.print(f"[yellow]{slot}: {n} answer{'' if one else 's'} new since {'its group was' if one else 'their groups were'} "
+                      f"marked: pending until a TA marks {'it' if one else 'them'} (`grader review` suggests the earlier "
+                      "mark)[/yellow]", highlight=False)
+    if table.pending:
+        items, subs = table.pending_items, len(table.pending)
+        console.print(f"[yellow]pending: {items} item{'s' if items != 1 else ''} in all, in {subs} "
+                      f"submission{'s' if subs != 1 else ''} (column pending)[/yellow]", highlight=False)
     console.print(f"wrote {out}: {len(table.rows)} submissions, columns {', '.join(table.header[4:])}",
                   highlight=False)
 

@@ -159,7 +159,7 @@ def test_marked_groups_become_points_keyed_like_grades(graded, tmp_path: Path):
     import_table(marked, store, groups)
     result = points_table(groups, store, out / "grades.csv")
     assert result.header[:4] == ["submission", "names", "sids", "emails"]
-    assert result.header[4:] == ["1a", "1b_ii", "total"]
+    assert result.header[4:] == ["1a", "1b_ii", "total", "pending"]
     by_key = {row[0]: row for row in result.rows}
     assert list(by_key) == [r["submission"] for r in _read(out / "grades.csv")]
     for key, row in by_key.items():

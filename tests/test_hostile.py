@@ -364,7 +364,7 @@ def grade_through_cli(upload: Path, results: Path, seed: int, expect: dict[str, 
         assert scores[cid][0] == 0, f"{case}: {cid} via the CLI: {scores[cid]}"
     for cid in expect["full"]:
         assert scores[cid][0] == scores[cid][1], f"{case}: {cid} via the CLI: {scores[cid]}"
-    assert doc["score"] == pytest.approx(sum(test["score"] for test in doc["tests"]))
+    assert doc["score"] == pytest.approx(sum(test.get("score", 0.0) for test in doc["tests"]))
     assert json.loads(outcome.output)["score"] == doc["score"]
 
 

@@ -391,3 +391,30 @@ def test_semantic_scan_catches_each_planted_rule(tmp_path):
     assert len(hits) == 6, hits
     for name in ("model.py", "function.py", "step.py", "message.py", "replay.json", "scale.json"):
         assert sum(name in h for h in hits) == 1, (name, hits)
+
+
+def test_installing_the_kit_leaves_no_build_litter_and_its_readme_says_what_to_upload(tmp_path):
+    """`pip install .` in the kit's folder builds a wheel without writing build/ or *.egg-info
+    into the student's working folder; KIT_README.md names the files to upload."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    folder = kit.stage_kit(tmp_path / "staged", {"seeds": [1], "modules": [], "checks": {}}, "1.0")
+    before = {p.relative_to(folder) for p in folder.rglob("*")}
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path / "wheels"),
+                           "."], cwd=folder, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    after = {p.relative_to(folder) for p in folder.rglob("*")}
+    assert after == before, sorted(map(str, after - before))[:10]
+    (wheel,) = (tmp_path / "wheels").glob("*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+    for name in ("grader/kit/cli.py", "grader/kit_data/rubric.yaml", "grader/kit_data/starter/utils/utils.py",
+                 "a2/checks/word2vec.py"):
+        assert name in names, name
+    assert not [n for n in names if "__pycache__" in n or n.startswith(("utils/", "data/"))]
+    readme = (folder / "KIT_README.md").read_text(encoding="utf-8")
+    upload = readme.split("## What to upload", 1)[1]
+    for name in (*assignment.student_files(), assignment.written_files()[0]):
+        assert f"`{name}`" in upload, name
+    assert "`utils/`" in upload and "Do not upload" in upload

@@ -20,7 +20,7 @@ from a2 import registry
 from grader import assignment
 from grader.common import paths
 from grader.kit import build as kit
-from grader.reports.student import auto_points, checked_line
+from grader.reports.student import checked_line, course_points
 from grader.run.check_api import all_checks
 from grader.run.engine import grade
 from grader.run.rubric import load_rubric
@@ -133,6 +133,6 @@ def test_template_summary_as_a_student_reads_it(installed):
     assert len(lines) <= 50, done.stdout
     rubric = load_rubric(registered=set(all_checks()))
     visible = sum(s.points for s in rubric.checks if s.student_visible)
-    assert lines[-1] == checked_line(visible, auto_points(rubric))
+    assert lines[-1] == checked_line(visible, course_points(rubric))
     assert "word2vec.py: sigmoid, naiveSoftmaxLossAndGradient" in done.stdout
     assert "Written answers are not checked here" in done.stdout

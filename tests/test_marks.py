@@ -208,7 +208,7 @@ def test_grades_add_ta_points_to_the_autograders_and_write_the_comments(marked_c
         expected_auto = float(grades[key]["total"]) + (1.0 if key in overridden else 0.0)
         assert float(row["autograder"]) == pytest.approx(expected_auto), key
         assert float(row["total"]) == pytest.approx(expected_auto + ta), key
-        assert "1a" not in row["unmarked"]
+        assert row["pending"] == "" and row["total"] != "" and not row["total"].startswith("pending")
         text = (out / "feedback" / f"{key}.md").read_text(encoding="utf-8")
         assert f"Total: {row['total']} / {row['max_total']}" in text
         if row["1a"] and row["1a"] != "0":
@@ -260,11 +260,261 @@ def test_the_scenario_through_the_commands(tmp_path: Path):
     for key, row in before.items():
         assert {k: v for k, v in after[key].items()} == row, key
     assert late in after
+    # The late one's answers were never seen by a TA: each has a mark only where its text is word
+    # for word one a TA marked; every other TA item is pending (never the group's mark, never 0).
     groups = read_snapshot(out / "groups" / SNAPSHOT)
     store = MarkStore.open(out)
+    pending = after[late]["pending"].split()
     for g in groups:
-        if g["ta"] and any(m["submission"] == late for m in g["members"]) and len(g["members"]) > 1:
-            others = {before[m["submission"]][g["slot"]] for m in g["members"] if m["submission"] != late}
-            if len(others) == 1:
-                assert after[late][g["slot"]] == others.pop(), g["slot"]
+        mine = [m for m in g["members"] if m["submission"] == late]
+        if not g["ta"] or not mine:
+            continue
+        seen = [m for m in g["members"] if m["submission"] != late and
+                " ".join(m["text"].lower().split()) == " ".join(mine[0]["text"].lower().split())]
+        if seen:
+            assert after[late][g["slot"]] == before[seen[0]["submission"]][g["slot"]], g["slot"]
+        else:
+            assert after[late][g["slot"]] == "" and g["slot"] in pending, g["slot"]
     assert store.journal
+
+
+# -- TA marks apply only to the answers a TA saw --------------------------------------------------
+
+
+def _late_reworded(out: Path, tmp: Path, like: str, key: str) -> list[str]:
+    """A late submission: ``like``'s writeup with every TA-graded prose answer's claims turned
+    around (its words mostly kept, so it joins ``like``'s groups); returns the slots changed."""
+    groups = read_snapshot(out / "groups" / SNAPSHOT)
+    upload = tmp / "late" / key
+    shutil.copytree(out.parent / "class" / like, upload)
+    answers = upload / "answers.md"
+    text = answers.read_text(encoding="utf-8")
+    changed = []
+    for g in groups:
+        if not g["ta"] or g["kind"] != "prose":
+            continue
+        mine = next((m["text"].strip() for m in g["members"] if m["submission"] == like), "")
+        if len(mine) > 20 and mine in text:
+            text = text.replace(mine, "It is not true that " + mine[0].lower() + mine[1:].replace(" is ", " is not "), 1)
+            changed.append(g["slot"])
+    answers.write_text(text, encoding="utf-8")
+    _grade_into(out, upload, key)
+    return changed
+
+
+def _grade_into(out: Path, upload: Path, key: str) -> None:
+    from grader.reports import jsonout
+    from grader.run.engine import grade
+    from grader.run.settings import GradingSettings
+
+    written = [p.id for p in load_rubric().written]
+    report = grade(upload, GradingSettings(seed=SEED, only=written, written_runner=InProcess()))
+    doc = jsonout.to_json(report)
+    doc["batch"] = {"status": "graded", "message": ""}
+    folder = out / "submissions" / key
+    folder.mkdir(parents=True)
+    (folder / "report.json").write_text(json.dumps(doc), encoding="utf-8")
+    with open(out / "grades.csv", "a", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerow([key, f"Late {key}", f"9{len(key)}", f"{key}@example.edu", "graded", f"{report.score:g}"])
+
+
+def test_marks_reach_only_answers_a_ta_saw_and_new_ones_wait_as_pending(marked_class, tmp_path: Path):
+    """Every group marked full in `grader review`; then two late submissions: one word for word
+    another's (it gets the same marks), one with every prose claim turned around (it gets none:
+    pending in `grader points`, `grader grades`, groups.csv, and first on the review page with the
+    earlier mark suggested; one click there makes it the TA's own mark)."""
+    from grader.classroom.review import Review
+
+    out = tmp_path / "out"
+    shutil.copytree(marked_class, out)
+    shutil.copytree(marked_class.parent / "class", tmp_path / "class")
+    review = Review(out, who="ta1")
+    for g in review.groups:
+        if g["ta"]:
+            review.post("mark", {"token": review.token, "fingerprint": g["fingerprint"],
+                                 "points": f"{g['max_points']:g}", "comment": f"right ({g['slot']})", "back": "/"})
+    full = _points(out)
+    assert all(r["pending"] == "" for r in full.values())
+    like = sorted(p.name for p in (out / "submissions").iterdir())[0]
+    _late(out, tmp_path, like, "late_copy")
+    changed = _late_reworded(out, tmp_path, like, "late_reversed")
+    assert len(changed) >= 4, changed
+    regrouped = build_groups(out, fingerprint=_fp())                    # the rerun's regrouping
+    assert any("joined groups after they were marked: pending" in n for n in regrouped.notes), regrouped.notes
+
+    result = CliRunner().invoke(main, ["points", str(out)])
+    assert result.exit_code == 0, result.output
+    points = {r["submission"]: r for r in _rows(out / "ta_points.csv")}
+    # Word for word another's answers: the marks the TA gave those answers.
+    assert {k: v for k, v in points["late_copy"].items() if k not in ("submission", "names", "sids", "emails")} == \
+        {k: v for k, v in full[like].items() if k not in ("submission", "names", "sids", "emails")}
+    # Reversed claims: no mark inherited, none zero either: pending, counted per submission and in all.
+    late = points["late_reversed"]
+    for slot in changed:
+        assert late[slot] == "", slot
+    assert set(late["pending"].split()) >= set(changed)
+    n = len(late["pending"].split())
+    assert late["total"] == f"pending {n} items"
+    assert f"pending: {n} items in all, in 1 submission" in " ".join(result.output.split())
+    assert "new since" in result.output
+    for key, row in full.items():                                       # nobody else changed
+        assert points[key] == row, key
+
+    # groups.csv: the groups the reversed answers joined wait for a TA, with the earlier mark suggested.
+    rows = [r for r in _rows(out / "groups" / "groups.csv") if "late_reversed" in r["submissions"].split()]
+    joined = [r for r in rows if r["new_since_marked"]]
+    assert joined and all(r["points"] == "" and r["suggested"].startswith(r["max_points"]) for r in joined)
+    # The grade book: total pending, feedback without the TA's comments for answers no TA read.
+    result = CliRunner().invoke(main, ["grades", str(out)])
+    assert result.exit_code == 0, result.output
+    book = {r["submission"]: r for r in _rows(out / "final_grades.csv")}
+    assert book["late_reversed"]["total"] == f"pending {n} items"
+    assert book["late_copy"]["total"] == book[like]["total"] and book["late_copy"]["pending"] == ""
+    feedback = (out / "feedback" / "late_reversed.md").read_text(encoding="utf-8")
+    assert "not your grade yet" in feedback
+    for slot in changed:
+        assert f"right ({slot})" not in feedback, slot
+
+    # The review page: the groups with new answers come first, the earlier mark filled in.
+    review = Review(out, who="ta2")
+    first = next(g for g in review.groups if g["slot"] == changed[0] and
+                 any(m["submission"] == "late_reversed" for m in g["members"]))
+    page = review.question(first["question"])
+    cards = page.split('<div class="group ')
+    assert "new since marked: late_reversed" in cards[1], cards[1][:400]
+    assert 'class="group todo"' in page and f'value="{first["max_points"]:g}"' in cards[1]
+    # One click applies the suggestion, recorded as this TA's own mark.
+    review.post("mark", {"token": review.token, "fingerprint": first["fingerprint"],
+                         "points": f"{first['max_points']:g}", "comment": f"right ({first['slot']})", "back": "/"})
+    assert MarkStore.open(out).journal[-1].who == "ta2"
+    assert _points(out)["late_reversed"][first["slot"]] == f"{first['max_points']:g}"
+
+
+def test_an_override_reaches_only_the_table_or_formula_the_ta_saw(tmp_path: Path):
+    """3(a): two different tables share the key "first wrong row: 15"; an override of one never
+    reaches the other. A formula group's override reaches another spelling with the same values."""
+    from grader.classroom.groups.store import OVERRIDE, GroupPrint, Mark, now
+
+    store = MarkStore.open(tmp_path)
+    seen = GroupPrint.make("3a", "table:first wrong row: 15", ["| honest table, only row 15 misread |"])
+    formula = GroupPrint.make("1b_i", "values:abc", ["U(\\hat y - y)"])
+    store.remember([seen, formula])
+    store.record([Mark("3a", seen.fingerprint, 6.0, "only row 15 misread: full credit", "ta", now(), "t", OVERRIDE),
+                  Mark("1b_i", formula.fingerprint, 3.0, "notation", "ta", now(), "t", OVERRIDE)])
+    later = store.resolve("3a", "table:first wrong row: 15", ["| honest table, only row 15 misread |",
+                                                              "| another table, a wrong tree |"], OVERRIDE)
+    assert later.mark is None and later.new == ("| another table, a wrong tree |",)
+    assert later.suggestion is not None and later.suggestion.points == 6.0
+    assert store.answer_mark("3a", "table:first wrong row: 15", "| another table, a wrong tree |", OVERRIDE) is None
+    again = store.resolve("1b_i", "values:abc", ["U(\\hat y - y)", "U (\\hat{y} - y)"], OVERRIDE)
+    assert again.mark is not None and again.mark.points == 3.0 and not again.new
+    # Marks and overrides are apart: an override is no mark.
+    assert store.answer_mark("3a", "", "| honest table, only row 15 misread |") is None
+    # The review page says which answers the override does not reach, and that their verdict stands.
+    from grader.classroom.groups.store import Resolution
+    from grader.classroom.reports.review_html import group_card
+
+    members = [{"submission": "s1", "text": "| honest table, only row 15 misread |"},
+               {"submission": "s2", "text": "| another table, a wrong tree |"}]
+    card = group_card({"fingerprint": "fpx", "representative": members[0]["text"], "members": members,
+                       "label": "first wrong row: 15", "kind": "table", "verdict": "mixed", "id": "3a:01",
+                       "max_points": 4.0, "ta": False}, Resolution(), later, "tok", "/q/3a")
+    assert "1 answer new since overridden: s2; the autograder's verdict stands for them" in card
+    assert "overridden (the earlier answers): 6 / 4" in card
+
+
+def test_final_grades_refuse_pending_items_and_the_exports_reach_the_lms(marked_class, tmp_path: Path):
+    """`grader grades --final` refuses while a TA item is pending; --allow-pending exports with the
+    pending cells empty (never 0); with everything marked the Canvas and Gradescope CSVs hold one
+    row per student keyed by the roster's id and email, and each student has a feedback file."""
+    out = tmp_path / "out"
+    shutil.copytree(marked_class, out)
+    table = out / "groups" / "groups.csv"
+    rows = _rows(table)
+    for r in rows:
+        r["points"] = r["max_points"] if r["question"] != "3g" else ""
+    _save_like_a_spreadsheet(rows, table)
+    result = CliRunner().invoke(main, ["grades", str(out), "--final"])
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "still pending" in said and "--allow-pending" in said and not (out / "export").exists()
+    book = {r["submission"]: r for r in _rows(out / "final_grades.csv")}
+    assert all(r["total"] == "pending 1 item" and r["pending"] == "3g" for r in book.values())
+    result = CliRunner().invoke(main, ["grades", str(out), "--final", "--allow-pending", "--column", "total",
+                                       "--column", "autograder", "--column", "1a", "--title", "A2"])
+    assert result.exit_code == 0, result.output
+    canvas = _rows(out / "export" / "canvas.csv")
+    assert list(canvas[0]) == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "A2", "A2: autograder",
+                               "A2: 1(a) naive softmax equals cross-entropy"]
+    assert canvas[0]["Student"] == "Points Possible" and canvas[0]["A2"] == book[next(iter(book))]["max_total"]
+    students = canvas[1:]
+    grades = _rows(out / "grades.csv")
+    assert [(s["SIS User ID"], s["SIS Login ID"]) for s in students] == [(g["sids"], g["emails"]) for g in grades]
+    assert all(s["A2"] == "" and s["A2: 1(a) naive softmax equals cross-entropy"] == "2" for s in students)
+
+    rows = _rows(table)
+    for r in rows:
+        r["points"] = r["max_points"]
+    _save_like_a_spreadsheet(rows, table)
+    result = CliRunner().invoke(main, ["grades", str(out), "--final"])
+    assert result.exit_code == 0, result.output
+    book = {r["submission"]: r for r in _rows(out / "final_grades.csv")}
+    scope = _rows(out / "export" / "gradescope.csv")
+    assert list(scope[0]) == ["Name", "SID", "Email", "Total Score"]
+    for g, s in zip(grades, scope):
+        assert (s["Name"], s["SID"], s["Email"]) == (g["names"], g["sids"], g["emails"])
+        assert s["Total Score"] == book[g["submission"]]["total"] != ""
+        feedback = out / "export" / "feedback" / f"{g['sids']}_{g['names'].replace(' ', '-')}.md"
+        assert feedback.read_text(encoding="utf-8") == (out / "feedback" / f"{g['submission']}.md").read_text(
+            encoding="utf-8")
+
+
+def test_an_unreadable_upload_has_nothing_pending_and_an_unfinished_grading_has_everything(marked_class,
+                                                                                            tmp_path: Path):
+    """Pending means a TA has something to mark: an unreadable upload has no answer (its TA items are
+    0, "no answer"), a grading that failed is graded again on resume (every TA item pending)."""
+    out = tmp_path / "out"
+    shutil.copytree(marked_class, out)
+    rows = _rows(out / "groups" / "groups.csv")
+    for r in rows:
+        r["points"] = r["max_points"]
+    _save_like_a_spreadsheet(rows, out / "groups" / "groups.csv")
+    with open(out / "grades.csv", "a", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["broken_zip", "Una Readable", "111", "una@example.edu", "unreadable", "0"])
+        writer.writerow(["crashed", "Cra Shed", "222", "cra@example.edu", "failed", "0"])
+    result = CliRunner().invoke(main, ["grades", str(out)])
+    assert result.exit_code == 0, result.output
+    book = {r["submission"]: r for r in _rows(out / "final_grades.csv")}
+    items = [c for c in book["crashed"] if c not in ("submission", "names", "sids", "emails", "status", "autograder",
+                                                      "autograder_max", "ta_total", "ta_max", "total", "max_total",
+                                                      "total_so_far", "pending")]
+    assert book["broken_zip"]["pending"] == "" and book["broken_zip"]["total"] == "0"
+    assert "0 (no answer)" in (out / "feedback" / "broken_zip.md").read_text(encoding="utf-8")
+    assert book["crashed"]["pending"].split() == items and book["crashed"]["total"] == f"pending {len(items)} items"
+    assert f"pending: {len(items)} TA items in all, in 1 of" in " ".join(result.output.split())
+
+
+def test_a_row_without_its_fingerprint_never_marks_a_renumbered_group(marked_class, tmp_path: Path):
+    """A groups.csv whose fingerprint column was deleted is matched by group number only while that
+    group still holds the answers the row lists; after a late submission renumbers the groups, the
+    row is refused, never applied to other answers."""
+    out = tmp_path / "out"
+    shutil.copytree(marked_class, out)
+    table = out / "groups" / "groups.csv"
+    rows = _rows(table)
+    groups = read_snapshot(out / "groups" / SNAPSHOT)
+    target = rows[0]
+    target["points"] = "1"
+    stale = [{k: v for k, v in r.items() if k != "fingerprint"} for r in rows]
+    path = tmp_path / "stale.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(stale[0]))
+        writer.writeheader()
+        writer.writerows(stale)
+    assert len(import_table(path, MarkStore.open(tmp_path / "scratch"), groups)) == 1   # the same grouping
+    moved = [dict(g) for g in groups]
+    first = next(g for g in moved if g["id"] == target["group"])
+    first["members"] = [*first["members"], {**first["members"][0], "submission": "late_one", "text": "other"}]
+    with pytest.raises(MarksError, match="holds other answers now than when this file was written"):
+        import_table(path, MarkStore.open(tmp_path / "scratch2"), moved)

@@ -319,8 +319,8 @@ def test_run_autograder_grades_four_submissions_in_a_simulated_root(autograder_z
         doc = json.loads((roots[kind] / "results" / "results.json").read_text())
         jsonschema.validate(doc, RESULTS_SCHEMA)
         docs[kind] = doc
-        # Code checks carry a check_id; written questions a question id (the manual ones score 0/0).
-        scores[kind] = {t["extra_data"].get("check_id") or t["number"]: (t["score"], t["max_score"], t["output"])
+        # Code checks carry a check_id; written questions a question id (the pending manual ones: no score).
+        scores[kind] = {t["extra_data"].get("check_id") or t["number"]: (t.get("score", 0.0), t.get("max_score", 0.0), t["output"])
                         for t in doc["tests"]}
     code_ids = {t["extra_data"]["check_id"] for t in docs["correct"]["tests"] if "check_id" in t["extra_data"]}
     assert len(code_ids) == len(all_checks())
@@ -371,3 +371,25 @@ def test_setup_sh_uses_the_python_the_lock_is_resolved_for(tmp_path: Path, image
                           text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-1] == chosen
+
+
+def test_package_runs_validate_first_and_refuses_what_it_finds(tmp_path: Path, monkeypatch):
+    """`grader package` refuses a repository whose `grader validate` fails (here: a rubric typo),
+    writing nothing; --skip-validate builds it anyway and says so loudly."""
+    from grader.common import paths
+
+    text = (REPO / "rubric.yaml").read_text(encoding="utf-8")
+    broken = tmp_path / "rubric.yaml"
+    broken.write_text(text.replace("timeout: 60}", "timeout: 90s}", 1), encoding="utf-8")
+    monkeypatch.setattr(paths, "RUBRIC_PATH", broken)
+    out = tmp_path / "autograder.zip"
+    result = CliRunner().invoke(main, ["package", "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    printed = " ".join(result.output.split())
+    assert "validating first" in printed and "timeout '90s'" in printed
+    assert "nothing was written" in printed and "--skip-validate" in printed
+    assert not out.exists()
+    result = CliRunner().invoke(main, ["package", "--out", str(out), "--skip-validate"])
+    assert result.exit_code == 0, result.output
+    assert "WARNING: --skip-validate: `grader validate` was NOT run" in " ".join(result.output.split())
+    assert out.is_file()

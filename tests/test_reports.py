@@ -121,7 +121,7 @@ def report_with_written() -> GradeReport:
     return GradeReport(base.submission, base.seed, base.checks + (written,), base.seconds, base.notes, manual)
 
 
-def test_manual_items_are_zero_point_tests_in_results_json():
+def test_manual_items_are_pending_tests_without_points_or_a_status_in_results_json():
     doc = gradescope.to_results_json(report_with_written())
     jsonschema.validate(doc, RESULTS_SCHEMA)
     assert doc["score"] == 8 + 2
@@ -133,10 +133,15 @@ def test_manual_items_are_zero_point_tests_in_results_json():
     assert tests["6.6"]["extra_data"]["question"] == "1d" and "check_id" not in tests["6.6"]["extra_data"]
     assert tests["1.1"]["extra_data"]["check_id"] == "a"
     ta = tests["6.1"]
-    assert (ta["score"], ta["max_score"], ta["status"]) == (0.0, 0.0, "passed")
+    # Pending: neither passed (a green tick for points nobody gave) nor failed, and no points.
+    assert not {"score", "max_score", "status"} & set(ta) and ta["extra_data"]["pending"] is True
+    assert ta["output"].startswith("Pending: graded by a TA after the deadline (2 points)")
+    assert "pending" in ta["tags"]
     assert ta["extra_data"]["manual_points"] == 2.0 and "Because y is one-hot" in ta["output"]
-    assert "Graded by a TA (2 points)" in ta["output"] and "answers.md, line 9" in ta["output"]
+    assert "answers.md, line 9" in ta["output"]
     assert tests["6.6.1"]["status"] == "failed" and "No answer found" in tests["6.6.1"]["output"]
+    assert (tests["6.6.1"]["score"], tests["6.6.1"]["max_score"]) == (0.0, 0.0)
+    assert sum(t.get("score", 0.0) for t in doc["tests"]) == doc["score"]
     assert "Written answers left to TAs: 2 (3 points, not included above)" in doc["output"]
 
 

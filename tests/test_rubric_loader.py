@@ -225,3 +225,27 @@ def test_the_rubric_and_the_schema_agree(tmp_path):
         with pytest.raises(RubricError):
             load_rubric(write(tmp_path, text), registered={"a", "b"})
             pytest.fail(f"the loader accepted {new!r}")
+
+
+@pytest.mark.parametrize("edit, message", [
+    (("timeout: 60}", "timeout: 90s}"), "check 'sgd_anneal' has timeout '90s'; use seconds in (0, "),
+    (("points: 1, name: \"sgd: step halves", "points: many, name: \"sgd: step halves"),
+     "check 'sgd_anneal' has points 'many'; use a number >= 0"),
+    (("points: 1, name: \"sgd: step halves", "name: \"sgd: step halves"), "check 'sgd_anneal' is missing points"),
+    (('kind: code, points: 4,', 'kind: code, points: 4x,'), "part 'sgd' has points '4x'; use a number >= 0"),
+    (('part: sgd, number: "2.2"', 'part: sgdd, number: "2.2"'),
+     "check 'sgd_anneal' names part 'sgdd', which is not under 'parts:'; did you mean 'sgd'?"),
+])
+def test_one_typo_in_the_repository_rubric_gives_one_problem(tmp_path, edit, message):
+    """A bad value on a check's line is one mistake: no "part 'sgd' ... add up to" and no
+    "sgd_anneal has no rubric line" after it."""
+    text = RUBRIC_PATH.read_text(encoding="utf-8")
+    assert edit[0] in text
+    path = tmp_path / "rubric.yaml"
+    path.write_text(text.replace(edit[0], edit[1], 1), encoding="utf-8")
+    from grader import assignment
+
+    with pytest.raises(RubricError) as info:
+        load_rubric(path, registered=set(all_checks()), checkers=set(assignment.registry().written_checkers()))
+    assert len(info.value.problems) == 1, info.value.problems
+    assert message in info.value.problems[0]

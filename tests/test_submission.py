@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import stat
 import zipfile
 
@@ -186,3 +187,24 @@ def test_a_notebook_instead_of_its_py_file_is_named_in_one_line(tmp_path):
     work2 = tmp_path / "work2"
     work2.mkdir()
     assert any(n.startswith("found word2vec.ipynb: upload word2vec.py") for n in prepare(archive, work2).notes)
+
+
+def test_an_untouched_starter_folder_gets_no_warning_and_a_changed_one_says_what_changed(tmp_path):
+    """`grader check` on the starter folder as handed out: no "your utils/ folder was ignored";
+    once a support file is edited, the note names it and says the edit is not used."""
+    from grader.common.paths import TEMPLATE_DIR
+
+    starter = tmp_path / "starter"
+    shutil.copytree(TEMPLATE_DIR, starter)
+    (starter / "utils" / "__pycache__").mkdir(exist_ok=True)
+    (starter / "utils" / "__pycache__" / "utils.cpython-311.pyc").write_bytes(b"\0")
+    work = tmp_path / "work"
+    work.mkdir()
+    assert not [n for n in prepare(starter, work).notes if "utils/" in n or "data/" in n]
+    with open(starter / "utils" / "utils.py", "a", encoding="utf-8") as f:
+        f.write("\n# my change\n")
+    work2 = tmp_path / "work2"
+    work2.mkdir()
+    notes = [n for n in prepare(starter, work2).notes if "utils/" in n]
+    assert notes == ["your utils/ folder differs from the starter's (utils/utils.py): the grader uses its own "
+                     "copy, so changes there are not used"]

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from grader.classroom import check_overrides
-from grader.classroom.groups.marks import SNAPSHOT, member_mark, points_table, read_snapshot, resolve, who_is_who
+from grader.classroom.gradebook import FAILED
+from grader.classroom.groups.marks import SNAPSHOT, member_mark, new_members, points_table, read_snapshot, resolve, who_is_who
 from grader.classroom.groups.store import OVERRIDE, MarkStore
 from grader.run.rubric import Rubric
 
@@ -44,7 +45,7 @@ class FinalRow:
     ta: dict[str, float]                         # TA item -> points (marked ones only)
     comments: dict[str, str]                     # TA item -> the TA's comment
     overrides: tuple[Override, ...] = ()
-    unmarked: tuple[str, ...] = ()               # TA items still without points
+    unmarked: tuple[str, ...] = ()               # TA items a TA has still to mark: pending
 
     @property
     def ta_total(self) -> float:
@@ -52,7 +53,12 @@ class FinalRow:
 
     @property
     def total(self) -> float:
+        """The points so far (a final grade only when nothing is :attr:`pending`)."""
         return round(self.auto + self.ta_total, 6)
+
+    @property
+    def pending(self) -> int:
+        return len(self.unmarked)
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,13 @@ class GradeBook:
     auto_max: float
     rows: tuple[FinalRow, ...]
     unmarked_groups: dict[str, int] = field(default_factory=dict)
+    new_answers: dict[str, int] = field(default_factory=dict)       # TA item -> answers new since marked
+    new_overridden: dict[str, int] = field(default_factory=dict)    # auto item -> answers new since overridden
+
+    @property
+    def pending(self) -> int:
+        """TA items without points, over every submission."""
+        return sum(r.pending for r in self.rows)
 
     @property
     def ta_max(self) -> float:
@@ -85,14 +98,14 @@ def _float(text: Any) -> float:
 
 
 def overrides(groups: list[dict[str, Any]], store: MarkStore) -> dict[str, list[Override]]:
-    """Submission -> the TA overrides of its auto-graded items."""
+    """Submission -> the TA overrides of its auto-graded items: each applies to the answers the TA
+    saw (an answer that joined the group later keeps the autograder's verdict)."""
     out: dict[str, list[Override]] = {}
     for g in groups:
         if g["ta"]:
             continue
-        res = resolve(store, g, OVERRIDE)
         for m in g["members"]:
-            mark = member_mark(store, g, m["text"], res, OVERRIDE)
+            mark = member_mark(store, g, m["text"], OVERRIDE)
             if mark is None or mark.points is None:
                 continue
             most = _float(m.get("max_score"))
@@ -109,7 +122,7 @@ def grade_book(out: Path, rubric: Rubric, store: MarkStore) -> GradeBook:
     who = who_is_who(grades)
     table = points_table(groups, store, grades)
     items = ta_items(rubric)
-    slots = table.header[4:-1]
+    slots = table.header[4:-2]                  # the item columns (then total, pending)
     changed = overrides(groups, store)
     for key, found in check_overrides.overrides(out, store, (c.id for c in rubric.checks)).items():
         changed.setdefault(key, []).extend(Override(o.check, o.auto, o.points, o.reason, o.who) for o in found)
@@ -119,9 +132,18 @@ def grade_book(out: Path, rubric: Rubric, store: MarkStore) -> GradeBook:
     for row in table.rows:
         key = row[0]
         info = who.get(key, {})
-        ta = {s: float(v) for s, v in zip(slots, row[4:-1]) if v != ""}
+        ta = {s: float(v) for s, v in zip(slots, row[4:-2]) if v != ""}
         mine = tuple(changed.get(key, ()))
         auto = _float(info.get("total")) + sum(o.points - o.auto for o in mine)
+        # Pending: an answer of this submission that no TA has marked; every item of a grading that
+        # has not finished (it is graded again on resume). An unreadable upload has no answer to mark.
+        waiting = set(table.pending.get(key, ()))
+        if info.get("status") == FAILED:
+            waiting |= {s for s, _, _ in items if s not in ta}
         rows.append(FinalRow(key, row[1], row[2], row[3], info.get("status", ""), round(auto, 6), ta,
-                             table.comments.get(key, {}), mine, tuple(s for s, _, _ in items if s not in ta)))
-    return GradeBook(items, auto_max, tuple(rows), table.unmarked)
+                             table.comments.get(key, {}), mine, tuple(s for s, _, _ in items if s in waiting)))
+    late: dict[str, int] = {}
+    for g in groups:
+        if not g["ta"] and (new := new_members(g, resolve(store, g, OVERRIDE))):
+            late[g["slot"]] = late.get(g["slot"], 0) + len(new)
+    return GradeBook(items, auto_max, tuple(rows), table.unmarked, table.new, late)

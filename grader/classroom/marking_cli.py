@@ -37,11 +37,25 @@ def marked_store(batch_dir: Path, marked: Path | None):
 @click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--marked", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A marked groups CSV to add first  [default: BATCH_DIR/groups/groups.csv]")
-def grades_cmd(batch_dir: Path, marked: Path | None) -> None:
+@click.option("--final", is_flag=True,
+              help="Also write what an LMS imports (BATCH_DIR/export/: canvas.csv, gradescope.csv, one feedback "
+                   "file per student named for the roster); refused while a TA item is pending.")
+@click.option("--allow-pending", is_flag=True,
+              help="With --final: export even though items are pending (their cells and the totals they "
+                   "affect are left empty, never 0).")
+@click.option("--column", "chosen", multiple=True, metavar="ITEM",
+              help="With --final: a column of the exports (repeat it): total, autograder, ta, or a TA item's id "
+                   "(e.g. 1a)  [default: total]")
+@click.option("--title", default=None, help="With --final: the assignment's name in the exports' column headers  "
+                                            "[default: the rubric's assignment]")
+def grades_cmd(batch_dir: Path, marked: Path | None, final: bool, allow_pending: bool, chosen: tuple[str, ...],
+               title: str | None) -> None:
     """The grade book: BATCH_DIR/final_grades.csv (autograder score, each TA item's points, total;
-    keyed like grades.csv) and BATCH_DIR/feedback/<submission>.md with the TA's comments."""
+    keyed like grades.csv) and BATCH_DIR/feedback/<submission>.md with the TA's comments. A
+    submission with TA items still to mark says "pending N items" instead of a total."""
     from grader.classroom import final_grades
-    from grader.classroom.reports import final
+    from grader.classroom.reports import exports
+    from grader.classroom.reports import final as book_files
 
     _, store = marked_store(batch_dir, marked)
     try:
@@ -49,13 +63,54 @@ def grades_cmd(batch_dir: Path, marked: Path | None) -> None:
     except RubricError as exc:
         raise click.ClickException(str(exc)) from None
     book = final_grades.grade_book(batch_dir, rubric, store)
-    files = final.write(book, batch_dir)
+    files = book_files.write(book, batch_dir)
     console = cli_output.console()
     for slot, n in book.unmarked_groups.items():
-        console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points[/yellow]")
+        console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points[/yellow]", highlight=False)
+    for slot, n in book.new_answers.items():
+        console.print(f"[yellow]{slot}: {n} answer{'s' if n != 1 else ''} new since marked (pending: mark "
+                      f"{'them' if n != 1 else 'it'} in `grader review`, which suggests the earlier mark)[/yellow]",
+                      highlight=False)
+    for slot, n in book.new_overridden.items():
+        console.print(f"[yellow]{slot}: {n} answer{'s' if n != 1 else ''} new since overridden (the autograder's "
+                      "verdict stands until a TA overrides it too)[/yellow]", highlight=False)
+    waiting = [r for r in book.rows if r.pending]
+    if waiting:
+        console.print(f"[yellow]pending: {book.pending} TA item{'s' if book.pending != 1 else ''} in all, in "
+                      f"{len(waiting)} of {len(book.rows)} submissions (their total says \"pending N items\")[/yellow]",
+                      highlight=False)
     console.print(f"wrote {files[0]}: {len(book.rows)} submissions, autograder out of {book.auto_max:g} + TA items "
-                  f"out of {book.ta_max:g}; {len(files) - 1} feedback files in {batch_dir / final.FEEDBACK_DIR}",
+                  f"out of {book.ta_max:g}; {len(files) - 1} feedback files in {batch_dir / book_files.FEEDBACK_DIR}",
                   highlight=False)
+    if not final:
+        if chosen or allow_pending or title:
+            raise click.ClickException("--column, --title and --allow-pending shape the exports: add --final")
+        return
+    if waiting and not allow_pending:
+        raise click.ClickException(
+            f"{book.pending} TA item{'s' if book.pending != 1 else ''} in {len(waiting)} submission"
+            f"{'s are' if len(waiting) != 1 else ' is'} still pending (column pending of {files[0]}): mark them "
+            f"(`grader review {batch_dir}`), or export anyway with --final --allow-pending (pending cells stay empty)")
+    try:
+        written = exports.write_exports(book, batch_dir, chosen or exports.DEFAULT_COLUMNS,
+                                        title=title or _assignment_name())
+    except exports.ExportError as exc:
+        raise click.ClickException(str(exc)) from None
+    if waiting:
+        console.print(f"[yellow]exported with {book.pending} item{'s' if book.pending != 1 else ''} pending: "
+                      "their cells and totals are empty[/yellow]", highlight=False)
+    console.print(f"wrote {written[0]} (Canvas gradebook import), {written[1]} (Gradescope score upload) and "
+                  f"{len(written) - 2} feedback files in {written[0].parent / exports.FEEDBACK_DIR}, one per student",
+                  highlight=False)
+
+
+def _assignment_name() -> str:
+    from grader import assignment
+
+    try:
+        return assignment.package_name()
+    except Exception:   # noqa: BLE001 - only a column title: any failure falls back to a plain one
+        return "Assignment"
 
 
 @click.command("review")

@@ -248,7 +248,8 @@ class Review:
         checks = (f'<p><a href="/checks">Code checks on the review list</a>: {html.plural(len(self.checks), "decision")} '
                   "to make (confirm the autograder's score or override it with a reason).</p>") if self.checks else ""
         body = (f"<h1>Answer groups: {self.out.name}</h1><p>Mark each TA-graded group once: its points and comment "
-                "go to every answer in it, and to any later answer that joins it. Auto-graded items show their "
+                "go to every answer in it now; an answer that joins it later waits for you (shown first, the earlier "
+                "mark filled in). Auto-graded items show their "
                 f"verdict; override one only with a reason.</p>{checks}<ul>{rows}</ul>{html.KEYS_HELP}")
         return self._page("Review", body)
 
@@ -272,8 +273,10 @@ class Review:
                              + html.KEYS_HELP)
             if any(g["suggestion"] for g in groups):
                 parts.append("<p>Prose groups are <b>suggestions</b> made by text similarity: read every answer.</p>")
-            parts += [html.group_card(g, resolve(self.store, g), resolve(self.store, g, OVERRIDE), self.token,
-                                      f"/q/{q}", self._marking(g, latest)) for g in groups]
+            shown = [(g, resolve(self.store, g), resolve(self.store, g, OVERRIDE)) for g in groups]
+            shown.sort(key=lambda x: not (x[1].new or x[2].new))     # answers new since marked first
+            parts += [html.group_card(g, res, over, self.token, f"/q/{q}", self._marking(g, latest))
+                      for g, res, over in shown]
         return self._page(q, "".join(parts), q)
 
     def _marking(self, g: Mapping[str, Any], latest: Mapping[str, Mark]) -> html.Marking | None:

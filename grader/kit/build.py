@@ -246,17 +246,19 @@ def _kit_pyproject(version: str) -> str:
     deps = [d for d in project["dependencies"]
             if d.split("=")[0].split(">")[0].split("<")[0].split("[")[0].strip().lower()
             in (*KIT_REQUIREMENTS, *getattr(assignment.registry(), "KIT_REQUIRES", ()))]
-    packages = sorted({rel.rsplit("/", 1)[0].replace("/", ".") for rel in kit_modules()})
+    tops = sorted({rel.split("/", 1)[0] for rel in kit_modules()})
     course = assignment.registry()
+    # hatchling builds the wheel straight from the folder: `pip install .` leaves no build/ or
+    # *.egg-info in the student's working folder (setuptools leaves both).
     return "\n".join([
         "# The student kit's package: `pip install .` here installs the `grader` command.",
-        "[build-system]", 'requires = ["setuptools>=68"]', 'build-backend = "setuptools.build_meta"', "",
+        "[build-system]", 'requires = ["hatchling>=1.18"]', 'build-backend = "hatchling.build"', "",
         "[project]", f'name = "{course.KIT_DIST}"', f'version = "{version}"',
         f'description = "{course.KIT_DESCRIPTION}"',
         'requires-python = ">=3.11"', "dependencies = [" + ", ".join(json.dumps(d) for d in deps) + "]", "",
         "[project.scripts]", 'grader = "grader.kit.cli:main"', "",
-        "[tool.setuptools]", "packages = " + json.dumps(packages), "include-package-data = false", "",
-        "[tool.setuptools.package-data]", 'grader = ["kit_data/*", "kit_data/**/*"]', "",
+        "[tool.hatch.build.targets.wheel]", "packages = " + json.dumps(tops),
+        'exclude = ["**/__pycache__", "**/*.pyc"]', "",
     ])
 
 
@@ -301,12 +303,32 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     (data / "replay.json").write_text(json.dumps(recorded, separators=(",", ":")), encoding="utf-8")
     info = {"version": version, "rubric_sha256": _rubric_digest(paths.RUBRIC_PATH),
             "built": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seeds": recorded["seeds"],
-            "auto_points": total}
+            "auto_points": total, "course_points": course_total()}
     (data / "kit.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     (kit / "KIT.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     (kit / "pyproject.toml").write_text(_kit_pyproject(version), encoding="utf-8")
-    (kit / "KIT_README.md").write_text(assignment.registry().KIT_README, encoding="utf-8")
+    (kit / "KIT_README.md").write_text(assignment.registry().KIT_README.rstrip("\n") + "\n\n" + upload_section(),
+                                       encoding="utf-8")
     return kit
+
+
+def course_total() -> float:
+    """The whole assignment's points (the kit's rubric copy lacks the held-back checks' points)."""
+    from grader.reports.student import course_points  # noqa: PLC0415
+    from grader.run.rubric import load_rubric  # noqa: PLC0415
+
+    return course_points(load_rubric(paths.RUBRIC_PATH))
+
+
+def upload_section() -> str:
+    """KIT_README's last section: which files to upload, from the assignment's own lists."""
+    code = ", ".join(f"`{name}`" for name in assignment.student_files())
+    written = assignment.written_files()
+    kept = ", ".join(f"`{d}/`" for d in assignment.support_dirs())
+    own = ", ".join(f"`{top}/`" for top in sorted({rel.split("/", 1)[0] for rel in kit_modules()}))
+    return (f"## What to upload\n\nUpload these files, as they are in this folder (not in a sub-folder): {code},\n"
+            f"and your written answers, `{written[0]}`. Do not upload {kept} or the kit's own files\n"
+            f"({own}, `pyproject.toml`, `KIT.json`, this README): the grader uses its own copies.\n")
 
 
 def build_kit(out: Path, *, seeds: Sequence[int] = DEFAULT_SEEDS, progress: Progress | None = None,

@@ -86,7 +86,7 @@ def _kit_check(directory: Path, seed: int | None, out: Console) -> CheckSetup:
 
     settings = GradingSettings(rubric=rubric, seed=seeds[0] if seed is None else seed, include_written=False,
                                runner_factory=runner, ref_provider=provider)
-    return CheckSetup(rubric, settings, code_only=True, total=built.get("auto_points"), runner_notes=notes,
+    return CheckSetup(rubric, settings, code_only=True, total=built.get("course_points"), runner_notes=notes,
                       nothing_left="has no code check in the kit (written answers are graded when you submit)",
                       preface=("Written answers are not checked here: they are read and graded when you submit.",
                                "This kit names only a few known bugs; the full grader names more when you submit."),

@@ -87,30 +87,33 @@ def _written_extra(c: CheckResult) -> dict[str, Any]:
 
 
 def manual_test(item: ManualItem) -> dict[str, Any]:
-    """A written answer left to TAs, as a Gradescope test worth 0 of 0 points.
+    """A written answer left to TAs: pending, so neither passed nor failed, and worth nothing here.
 
-    Gradescope adds up tests' scores, so a TA-graded answer must carry no points here: its points
-    are in the name and in extra_data, and the output is the extracted answer, so that the student
-    (visible by default, before the deadline) sees that the answer was found and a TA sees what
-    was read. Status "failed" means no answer was found, so the student can fix the heading.
+    Gradescope adds up tests' scores, so a TA-graded answer carries no points here: its points
+    are in the name and in extra_data. A found answer has no ``status``, ``score`` or
+    ``max_score`` (Gradescope's specification makes all three optional when the top-level score
+    is given, and infers a status only from them), so the page shows it as neither passed nor
+    failed, never a green tick for points nobody has given yet; its output says it is pending and
+    quotes the extracted answer, so the student sees that it was found and a TA sees what was
+    read. An answer that was not found is "failed" (0 of 0), so the student can fix the heading.
     """
-    head = f"Graded by a TA ({item.points:g} point{'s' if item.points != 1 else ''}); not part of the autograder's score."
+    head = (f"Pending: graded by a TA after the deadline ({item.points:g} point{'s' if item.points != 1 else ''}); "
+            "not part of the autograder's score.")
     where = f"Read from {item.where}." if item.where else ""
     lines = [line for line in (head, where, *item.notes) if line]
     output = "\n".join(lines) + "\n\n" + item.text
-    return {
-        "name": item.name,
-        "number": item.number,
-        "score": 0.0,
-        "max_score": 0.0,
-        "status": "passed" if item.found else "failed",
+    test: dict[str, Any] = {"name": item.name, "number": item.number}
+    if not item.found:
+        test.update(score=0.0, max_score=0.0, status="failed")
+    test.update({
         "output": output.strip(),
         "output_format": "text",
         "visibility": item.visibility,
-        "tags": [item.id, "written", "manual"],
+        "tags": [item.id, "written", "manual", "pending" if item.found else "missing"],
         "extra_data": {"question": item.id, "manual_points": item.points, "found": item.found,
-                       "where": item.where},
-    }
+                       "where": item.where, "pending": True},
+    })
+    return test
 
 
 def score_lines(report: GradeReport, shown: list[CheckResult]) -> list[str]:

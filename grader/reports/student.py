@@ -99,9 +99,15 @@ def next_to_do(report: GradeReport, rubric: Rubric) -> list[str]:
     return lines
 
 
-def checked_line(checked: float, total: float) -> str:
-    return (f"checked here: {checked:g} of {total:g} points; hidden checks and TA-graded answers "
-            "are not included")
+def checked_line(checked: float, course: float) -> str:
+    """What the run's total counts, against the whole assignment's points (never a word about
+    checks the student does not see)."""
+    return f"checked here: {checked:g} of the assignment's {course:g} points; the rest is graded when you submit"
+
+
+def course_points(rubric: Rubric) -> float:
+    """Every point of the assignment: code, written answers, TA-graded ones too."""
+    return sum(p.points for p in rubric.parts)
 
 
 def auto_points(rubric: Rubric) -> float:
@@ -112,8 +118,7 @@ def auto_points(rubric: Rubric) -> float:
 def render_check(report: GradeReport, rubric: Rubric, console: Console, *, details: bool = True,
                  total: float | None = None) -> None:
     """Details of each failing check (not of stubs or missing answers), then the summary;
-    ``total``: the autograder's points of the whole assignment when ``rubric`` is not all of it
-    (the kit's copy)."""
+    ``total``: the whole assignment's points when ``rubric`` is not all of it (the kit's copy)."""
     if details:
         for c in report.checks:
             if c.passed or not progress_line(c):
@@ -146,5 +151,5 @@ def render_check(report: GradeReport, rubric: Rubric, console: Console, *, detai
         console.print("[bold]Next to do:[/bold]")
         for line in todo:
             console.print(Text(f"  {line}"), soft_wrap=True)
-    console.print(checked_line(report.max_score, auto_points(rubric) if total is None else total),
+    console.print(checked_line(report.max_score, course_points(rubric) if total is None else total),
                   soft_wrap=True)

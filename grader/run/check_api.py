@@ -75,22 +75,43 @@ def check(check_id: str, *, files: tuple[str, ...], names: tuple[str, ...] = (),
 
 @functools.lru_cache(maxsize=1)
 def _rubric_labels() -> dict[str, str]:
+    """Check id -> how a student's report names it: the checks students see (number and title)."""
     from grader.run.rubric import RubricError, load_rubric
 
     try:
-        return {spec.id: f"check {spec.number} ({spec.name})" for spec in load_rubric().checks}
+        return {spec.id: f"check {spec.number} ({spec.name})" for spec in load_rubric().checks
+                if spec.student_visible}
     except (OSError, RubricError):
         return {}
 
 
+def _shown_label(check_id: str) -> str:
+    """A visible check's number and title; else the student's functions it tests; "" if unknown."""
+    label = _rubric_labels().get(check_id)
+    if label:
+        return label
+    registered = REGISTRY.get(check_id)
+    if registered is None or not registered.names:
+        return ""
+    functions = ", ".join(dict.fromkeys(n.split(".", 1)[1] for n in registered.names))
+    return f"your {functions} ({', '.join(registered.files)})"
+
+
 def check_label(check_id: str) -> str:
-    """How a student's report names another check: "check 1.1 (sigmoid: values, ...)"."""
-    return _rubric_labels().get(check_id, f"check {check_id}")
+    """How a student's report names another check: "check 1.1 (sigmoid: values, ...)". A check the
+    student does not see (hidden until the due date, or left out of the kit) is never named, nor
+    is any internal id: the report names the student's own functions it tests instead ("your
+    sigmoid (word2vec.py)"), or "another of your functions" where the kit does not know them."""
+    return _shown_label(check_id) or "another of your functions"
 
 
 def fix_first(check_id: str) -> str:
     """The message of a check that fails because another function of the student's is wrong."""
-    return f"this fails because {check_label(check_id)} fails: fix that first"
+    label = _shown_label(check_id)
+    if not label:
+        return "fix that first"
+    verb = "fails" if label.startswith("check ") else "is wrong"
+    return f"this fails because {label} {verb}: fix that first"
 
 
 class CheckAborted(Exception):

@@ -192,13 +192,13 @@ def _visibility(entry: dict[str, Any], default: Any, where: str, what: str, poin
     return str(visibility)
 
 
-def _timeout(entry: dict[str, Any], default: Any, where: str, what: str, problems: list[str]) -> float | None:
-    """The ``timeout`` of a check or written part in seconds, or None (a problem said) when it is
-    not a number in (0, MAX_TIMEOUT]."""
+def _timeout(entry: dict[str, Any], default: Any, where: str, what: str, problems: list[str]) -> float:
+    """The ``timeout`` of a check or written part in seconds; DEFAULT_TIMEOUT, a problem said, when
+    it is not a number in (0, MAX_TIMEOUT] (the entry still counts: one mistake, one problem)."""
     timeout = entry.get("timeout", default)
     if not _number(timeout) or not 0 < timeout <= MAX_TIMEOUT:
         problems.append(f"{where}: {what} has timeout {timeout!r}; use seconds in (0, {MAX_TIMEOUT:g}]")
-        return None
+        return DEFAULT_TIMEOUT
     return float(timeout)
 
 
@@ -242,8 +242,7 @@ def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, ...],
         problems.append(f"{where}: written part {pid!r} has explanation {explanation!r}; use one of "
                         f"{', '.join(VISIBILITIES)} (when students see what is wrong and the expected form)")
     fields["explanation"] = str(explanation)
-    timeout = _timeout(entry, d_timeout, where, f"written part {pid!r}", problems)
-    fields["timeout"] = DEFAULT_TIMEOUT if timeout is None else timeout
+    fields["timeout"] = _timeout(entry, d_timeout, where, f"written part {pid!r}", problems)
     partial = entry.get("partial", d_partial)
     if not isinstance(partial, bool):
         problems.append(f"{where}: written part {pid!r} has partial {partial!r}; use true (points in "
@@ -288,6 +287,7 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
     d_explanation = defaults.get("explanation", DEFAULT_EXPLANATION)
 
     parts: list[Part] = []
+    broken: set[str] = set()        # parts whose line has a problem, said once (not again for each check)
     for line, entry in zip(part_lines, data.get("parts") or []):
         where = f"line {line}" if line else f"the part of test file {entry.get('name')}"
         if not isinstance(entry, dict) or not {"id", "kind", "points"} <= set(entry):
@@ -298,6 +298,7 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
             problems.append(f"{where}: part {entry['id']!r} has kind {entry['kind']!r}; use one of {PART_KINDS}")
         if not _number(entry["points"]) or entry["points"] < 0:
             problems.append(f"{where}: part {entry['id']!r} has points {entry['points']!r}; use a number >= 0")
+            broken.add(str(entry["id"]))
             continue
         fields: dict[str, Any] = {}
         if entry["kind"] == "written":
@@ -314,29 +315,32 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         problems.append(f"part id {dup!r} appears more than once; part ids must be unique")
 
     checks: list[CheckSpec] = []
+    lined, unsummed = set[str](), set[str]()   # one mistake, one problem: checks named, parts not summed
     for line, entry in zip(check_lines, data.get("checks") or []):
         where = f"line {line}" if line else "its test file's decorators"
         if not isinstance(entry, dict):
             problems.append(f"{where}: each check must be a mapping with id, part, name, number, points")
             continue
-        cid = entry.get("id", "?")
+        lined.add(cid := str(entry.get("id", "?")))
         missing = [k for k in ("id", "part", "name", "number", "points") if k not in entry]
         if missing:
             problems.append(f"{where}: check {cid!r} is missing {', '.join(missing)}")
+            unsummed.add(str(entry.get("part", "")))
             continue
         if not _NUMBER.match(str(entry["number"])):
             problems.append(f"{where}: check {cid!r} has number {entry['number']!r}; use dotted digits like \"1.2\"")
-        if entry["part"] not in part_ids:
-            problems.append(f"{where}: check {cid!r} names part {entry['part']!r}, which is not "
-                            f"under 'parts:'; use one of {part_ids}")
+        if entry["part"] not in part_ids and str(entry["part"]) not in broken:
+            close = difflib.get_close_matches(str(entry["part"]), part_ids, n=1, cutoff=0.75)
+            problems.append(f"{where}: check {cid!r} names part {entry['part']!r}, which is not under 'parts:'; "
+                            + (f"did you mean {close[0]!r}?" if close else f"use one of {part_ids}"))
+            unsummed.update(close)      # that part's sum would only repeat this mistake
         points = entry["points"]
         if not _number(points) or points < 0:
             problems.append(f"{where}: check {cid!r} has points {points!r}; use a number >= 0")
+            unsummed.add(str(entry["part"]))
             continue
         visibility = _visibility(entry, d_visibility, where, f"check {cid!r}", points, problems)
         timeout = _timeout(entry, d_timeout, where, f"check {cid!r}", problems)
-        if timeout is None:
-            continue
         partial = entry.get("partial", d_partial)
         if not isinstance(partial, bool):
             problems.append(f"{where}: check {cid!r} has partial {partial!r}; use true (points "
@@ -359,16 +363,14 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
     for dup in sorted({n for n in numbers if numbers.count(n) > 1}):
         problems.append(f"check number {dup!r} is used twice; Gradescope orders tests by number")
 
-    for part in parts:
-        if part.kind != "code":
-            continue
+    for part in (p for p in parts if p.kind == "code" and p.id not in unsummed):
         total = sum(c.points for c in checks if c.part == part.id)
         if abs(total - part.points) > 1e-9:
             problems.append(f"part {part.id!r} is worth {part.points:g} points but its checks add up "
                             f"to {total:g}; change the checks' points or the part's")
 
     if registered is not None:
-        unlined = sorted(registered - set(ids))
+        unlined = sorted(registered - set(ids) - lined)
         for c in checks:
             if c.id not in registered:
                 close = difflib.get_close_matches(c.id, unlined, n=1, cutoff=0.75)

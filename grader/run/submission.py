@@ -282,9 +282,42 @@ def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
                 refused[name] = notebook
                 notes.append(notebook)
     for support in assignment.support_dirs():
-        if (root / support).exists():
+        changed = changed_support_files(root / support, TEMPLATE_DIR / support)
+        if changed is None:        # its files were not unpacked (a zip): nothing to compare
             notes.append(f"your {support}/ folder was ignored: the grader provides its own copy")
+        elif changed:
+            shown = ", ".join(f"{support}/{c}" for c in changed[:3]) + (" ..." if len(changed) > 3 else "")
+            notes.append(f"your {support}/ folder differs from the starter's ({shown}): the grader uses its own "
+                         "copy, so changes there are not used")
     written = tuple(p for p in _written_files(root)
                     if p.stat().st_size <= MAX_STUDENT_FILE_BYTES)
     return PreparedSubmission(run_dir, tuple(present), tuple(missing), tuple(notes), written,
                               refused)
+
+
+def changed_support_files(theirs: Path, ours: Path, *, limit: int = 2000) -> list[str] | None:
+    """The files of a student's support folder that are not the grader's own copy (changed or
+    added; caches and hidden files aside), as paths relative to it: [] for an untouched starter's
+    folder or none at all; None for a folder holding no file to compare (a zip's, whose support
+    files are not unpacked). At most ``limit`` files are compared."""
+    if not theirs.is_dir() or theirs.is_symlink():
+        return []
+    if not any(p.is_file() for p in theirs.rglob("*")):
+        return None
+    changed = []
+    for n, path in enumerate(sorted(theirs.rglob("*"))):
+        if n >= limit:
+            break
+        rel = path.relative_to(theirs)
+        if (path.is_dir() or path.is_symlink() or path.suffix == ".pyc"
+                or any(part.startswith(".") or part == "__pycache__" for part in rel.parts)):
+            continue
+        mine = ours / rel
+        try:
+            same = mine.is_file() and mine.stat().st_size == path.stat().st_size and \
+                mine.read_bytes() == path.read_bytes()
+        except OSError:
+            same = False
+        if not same:
+            changed.append(rel.as_posix())
+    return changed

@@ -39,8 +39,10 @@ from grader.classroom.groups.marks import (
     MarksError,
     _csv_text,
     import_table,
+    new_members,
     prints_of,
     read_snapshot,
+    resolve,
     snapshot,
     table_has_marks,
     write_answer_groups,
@@ -48,7 +50,7 @@ from grader.classroom.groups.marks import (
     write_snapshot,
     write_text_atomic,
 )
-from grader.classroom.groups.store import MarkStore, now
+from grader.classroom.groups.store import MARK, OVERRIDE, MarkStore, now
 from grader.run.rubric import Rubric, load_rubric
 
 ANSWER_GROUPS = "answer_groups.csv"
@@ -118,7 +120,25 @@ def build_groups(out: Path, rubric: Rubric | None = None, *, fingerprint: Finger
     files += write_pages(groups, titles, reviews, out / GROUPS_DIR)
     if not prose_similarity_available():
         notes.append(PROSE_EXTRA_NOTE)
+    notes += new_since_marked_notes(grouped, store, out)
     return GroupsOutcome(groups, reviews, len(keys), time.monotonic() - started, tuple(files), tuple(notes), imported)
+
+
+def new_since_marked_notes(grouped: list[dict[str, Any]], store: MarkStore, out: Path) -> list[str]:
+    """One line when answers joined marked (or overridden) groups after the TA acted: they wait."""
+    marked = overridden = 0
+    for g in grouped:
+        new = len(new_members(g, resolve(store, g, MARK if g["ta"] else OVERRIDE)))
+        marked, overridden = (marked + new, overridden) if g["ta"] else (marked, overridden + new)
+    lines = []
+    if marked:
+        lines.append(f"{marked} answer{'s' if marked != 1 else ''} joined groups after they were marked: pending "
+                     f"(no points) until a TA marks them; `grader review {out}` shows them first, the earlier "
+                     "mark filled in")
+    if overridden:
+        lines.append(f"{overridden} answer{'s' if overridden != 1 else ''} joined overridden groups after the "
+                     "override: they keep the autograder's verdict until a TA overrides them too")
+    return lines
 
 
 def import_marks(out: Path, marked: Path | None = None) -> tuple[MarkStore, int, bool, list[str]]:

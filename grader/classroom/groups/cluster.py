@@ -23,6 +23,7 @@ import numpy as np
 
 from grader import assignment
 from grader.classroom.groups.collect import Answer
+from grader.classroom.groups.store import VALUES
 
 FORMULA, TABLE, READING, PROSE = "formula", "table", "reading", "prose"
 NO_ANSWER, REVIEW, UNREADABLE = "no answer", "needs review", "unreadable"
@@ -106,7 +107,7 @@ def value_key(signature: tuple, values: np.ndarray) -> str:
     """A formula group's key: its shapes and its values at the fixed points to 6 significant digits
     (the same for every equivalent spelling, in every run: the points are fixed)."""
     shown = ",".join(f"{x:.6g}" for x in values.tolist())
-    return "values:" + hashlib.sha256(f"{signature!r}|{shown}".encode()).hexdigest()[:16]
+    return VALUES + hashlib.sha256(f"{signature!r}|{shown}".encode()).hexdigest()[:16]
 
 
 def formula_groups(answers: Sequence[Answer], fingerprint: Fingerprinter) -> list[Group]:

@@ -20,19 +20,20 @@ import csv
 import io
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader.classroom.groups.cluster import Group
-from grader.classroom.groups.store import MARK, GroupPrint, Mark, MarkStore, Resolution, now, who_am_i
+from grader.classroom.groups.store import MARK, GroupPrint, Mark, MarkStore, Resolution, norm, now, who_am_i
 from grader.common.atomic import atomic_path
 from grader.run.rubric import Rubric
 
 ANSWER_COLUMNS = ("question", "item", "submission", "names", "group", "answer", "read", "where", "verdict", "review")
 GROUP_COLUMNS = ("question", "item", "group", "fingerprint", "size", "kind", "label", "max_points", "points",
-                 "comment", "marked_by", "marked_at", "representative", "submissions")
+                 "comment", "marked_by", "marked_at", "new_since_marked", "suggested", "representative", "submissions")
 POINT_KEYS = ("submission", "names", "sids", "emails")
+PENDING = "pending"
 SNAPSHOT = "groups.json"
 CONFLICT = "marks differ"
 
@@ -121,14 +122,38 @@ def resolve(store: MarkStore, group: Mapping[str, Any], kind: str = MARK) -> Res
     return store.resolve(group["slot"], group["key"], (m["text"] for m in group["members"]), kind)
 
 
-def member_mark(store: MarkStore, group: Mapping[str, Any], text: str, resolution: Resolution,
-                kind: str = MARK) -> Mark | None:
-    """A member's mark: its group's, or (when the group's answers were marked differently) its own."""
-    return resolution.mark or store.text_mark(group["slot"], text, kind)
+def member_mark(store: MarkStore, group: Mapping[str, Any], text: str, kind: str = MARK) -> Mark | None:
+    """A member's mark: the one given to a group that held its answer (never its group's now:
+    an answer that joined a marked group later has none until a TA marks it)."""
+    return store.answer_mark(group["slot"], group["key"], text, kind)
+
+
+def new_members(group: Mapping[str, Any], resolution: Resolution) -> list[dict[str, Any]]:
+    """The members of a group whose answers joined it after it was marked (none if it never was)."""
+    if not resolution.new:
+        return []
+    new = set(resolution.new)
+    return [m for m in group["members"] if norm(m["text"]) in new]
+
+
+def suggested(resolution: Resolution) -> str:
+    """The earlier mark offered for a group's new answers: "2 (comment)", or ""."""
+    m = resolution.suggestion
+    if m is None:
+        return ""
+    points = "" if m.points is None else f"{m.points:g}"
+    return f"{points} ({m.comment})" if m.comment and points else points or m.comment
+
+
+def pending_line(n: int) -> str:
+    """What a grade that waits for a TA says instead of a number."""
+    return f"{PENDING} {n} item{'s' if n != 1 else ''}"
 
 
 def write_group_table(groups: Sequence[Mapping[str, Any]], store: MarkStore, path: Path) -> Path:
-    """groups.csv: the TA-graded groups with the marks the store gives them."""
+    """groups.csv: the TA-graded groups with the marks the store gives them. A group with answers
+    new since it was marked has no points (it waits for a TA): ``new_since_marked`` counts them and
+    ``suggested`` holds the earlier mark, to copy into ``points`` if it fits them too."""
     rows = []
     for g in groups:
         if not g["ta"]:
@@ -136,13 +161,15 @@ def write_group_table(groups: Sequence[Mapping[str, Any]], store: MarkStore, pat
         res = resolve(store, g)
         m = res.mark
         points = "" if m is None or m.points is None else f"{m.points:g}"
-        comment = m.comment if m is not None else (
-            f"{CONFLICT}: " + "; ".join(f"{c.points:g}" if c.points is not None else c.comment for c in res.conflict)
-            if res.conflict else "")
+        comment = m.comment if m is not None else ""
         if res.conflict:
+            comment = f"{CONFLICT}: " + "; ".join(f"{c.points:g}" if c.points is not None else c.comment
+                                                  for c in res.conflict)
             points, comment = "", f"({comment}; each answer keeps its own until the group is marked)"
+        new = new_members(g, res)
         rows.append((g["question"], g["item"], g["id"], g["fingerprint"], len(g["members"]), g["kind"], g["label"],
                      f"{g['max_points']:g}", points, comment, m.who if m else "", m.when if m else "",
+                     len(new) or "", suggested(res),
                      g["representative"][:500], " ".join(x["submission"] for x in g["members"])))
     write_text_atomic(path, _csv_text(GROUP_COLUMNS, rows))
     return path
@@ -216,6 +243,12 @@ def import_table(path: Path, store: MarkStore, groups: Sequence[Mapping[str, Any
             if group is None:
                 raise MarksError(f"{path}, line {n}: group {row.get('group', '')!r} is not a group of this batch; "
                                  "mark the groups.csv that `grader groups` wrote")
+            listed = set((row.get("submissions") or "").split())
+            if listed and listed != {m["submission"] for m in group["members"]}:   # renumbered since
+                raise MarksError(f"{path}, line {n}: group {row.get('group', '')!r} holds other answers now than "
+                                 "when this file was written (a late submission or a regrouping renumbered the "
+                                 "groups), and the row has no fingerprint to find its own: mark the groups.csv "
+                                 "that `grader groups` wrote last, keeping its fingerprint column")
             fp = group["fingerprint"]
         slot = group["slot"] if group is not None else store.prints[fp].slot
         if group is not None and not group["ta"]:
@@ -257,8 +290,14 @@ def import_table(path: Path, store: MarkStore, groups: Sequence[Mapping[str, Any
 class PointsTable:
     header: list[str]
     rows: list[list[str]]
-    unmarked: dict[str, int]           # item -> groups without points
+    unmarked: dict[str, int]           # item -> groups a TA has still to mark (never marked, or new answers)
     comments: dict[str, dict[str, str]]   # submission -> item -> the TA's comment
+    pending: dict[str, tuple[str, ...]] = field(default_factory=dict)  # submission -> TA items without points
+    new: dict[str, int] = field(default_factory=dict)  # item -> answers new since their group was marked
+
+    @property
+    def pending_items(self) -> int:
+        return sum(len(v) for v in self.pending.values())
 
 
 def who_is_who(grades: Path | None) -> dict[str, dict[str, str]]:
@@ -270,10 +309,15 @@ def who_is_who(grades: Path | None) -> dict[str, dict[str, str]]:
 
 def points_table(groups: Sequence[Mapping[str, Any]], store: MarkStore, grades: Path | None,
                  order: Sequence[str] = ()) -> PointsTable:
-    """Per-submission points of the TA-graded items from the marks in ``store``."""
+    """Per-submission points of the TA-graded items from the marks in ``store``: each answer has
+    the mark given to a group that held it when it was marked; an answer no TA has marked (new
+    since its group was marked, or never marked) is pending: its cell stays empty, the ``pending``
+    column counts it and the total says so."""
     unmarked: dict[str, int] = {}
+    new_counts: dict[str, int] = {}
     per: dict[str, dict[str, float]] = {}
     comments: dict[str, dict[str, str]] = {}
+    pending: dict[str, list[str]] = {}
     slots: list[str] = []
     seen: list[str] = list(order)
     for g in groups:
@@ -284,10 +328,14 @@ def points_table(groups: Sequence[Mapping[str, Any]], store: MarkStore, grades: 
             continue
         slot = g["slot"]
         res = resolve(store, g)
-        if res.mark is None or res.mark.points is None:
+        if res.pending:
             unmarked[slot] = unmarked.get(slot, 0) + 1
+        if res.new:
+            new_counts[slot] = new_counts.get(slot, 0) + len(new_members(g, res))
         for member in g["members"]:
-            mark = member_mark(store, g, member["text"], res)
+            mark = member_mark(store, g, member["text"])
+            if mark is None or mark.points is None:
+                pending.setdefault(member["submission"], []).append(slot)
             if mark is None:
                 continue
             if mark.points is not None:
@@ -300,15 +348,16 @@ def points_table(groups: Sequence[Mapping[str, Any]], store: MarkStore, grades: 
     slots.sort(key=slot_order.index)
     who = who_is_who(grades)
     keys = list(who) + [k for k in seen if k not in who]
-    header = [*POINT_KEYS, *slots, "total"]
+    header = [*POINT_KEYS, *slots, "total", PENDING]
     rows = []
     for key in keys:
         mine = per.get(key, {})
         info = who.get(key, {})
+        waiting = pending.get(key, ())
+        total = pending_line(len(waiting)) if waiting else f"{sum(mine.get(s, 0.0) for s in slots):g}"
         rows.append([key, info.get("names", ""), info.get("sids", ""), info.get("emails", ""),
-                     *(f"{mine[s]:g}" if s in mine else "" for s in slots),
-                     f"{sum(mine.get(s, 0.0) for s in slots):g}"])
-    return PointsTable(header, rows, unmarked, comments)
+                     *(f"{mine[s]:g}" if s in mine else "" for s in slots), total, " ".join(waiting)])
+    return PointsTable(header, rows, unmarked, comments, {k: tuple(v) for k, v in pending.items()}, new_counts)
 
 
 def write_points(table: PointsTable, path: Path) -> Path:

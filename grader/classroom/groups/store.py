@@ -12,11 +12,16 @@ apart from everything grouping writes, in ``OUT/marks/``, keyed by the item and 
                          fingerprint, points, comment, who, when and from where (a CSV line, the
                          browser). Only ever appended to; the latest line about an answer wins.
 
-A group of a new grouping takes the mark of the answers it holds: each answer text (and the
-group's key) has the latest mark given to a group that held it; when those agree the whole group
-has that mark, so a new answer that falls into a marked group takes it; when they disagree (a
-regrouping merged two groups marked differently) each answer keeps its own and the group waits
-for a mark. Nothing here reads or writes the groups CSV: :mod:`grader.classroom.groups.marks` does.
+A mark applies to the answers a TA saw, never to an answer that came later. The answers of a
+marked group are those its fingerprint names: their normalised texts (a prose answer, a 3(a)
+table as a whole, one 3(f) sentence's reading) and, for a formula group only, its values at the
+fixed points (a key starting with :data:`VALUES`: another spelling with the same values is the
+same answer). Each answer has the latest mark given to a group that held it. An answer that
+joins a marked group later has no mark of its own: it is *new since marked*, the group waits for
+a TA (the others' mark is only a suggestion), and points stay pending for it. When the answers
+of a group were marked differently (a regrouping merged two groups), each keeps its own. A 3(a)
+group's key (its first wrong row) never carries a mark: two different tables share it.
+Nothing here reads or writes the groups CSV: :mod:`grader.classroom.groups.marks` does.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ MARKS_DIR = "marks"
 JOURNAL = "marks.jsonl"
 INDEX = "groups.jsonl"
 MARK, OVERRIDE = "mark", "override"
+VALUES = "values:"
+"""How a formula group's key starts: its values at the fixed points, which name its answers."""
 """A TA's mark of a TA-graded item; a TA's override of an auto-graded item's verdict (with a reason)."""
 
 
@@ -100,11 +107,20 @@ class Mark:
 
 @dataclass(frozen=True)
 class Resolution:
-    """The mark of a group now: ``mark`` when its answers' marks agree, ``conflict`` (the
-    different marks) when they do not; neither when none of its answers was ever marked."""
+    """The mark of a group now: ``mark`` when every answer in it has one and they agree;
+    ``conflict`` (the different marks) when they do not; ``new`` the (normalised) texts of the
+    answers that joined after the others were marked, with ``suggestion`` the mark the others
+    share; nothing when none of its answers was ever marked."""
 
     mark: Mark | None = None
     conflict: tuple[Mark, ...] = ()
+    new: tuple[str, ...] = ()
+    suggestion: Mark | None = None
+
+    @property
+    def pending(self) -> bool:
+        """Whether a TA still has to act on some answer of the group."""
+        return self.mark is None or self.mark.points is None
 
 
 @dataclass
@@ -115,7 +131,7 @@ class MarkStore:
     prints: dict[str, GroupPrint] = field(default_factory=dict)
     journal: list[Mark] = field(default_factory=list)
     _by_text: dict[tuple[str, str, str], tuple[int, Mark]] = field(default_factory=dict)
-    _by_key: dict[tuple[str, str, str], tuple[int, Mark]] = field(default_factory=dict)
+    _by_values: dict[tuple[str, str, str], tuple[int, Mark]] = field(default_factory=dict)
 
     @classmethod
     def open(cls, out: Path) -> MarkStore:
@@ -150,8 +166,8 @@ class MarkStore:
             return
         for text in p.texts:
             self._by_text[(mark.kind, p.slot, text)] = entry
-        if p.key:
-            self._by_key[(mark.kind, p.slot, p.key)] = entry
+        if p.key.startswith(VALUES):
+            self._by_values[(mark.kind, p.slot, p.key)] = entry
 
     def remember(self, prints: Iterable[GroupPrint]) -> None:
         """Add the fingerprints not yet known to the index (appended)."""
@@ -172,23 +188,41 @@ class MarkStore:
             self._index(m)
         return marks
 
+    def answer_mark(self, slot: str, key: str, text: str, kind: str = MARK) -> Mark | None:
+        """The mark of one answer of a group with this key: the latest given to a group that held
+        this text (or, for a formula group, these values); None if none, or cleared."""
+        entry = self._answer_entry(slot, key, text, kind)
+        return None if entry is None else entry[1]
+
+    def _answer_entry(self, slot: str, key: str, text: str, kind: str) -> tuple[int, Mark] | None:
+        found = [self._by_text.get((kind, slot, norm(text)))]
+        if key.startswith(VALUES):
+            found.append(self._by_values.get((kind, slot, key)))
+        entries = [e for e in found if e is not None]
+        if not entries:
+            return None
+        latest = max(entries, key=lambda e: e[0])
+        return None if latest[1].empty else latest
+
     def text_mark(self, slot: str, text: str, kind: str = MARK) -> Mark | None:
         """The latest mark given to a group holding this answer text (None if none, or cleared)."""
-        entry = self._by_text.get((kind, slot, norm(text)))
-        return None if entry is None or entry[1].empty else entry[1]
+        return self.answer_mark(slot, "", text, kind)
 
     def resolve(self, slot: str, key: str, texts: Iterable[str], kind: str = MARK) -> Resolution:
-        """The mark of a group of ``slot`` with this key and these answer texts."""
-        found = [self._by_text.get((kind, slot, norm(t))) for t in texts]
-        if key:
-            found.append(self._by_key.get((kind, slot, key)))
-        marks = sorted(e for e in found if e is not None and not e[1].empty)
-        if not marks:
+        """The mark of a group of ``slot`` with this key and these answer texts: ``mark`` only when
+        every answer has one and they agree; else ``new`` names the answers without one (new
+        since marked) and ``suggestion`` the mark the others share, or ``conflict`` theirs."""
+        texts = list(dict.fromkeys(norm(t) for t in texts))
+        entries = [(t, self._answer_entry(slot, key, t, kind)) for t in texts]
+        given = sorted((e for _, e in entries if e is not None), key=lambda e: e[0])
+        if not given:
             return Resolution()
-        distinct = {m.value: m for _, m in marks}       # the latest of each value
+        new = tuple(t for t, e in entries if e is None)
+        distinct = {m.value: m for _, m in given}       # the latest of each value
+        latest = given[-1][1]
         if len(distinct) == 1:
-            return Resolution(marks[-1][1])
-        return Resolution(None, tuple(distinct.values()))
+            return Resolution(None, (), new, latest) if new else Resolution(latest)
+        return Resolution(None, tuple(distinct.values()), new)
 
     def count(self, kind: str = MARK) -> int:
         return sum(1 for m in self.journal if m.kind == kind)

@@ -191,6 +191,18 @@ def _verdict(verdict: str) -> str:
     return f'<span class="tag {cls}">auto: {escape(verdict)}</span>'
 
 
+def _new_since_marked(g: Mapping[str, Any], res: Resolution, done: str) -> str:
+    """Which answers joined the group after it was marked: they have no mark until a TA saves one."""
+    if not res.new:
+        return ""
+    new = set(res.new)
+    who = [m["submission"] for m in g["members"] if " ".join(m["text"].lower().split()) in new]
+    hint = " (the earlier mark is filled in: save applies it to them as your mark)" if res.suggestion else ""
+    state = "pending" if done == "marked" else "the autograder's verdict stands for them"
+    return (f'<div class="tag warn new">{len(who)} answer{"s" if len(who) != 1 else ""} new since {done}: '
+            f'{escape(", ".join(who[:30]))}{" …" if len(who) > 30 else ""}; {state}{hint}</div>')
+
+
 def _item_boxes(items: Sequence[Item], chosen: Sequence[int], *, keys: bool) -> str:
     boxes = []
     for it in items:
@@ -205,21 +217,22 @@ def _item_boxes(items: Sequence[Item], chosen: Sequence[int], *, keys: bool) -> 
 
 def _ta_form(g: Mapping[str, Any], res: Resolution, marking: Marking, hidden: str) -> tuple[str, str]:
     fp, most = escape(g["fingerprint"]), float(g["max_points"])
-    m, a = res.mark or marking.own, marking.applied
+    m, a = res.mark or marking.own or res.suggestion, marking.applied   # a suggestion: saving applies it
     if a is not None:
         points, comment = "" if a.adjust is None else f"{a.adjust:g}", a.comment
     else:
         points = "" if m is None or m.points is None else f"{m.points:g}"
         comment = m.comment if m is not None else ""
-    note = ""
+    note = _new_since_marked(g, res, "marked")
     if res.conflict and marking.own is None:
-        note = ('<div class="tag warn">marks differ: ' + escape(", ".join(
+        note += ('<div class="tag warn">marks differ: ' + escape(", ".join(
             f"{c.points:g}" if c.points is not None else "comment" for c in res.conflict))
             + "; each answer keeps its own until you mark the group</div>")
-    elif m is not None and m.points is not None:
+    elif m is not None and m.points is not None and not res.new:
         note = f'<div class="who">now <b class="score">{m.points:g} / {most:g}</b>' + (
             "" if a is not None or not marking.items else ", marked outside the rubric items") + "</div>"
-    state = "done" if m is not None and m.points is not None else "todo"
+    done = res.mark or marking.own
+    state = "done" if done is not None and done.points is not None else "todo"
     floor = f"{-most:g}" if marking.items else "0"
     label = "adjust" if marking.items else "points"
     form = (f'<form class="mark" method="post" action="/mark" id="mark-{fp}">{hidden}'
@@ -270,14 +283,17 @@ def group_card(g: Mapping[str, Any], res: Resolution, override: Resolution, toke
         state, form = _ta_form(g, res, marking or Marking(()), hidden)
     else:
         o = override.mark
+        filled = o or override.suggestion       # a suggestion for answers new since overridden
         state = "auto"
-        current = (f'<div class="tag warn">overridden: {o.points:g} / {most} ({escape(o.comment)}) {_who(o)}</div>'
-                   if o is not None and o.points is not None else "")
-        form = (f"{current}<details><summary>override the autograder's verdict</summary>"
+        shown = filled if o is not None or override.new else None     # the override of the answers it was given to
+        current = (f'<div class="tag warn">overridden{" (the earlier answers)" if o is None else ""}: '
+                   f'{shown.points:g} / {most} ({escape(shown.comment)}) {_who(shown)}</div>'
+                   if shown is not None and shown.points is not None else "")
+        form = (f"{current}{_new_since_marked(g, override, 'overridden')}<details><summary>override the autograder's verdict</summary>"
                 f'<form class="mark" method="post" action="/override" id="override-{fp}">{hidden}'
                 f'<label>points <input type="number" name="points" step="any" min="0" max="{most}" '
-                f'value="{"" if o is None or o.points is None else f"{o.points:g}"}"></label><span>/ {most}</span>'
-                f'<label>reason <textarea name="reason" required></textarea></label>'
+                f'value="{"" if filled is None or filled.points is None else f"{filled.points:g}"}"></label><span>/ {most}</span>'
+                f'<label>reason <textarea name="reason" required>{escape(filled.comment) if filled else ""}</textarea></label>'
                 f'<button type="submit">override</button></form></details>')
     ta = " ta" if g["ta"] else ""
     return (f'<div class="group {state}{ta}" id="{fp}">{head}{answer}<div class="who">{members}</div>{form}</div>')

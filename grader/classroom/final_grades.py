@@ -105,7 +105,7 @@ def overrides(groups: list[dict[str, Any]], store: MarkStore) -> dict[str, list[
         if g["ta"]:
             continue
         for m in g["members"]:
-            mark = member_mark(store, g, m["text"], OVERRIDE)
+            mark = member_mark(store, g, m["text"], kind=OVERRIDE)
             if mark is None or mark.points is None:
                 continue
             most = _float(m.get("max_score"))

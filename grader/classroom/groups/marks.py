@@ -122,9 +122,11 @@ def resolve(store: MarkStore, group: Mapping[str, Any], kind: str = MARK) -> Res
     return store.resolve(group["slot"], group["key"], (m["text"] for m in group["members"]), kind)
 
 
-def member_mark(store: MarkStore, group: Mapping[str, Any], text: str, kind: str = MARK) -> Mark | None:
+def member_mark(store: MarkStore, group: Mapping[str, Any], text: str, resolution: Resolution | None = None,
+                kind: str = MARK) -> Mark | None:
     """A member's mark: the one given to a group that held its answer (never its group's now:
-    an answer that joined a marked group later has none until a TA marks it)."""
+    an answer that joined a marked group later has none until a TA marks it). ``resolution`` (the
+    group's) is not used: it is accepted so that older callers keep working."""
     return store.answer_mark(group["slot"], group["key"], text, kind)
 
 

@@ -39,12 +39,14 @@ def test_kit_modules_exist_and_exclude_what_never_ships():
 
 #: Imports of shipped modules that the kit never reaches (the assignment's written part, asked for by
 #: engine.grade only without ``GradingSettings(include_written=False)``; the Linux Sandbox, used only
-#: without a runner of the kit's own).
+#: without a runner of the kit's own; the marking page's question text and reference answer, asked
+#: for by `grader review` only).
 NOT_REACHED_IN_KIT = {("a2.written.checkers", "written_checker_names"), ("a2.written.grade", "grade_written"),
                       ("a2.written.process", "ChildProcess"), ("a2.written.sections", "pretty"),
                       ("a2.written.fingerprint", "FORMULA_CHECKERS"), ("a2.written.keys", "KeysError"),
                       ("a2.written.keys", "disagreements"), ("a2.written.grouping", "group_kind"),
                       ("a2.written.grouping", "group_label"), ("a2.written.grouping", "answer_items"),
+                      ("a2.written.questions", "question_text"), ("a2.written.questions", "reference_answer"),
                       ("grader.sandbox", "Sandbox")}
 
 

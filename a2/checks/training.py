@@ -4,8 +4,8 @@ Each check is judged on its own function: train_for_epoch runs with a spy optimi
 student's model (or a stand-in when their model cannot be built), train runs with a stand-in
 train_for_epoch, and dev parsing always uses the grader's own minibatch_parse. Only train_uas
 trains end to end with the student's model, train and train_for_epoch together; its dev UAS is
-measured in the trusted process, which parses the dev set itself and asks the worker only for
-the trained model's logits.
+measured in the trusted process, which parses the dev set itself with the assignment's forward
+computed from the trained model's parameters (returned by the worker as plain arrays).
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ UAS_FLOOR = sizes.FULL.floor
 #: Percentage points by which the student's own parse may differ from the grader's without a note.
 UAS_AGREEMENT = 0.5
 N_CLASSES = 3
+#: The model train_uas builds: ParserModel(embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE).
+N_FEATURES = 36
+HIDDEN_SIZE = 200
 #: Sentences in the hidden dev set train_uas is scored on at its full size (the reduced bundled dev
 #: set has 500); a sized-down training is scored on fewer (training_size.py).
 DEV_SENTENCES = 500
@@ -358,11 +361,14 @@ def train_uas(ctx: CheckContext) -> Outcome:
         uas, nonfinite = 100 * reported_uas, 0
         trials.note(KIT_ADVISORY)
     else:
-        if got.get("saved") and callable(renew := getattr(ctx.runner, "renew", None)):
-            # The training worker keeps its peak memory until it ends: a fresh worker loading the saved
-            # model for the dev parse below keeps the sum lower (bench/gradescope.py).
-            renew()
-        uas, nonfinite = ctx.ref.dev_parse.grader_dev_uas(ctx, dev_seed, size.hidden)  # a2/dev_parse.py
+        try:  # a2/dev_parse.py: the grader's forward on the trained parameters, its own parse
+            uas, nonfinite, layout = ctx.ref.dev_parse.grader_dev_uas(got.get("arrays") or {}, dev_seed, size.hidden)
+        except ctx.ref.dev_parse.UnmatchedParameters as unmatched:
+            trials.record(False, f"{what}: the trained model cannot be scored: {unmatched} "
+                                 f"(the parameters check {check_label('model_structure')} describes)")
+            return trials.outcome()
+        for line in layout:
+            trials.note(f"the trained model was scored with the assignment's forward on its trained parameters: {line}")
     evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"] if isinstance(u, float)) or "none"
     evaluations += " (the share of the bundled dev set's gold transitions the model picked)"
     if nonfinite:

@@ -13,7 +13,8 @@ here, and no parser runs in this process); ``train_for_epoch`` and ``train`` get
 ParserModel when it builds and runs, else a linear stand-in (standin_model.py, not in the student
 kit); ``train`` is run with a stand-in ``train_for_epoch``. Only ``train_uas`` runs the student's
 model, ``train`` and ``train_for_epoch`` together; the dev UAS that counts is the trusted grader's
-own parse of a hidden dev set, for which this worker computes only the trained model's logits.
+own parse of a hidden dev set, with the assignment's forward computed there from the trained
+parameters this worker returns as arrays (no student function is called while it scores).
 
 A ``train`` that uses names only run.py's ``__main__`` block defines (a real pattern) is run
 the way the course runs it, ``python run.py -d``, by executing run.py as ``__main__``.
@@ -27,13 +28,12 @@ import inspect
 import math
 import os
 import time
-import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from .probes_model import build_model
+from .probes_model import _plain_tensors, build_model
 from .training_support import (
     DEBUG_ARGV,
     DROPOUT_PROB,
@@ -56,18 +56,6 @@ from .training_support import (
     spy_adam,
     treebank,
 )
-
-_TRAINED: dict[str, Any] = {}
-"""The model train_uas trained last (key "model"), which trained_logits evaluates."""
-TRAINED_MODEL_NAME = ".a2grader-trained-model.pt"
-"""The file train_uas saves the trained model in, in the submission folder (see _keep_trained)."""
-
-
-def _trained_model_path() -> str:
-    """Where the trained model is saved: taken when a probe starts, before student code runs
-    (the worker and the in-process runner both run probes in the submission folder)."""
-    return os.path.join(os.getcwd(), TRAINED_MODEL_NAME)
-
 
 # -- train_for_epoch ----------------------------------------------------------------------------
 
@@ -265,8 +253,8 @@ def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float, own_parse
     """The student's ParserModel trained by their train() on the reduced treebank; the score of
     every evaluation (the stand-in parse of ``instrumented_parsing``), and, when ``own_parse`` (the
     student kit, which has no other parser), the dev UAS of the student's own parse of the final
-    model in eval mode. The full grader parses its hidden dev set itself (trained_logits)."""
-    saved = _trained_model_path()
+    model in eval mode. The full grader parses its hidden dev set itself, from the trained model's
+    parameters returned as plain arrays (``arrays``: trained_arrays)."""
     torch = get_torch()
     run: Any = importlib.import_module("run")
     parser, embeddings, train, dev = slices(None, None)
@@ -299,59 +287,39 @@ def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float, own_parse
                 parser = session.get("parser", parser)
         n_evaluations = len(rec.uas)
         final = None
-        _TRAINED.clear()
-        with contextlib.suppress(OSError):
-            os.remove(saved)
+        arrays = None
         if isinstance(getattr(parser, "model", None), torch.nn.Module):
-            _TRAINED["model"] = parser.model
             parser.model.eval()
             if own_parse:
                 final = parser.parse(dev)[0]
-            _keep_trained(parser.model, saved)
+            arrays = trained_arrays(parser.model, embeddings.shape)
     result.update(uas=rec.uas[:n_evaluations], final_uas=final, losses=rec.losses,
-                  seconds=time.monotonic() - started, trained=bool(_TRAINED),
-                  saved=os.path.isfile(saved))
+                  seconds=time.monotonic() - started, trained=arrays is not None, arrays=arrays)
     return result
 
 
-def _keep_trained(model: Any, path: str) -> None:
-    """Save the trained model in the worker's own folder, so that trained_logits finds it in a
-    fresh worker too (the grader replaces a worker that leaves threads or processes behind)."""
+def trained_arrays(model: Any, embeddings_shape: tuple[int, ...]) -> dict[str, Any]:
+    """The trained model's floating-point parameters and plain tensors (buffers, tensor
+    attributes) as numpy arrays, by name, as data: the trusted grader maps them to the model's
+    roles by name and shape (as check 5.1 does) and computes the dev logits itself. Only arrays
+    with as many values as one of the roles holds are sent (a large unrelated tensor must not
+    make the reply too big to carry)."""
     torch = get_torch()
-    try:
-        torch.save(model, path)
-    except Exception:  # noqa: BLE001 - an unpicklable model stays usable in this worker only
-        with contextlib.suppress(OSError):
-            os.remove(path)
+    n_tokens, embed_size = (int(d) for d in embeddings_shape)
+    sizes = {n_tokens * embed_size, N_FEATURES * embed_size * HIDDEN_SIZE, HIDDEN_SIZE,
+             HIDDEN_SIZE * N_CLASSES, N_CLASSES}
 
+    def entry(name: str, tensor: Any) -> dict[str, Any] | None:
+        if not (isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and tensor.numel() in sizes):
+            return None
+        value = tensor.detach().cpu()
+        value = value.double() if value.dtype == torch.float64 else value.float()
+        return {"name": str(name), "shape": [int(d) for d in tensor.shape], "value": value.numpy().copy()}
 
-def _saved_trained_model(path: str) -> Any:
-    """The model train_uas saved, loaded in this worker (it imports the student's classes), or
-    None if there is none."""
-    if "model" not in _TRAINED and os.path.isfile(path):
-        torch = get_torch()
-        _TRAINED["model"] = torch.load(path, weights_only=False)
-    return _TRAINED.get("model")
-
-
-def trained_logits(*, features: np.ndarray) -> Any:
-    """The logits of the model train_uas trained, in eval mode, for rows of feature ids.
-
-    The trusted grader parses the dev set itself and asks only for these scores, so what the
-    dev UAS is does not rest on anything student code reports about itself.
-    """
-    torch = get_torch()
-    model = _TRAINED.get("model") or _saved_trained_model(_trained_model_path())
-    if model is None:
-        raise RuntimeError("there is no trained model to evaluate: training did not leave a "
-                           "ParserModel in parser.model")
-    model.eval()
-    rows = np.ascontiguousarray(features, dtype=np.int64)
-    # A model that stays random in eval mode (dropout always on) gets the same draws for the same
-    # rows in every run: the grading's seed, which drew the rows, replays its dev UAS too.
-    torch.manual_seed(zlib.crc32(rows.tobytes()))
-    with one_thread(), torch.no_grad():
-        return model(torch.from_numpy(rows))
+    params = [e for n, t in model.named_parameters() if (e := entry(n, t)) is not None]
+    named = {p["name"] for p in params}
+    tensors = [e for n, t in _plain_tensors(model).items() if n not in named and (e := entry(n, t)) is not None]
+    return {"parameters": params, "tensors": tensors}
 
 
 PROBES = {
@@ -359,5 +327,4 @@ PROBES = {
     "train_setup": train_setup,
     "train_cost": train_cost,
     "train_uas": train_uas,
-    "trained_logits": trained_logits,
 }

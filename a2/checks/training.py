@@ -20,7 +20,7 @@ from a2.checks.model_shapes import training_error_hint
 from grader.common.numerics import log_softmax
 from grader.common.shown import brief
 from grader.run.check_api import CheckAborted, CheckContext, Trials, check, check_label
-from grader.run.results import Outcome
+from grader.run.results import ERROR, Outcome
 
 FILES = ("parser_model.py", "run.py")
 
@@ -137,6 +137,7 @@ def train_loop(ctx: CheckContext) -> Outcome:
             trials.note("your ParserModel could not be used for training "
                         f"({got['stand_in']}), so run.py was judged with a stand-in model (a linear "
                         "classifier over the feature ids)")
+        trials.note(main_globals_note(got))
         events, n_mb = got["events"], got["n_minibatches"]
 
         problems = _loop_problems(events, n_mb)
@@ -179,6 +180,17 @@ def _model_first(err: str) -> str:
     return (f"{err}\nThe student kit judges run.py with your own ParserModel, which could not be built "
             f"or run on a batch: fix {check_label('model_structure')} and {check_label('model_forward')} "
             "first (the full grader judges run.py on submission with a stand-in model)")
+
+
+def main_globals_note(got: dict[str, Any]) -> str:
+    """The note for names train or train_for_epoch read that only run.py's main block defines."""
+    names = got.get("main_globals") or []
+    if not names:
+        return ""
+    listed = ", ".join(f"`{n}`" for n in names)
+    return (f"train()/train_for_epoch() read the global(s) {listed} that only `python run.py` defines (in "
+            "its main block): the grader supplied them from your main block (its model is the model being "
+            "trained) and called your functions as usual")
 
 
 def _mean_ce(logits: np.ndarray, targets: np.ndarray) -> tuple[float, float]:
@@ -270,10 +282,7 @@ def train_setup(ctx: CheckContext) -> Outcome:
         if err:
             record_error(trials, _model_first(err), aspects=4)
             continue
-        if got["mode"] == "main":
-            trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "
-                        "run.py's main block defines), so `python run.py -d` was run and judged instead")
-            what = "python run.py -d, with a stand-in train_for_epoch"
+        trials.note(main_globals_note(got))
         if got.get("stand_in"):
             trials.note(f"your ParserModel could not be used ({got['stand_in']}), so train was run with a "
                         "stand-in model (a linear classifier over the feature ids)")
@@ -315,6 +324,13 @@ KIT_ADVISORY = ("advisory only: this local check scores the bundled dev set in d
                 "grading time that your code never sees")
 
 
+#: The part of training each prerequisite of train_uas judges, which the course's code replaces when
+#: 5.9 runs once more to prove that prerequisite's bug explains its failure (grader.run.settle).
+SUBSTITUTES = {"model_structure": "model", "model_init": "model", "model_embedding_lookup": "model",
+               "model_forward": "model", "model_dropout": "model", "model_gradients": "model",
+               "train_loop": "loop", "train_setup": "setup"}
+
+
 @check("train_uas", files=FILES, names=("parser_model.ParserModel", "run.train"),
        depends_on=("model_structure", "model_init", "model_embedding_lookup", "model_forward", "model_dropout",
                    "model_gradients", "train_loop", "train_setup"))
@@ -324,8 +340,11 @@ def train_uas(ctx: CheckContext) -> Outcome:
     the trained model; that UAS is the leaderboard entry. The student kit has neither the hidden
     set nor a parser of its own: there the student's own parse of the bundled dev set counts."""
     kit = bool(getattr(ctx.ref, "kit", False))
+    substitute = tuple(sorted({SUBSTITUTES[c] for c in ctx.substitute if c in SUBSTITUTES}))
+    if substitute and kit:
+        raise CheckAborted(ERROR, ["the student kit has no course code to run in place of a failing part"])
     seed = int(ctx.rng.integers(2**31))
-    size, sized = (sizes.FULL, "") if kit else sizes.size_for(ctx, seed, UAS_LR)
+    size, sized = (sizes.FULL, "") if kit else sizes.size_for(ctx, seed, UAS_LR, substitute)
     scored_on = ("the bundled dev set, parsed by your own minibatch_parse" if kit else
                  f"{size.hidden} sentences the grader draws from the treebank's grammar at grading time")
     what = (f"train(parser, train_data, dev_data, output_path, batch_size={size.batch_size}, "
@@ -334,7 +353,7 @@ def train_uas(ctx: CheckContext) -> Outcome:
             f"{'' if size.n_train is None else f' ({size.n_train} training examples)'}, scored on {scored_on}")
     try:
         got = call(ctx, "train_uas", what, seed=seed, n_epochs=size.n_epochs, batch_size=size.batch_size,
-                   lr=UAS_LR, own_parse=kit, n_train=size.n_train, n_dev=size.n_dev)
+                   lr=UAS_LR, own_parse=kit, n_train=size.n_train, n_dev=size.n_dev, substitute=substitute)
         dev_seed = int(ctx.rng.integers(2**31))
     except CheckAborted as aborted:
         hint = training_error_hint("\n".join(aborted.feedback), dependent="train_loop")
@@ -343,10 +362,7 @@ def train_uas(ctx: CheckContext) -> Outcome:
         raise
     trials = Trials()
     trials.note(sized)
-    if got["mode"] == "main":
-        trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "
-                    "run.py's main block defines), so `python run.py -d` was run and judged instead")
-        what = "python run.py -d"
+    trials.note(main_globals_note(got))
     if not got.get("trained"):
         trials.record(False, f"{what}: afterwards parser.model was not a torch.nn.Module, so there was no "
                              "trained model to evaluate")
@@ -361,6 +377,8 @@ def train_uas(ctx: CheckContext) -> Outcome:
         uas, nonfinite = 100 * reported_uas, 0
         trials.note(KIT_ADVISORY)
     else:
+        if callable(renew := getattr(ctx.runner, "renew", None)):
+            renew()  # the training worker keeps its peak memory until it ends: none is needed any more
         try:  # a2/dev_parse.py: the grader's forward on the trained parameters, its own parse
             uas, nonfinite, layout = ctx.ref.dev_parse.grader_dev_uas(got.get("arrays") or {}, dev_seed, size.hidden)
         except ctx.ref.dev_parse.UnmatchedParameters as unmatched:

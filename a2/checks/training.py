@@ -101,6 +101,19 @@ def _loop_problems(events: list[str], n_minibatches: int) -> list[str]:
     return problems
 
 
+def _loss_input_problems(kinds: list[str]) -> list[str]:
+    """What the loss function was given, when it was probabilities instead of the model's logits
+    (``kinds``: per loss call, "logits", "softmax", "log_softmax" or "other")."""
+    problems = []
+    for kind, words in (("softmax", "softmax"), ("log_softmax", "log-softmax")):
+        n = kinds.count(kind)
+        if n:
+            problems.append(f"the loss function was given the {words} of the model's logits in {n} of {len(kinds)} "
+                            "minibatches: CrossEntropyLoss applies log-softmax itself, so a second one squashes "
+                            "what it learns from (the model barely trains); give it the raw logits")
+    return problems
+
+
 def _returned_uas(returned: Any, uas: float) -> tuple[bool, str]:
     """Whether train_for_epoch returned the UAS its parse computed (a tuple's first item is
     accepted, and a percentage); the note for a tolerated form."""
@@ -140,7 +153,7 @@ def train_loop(ctx: CheckContext) -> Outcome:
         trials.note(main_globals_note(got))
         events, n_mb = got["events"], got["n_minibatches"]
 
-        problems = _loop_problems(events, n_mb)
+        problems = _loop_problems(events, n_mb) + _loss_input_problems(got.get("loss_inputs") or [])
         trials.record(not problems, f"{what}: " + "; ".join(problems))
 
         training = [e for e in events if e.startswith("F")]

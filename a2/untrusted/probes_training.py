@@ -86,7 +86,7 @@ def train_loop(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: floa
                                            int(batch_size))
     return {"events": rec.events, "losses": rec.losses, "uas": rec.uas, "returned": plain(returned),
             "n_minibatches": math.ceil(len(train) / int(batch_size)), "stand_in": stand_in,
-            "main_globals": supplied}
+            "main_globals": supplied, "loss_inputs": rec.loss_inputs}
 
 
 # -- train ----------------------------------------------------------------------------------------

@@ -124,6 +124,8 @@ class Recorder:
         self.in_parse = 0
         self.uas: list[float] = []
         self.losses: list[float] = []
+        self.last_output: Any = None  # the model's last training-time output (detached)
+        self.loss_inputs: list[str] = []  # per loss call: what it was given (loss_input_kind)
 
 
 def gold_transition_score(parser: Any, dataset: Any, eval_batch_size: int = 5000) -> tuple[float, list[Any]]:
@@ -181,6 +183,8 @@ def instrument_model(model: Any, rec: Recorder) -> None:
         out = original_forward(*args, **kwargs)
         if isinstance(out, torch.Tensor) and out.requires_grad:
             out.register_hook(lambda grad: rec.events.append("B"))
+        if isinstance(out, torch.Tensor) and not rec.in_parse:
+            rec.last_output = out.detach()
         return out
 
     def zero_grad(*args: Any, **kwargs: Any) -> Any:
@@ -218,6 +222,8 @@ def loss_spy(rec: Recorder) -> Iterator[None]:
         loss = original(self, *args, **kwargs)
         with contextlib.suppress(Exception):
             rec.losses.append(float(loss.detach()))
+        if args:
+            rec.loss_inputs.append(loss_input_kind(args[0], rec.last_output))
         return loss
 
     loss_class.forward = forward
@@ -225,6 +231,23 @@ def loss_spy(rec: Recorder) -> Iterator[None]:
         yield
     finally:
         loss_class.forward = original
+
+
+def loss_input_kind(given: Any, logits: Any) -> str:
+    """What the loss was given, next to the model's last training output: "logits" (that output),
+    "softmax" or "log_softmax" of it, or "other" (anything else, or nothing to compare with)."""
+    torch = get_torch()
+    try:
+        given = given.detach()
+        if logits is None or given.shape != logits.shape or given.dim() != 2:
+            return "other"
+        for kind, value in (("logits", logits), ("softmax", torch.softmax(logits, dim=1)),
+                            ("log_softmax", torch.log_softmax(logits, dim=1))):
+            if torch.allclose(given.to(value.dtype), value, rtol=1e-4, atol=1e-6):
+                return kind
+    except Exception:  # noqa: BLE001 - a value that cannot be compared is "other"
+        pass
+    return "other"
 
 
 class ModelUnusable(Exception):

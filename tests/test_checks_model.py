@@ -112,19 +112,28 @@ def test_bug_and_the_uas_floor(bug, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bug", ["run_no_zero_grad", "run_no_optimizer_step", "run_onehot_long_targets"])
-def test_a_training_loop_bug_is_charged_once_over_5_7_and_5_9_at_the_larger_loss(bug, tmp_path):
-    """Issue 32: the end-to-end check fails with the training loop's bug; run again with the course's
-    train_for_epoch in 5.7's place it passes, so 5.7 and 5.9 together lose the larger of their two
-    losses (never the sum, never less), 5.9 says it comes from 5.7's bug, and nothing goes to review
-    (grader/run/settle.py), graded together as in a real grading."""
-    report = grade_in_process(assemble(BUGGY_DIR / bug, tmp_path / "sub"), ("train_loop", "train_uas"), seed=7)
-    loop, uas = (next(c for c in report.checks if c.id == cid) for cid in ("train_loop", "train_uas"))
-    loop_loss, uas_own = loop.max_score - loop.score, uas.max_score  # 5.9 (all or nothing) fails on its own
-    assert loop_loss > 0, explain(report, ("train_loop", "train_uas"))
-    assert round(loop_loss + uas.max_score - uas.score, 4) == max(loop_loss, uas_own), explain(report, ("train_uas",))
-    assert uas.outcome.feedback[0].startswith("This comes from the bug check 5.7 (train_for_epoch"), uas.outcome.feedback
-    assert not uas.needs_review and not loop.needs_review
+@pytest.mark.parametrize(("bug", "prerequisite", "label"), [
+    ("run_no_zero_grad", "train_loop", "5.7 (train_for_epoch"),
+    ("run_no_optimizer_step", "train_loop", "5.7 (train_for_epoch"),
+    ("run_onehot_long_targets", "train_loop", "5.7 (train_for_epoch"),
+    ("run_softmax_before_loss", "train_loop", "5.7 (train_for_epoch"),
+    ("model_lookup_not_flattened", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
+])
+def test_a_bug_that_breaks_training_is_charged_once_over_its_check_and_5_9_at_the_larger_loss(
+        bug, prerequisite, label, tmp_path):
+    """Issue 32: the end-to-end check fails with the bug of the training loop (or of the model); run
+    again with working code in that part's place it passes, so the two checks together lose the
+    larger of their two losses (never the sum, never less), 5.9 says it comes from that check's bug,
+    and nothing goes to review (grader/run/settle.py), graded together as in a real grading. A
+    softmax before the loss is 5.7's (issue 35), never dropout's."""
+    report = grade_in_process(assemble(BUGGY_DIR / bug, tmp_path / "sub"), (prerequisite, "train_uas"), seed=7)
+    pre, uas = (next(c for c in report.checks if c.id == cid) for cid in (prerequisite, "train_uas"))
+    pre_loss, uas_own = pre.max_score - pre.score, uas.max_score  # 5.9 (all or nothing) fails on its own
+    assert pre_loss > 0, explain(report, (prerequisite, "train_uas"))
+    assert round(pre_loss + uas.max_score - uas.score, 4) == max(pre_loss, uas_own), explain(report, ("train_uas",))
+    assert uas.outcome.feedback[0].startswith(f"This comes from the bug check {label}"), uas.outcome.feedback
+    assert not uas.needs_review and not pre.needs_review
+    assert "dropout" not in " ".join(uas.outcome.feedback[:1])
 
 
 # -- correct solutions written differently ---------------------------------------------------------

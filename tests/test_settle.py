@@ -12,7 +12,7 @@ checked here too.
 from __future__ import annotations
 
 from grader.run.check_api import all_checks
-from grader.run.results import FAILED, PASSED, Charge, CheckResult, Outcome, Proof
+from grader.run.results import PASSED, Charge, CheckResult, Outcome, Proof
 from grader.run.rubric import CheckSpec, load_rubric
 from grader.run.settle import settle_charges, settle_dependencies
 

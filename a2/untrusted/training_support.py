@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import copy
+import dis
 import importlib
 import os
 import random
@@ -318,9 +319,11 @@ _MAIN: dict[str, Any] = {}
 
 
 def _global_names(code: Any) -> set[str]:
-    names = set(code.co_names)
+    """The global names ``code`` (and the functions defined in it) reads (not attribute names)."""
+    names = {ins.argval for ins in dis.get_instructions(code)
+             if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(ins.argval, str)}
     for const in code.co_consts:
-        if hasattr(const, "co_names"):
+        if hasattr(const, "co_code"):
             names |= _global_names(const)
     return names
 

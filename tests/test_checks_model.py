@@ -133,6 +133,21 @@ def test_a_bug_that_breaks_training_is_charged_once_over_its_check_and_5_9_at_th
     assert not uas.needs_review and not pre.needs_review
 
 
+@pytest.mark.slow
+def test_a_train_reading_the_main_blocks_globals_trains_on_the_one_route(tmp_path):
+    """Issue 35: train() builds Adam from the main block's `model` (and train_for_epoch uses its
+    `device`): the grader supplies both from the student's own main block and calls train as for
+    everyone, at the same sizing, with feedback that describes what ran (no `python run.py -d`
+    at 10 epochs of 1024, no timeout)."""
+    checks = ("train_loop", "train_setup", "train_uas")
+    report = grade_in_process(assemble(BUGGY_DIR / "run_globals_from_main", tmp_path / "sub"), checks, seed=7)
+    assert not failing(report), explain(report, checks)
+    uas = next(c for c in report.checks if c.id == "train_uas")
+    shown = " ".join(uas.outcome.feedback)
+    assert "read the global(s) `device`, `model` that only `python run.py` defines" in shown, shown
+    assert "python run.py -d" not in shown and "Dev UAS of the trained model" in shown, shown
+
+
 # -- correct solutions written differently ---------------------------------------------------------
 
 

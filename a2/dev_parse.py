@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from a2 import treebank
-from a2.checks.model_params import Sizes, layout_note, match_roles, missing_roles
+from a2.checks.model_params import Sizes, layout_note, match_roles
 from a2.checks.training import DEV_SENTENCES, HIDDEN_SIZE, LOGIT_CLIP, N_FEATURES
 from a2.tree_import import import_from
 from grader.common.paths import REFERENCE_DIR, TEMPLATE_DIR
@@ -101,23 +101,31 @@ def role_values(arrays: dict[str, Any], n_tokens: int, embed_size: int) -> tuple
     with their names, shapes and values) mapped to the five roles of the model by name and shape
     as check 5.1 matches them (transposed weights, (1, n) biases, renamed attributes, nn.Linear /
     nn.Embedding layers), each in the role's own layout; and the notes on tolerated layouts.
-    Raises UnmatchedParameters when a role has no array."""
+    A missing bias is zero (the model computes without it); raises UnmatchedParameters when a
+    weight or the embeddings have no array."""
     sizes = Sizes(n_tokens, embed_size, N_FEATURES, HIDDEN_SIZE)
     described = {"parameters": [{"name": a["name"], "shape": a["shape"]} for a in arrays.get("parameters") or []],
                  "tensors": [{"name": a["name"], "shape": a["shape"]} for a in arrays.get("tensors") or []]}
     matches, _plain = match_roles(described, sizes)
-    missing = missing_roles(matches, sizes, described["parameters"])
-    if missing:
-        raise UnmatchedParameters(missing)
+    wanted = sizes.role_shapes()
+    # A model without a bias computes as one whose bias is zero (5.1 and 5.4 charge the missing
+    # parameter); without a weight or the embeddings there is no model to score.
+    absent = [role for role in wanted if role not in matches]
+    if [role for role in absent if not role.endswith("_bias")]:
+        have = ", ".join(f"{p['name']} {tuple(p['shape'])}" for p in described["parameters"]) or "none"
+        raise UnmatchedParameters("no parameter of the trained model could be taken for " +
+                                  ", ".join(f"{r} {wanted[r]}" for r in absent) +
+                                  f" by name or shape (its parameters: {have})")
     by_name = {a["name"]: np.asarray(a["value"]) for a in [*(arrays.get("tensors") or []),
                                                              *(arrays.get("parameters") or [])]}
-    wanted = sizes.role_shapes()
-    values = {}
+    values = {role: np.zeros(wanted[role], dtype=np.float32) for role in absent}
     for role, match in matches.items():
         value = by_name[match.name]
         values[role] = value.T if match.layout == "T" else value.reshape(wanted[role])
-    return values, [n for role, m in matches.items()
-                    if (n := layout_note(role, m, tolerated="its values were read in your layout"))]
+    notes = [n for role, m in matches.items()
+             if (n := layout_note(role, m, tolerated="its values were read in your layout"))]
+    notes += [f"your model has no {role}: it was scored as zero" for role in absent]
+    return values, notes
 
 
 _PARSERS: dict[str, Any] = {}

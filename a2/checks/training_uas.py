@@ -81,8 +81,8 @@ def train_uas(ctx: CheckContext) -> Outcome:
         try:  # a2/dev_parse.py: the grader's forward on the trained parameters, its own parse
             uas, nonfinite, layout = ctx.ref.dev_parse.grader_dev_uas(got.get("arrays") or {}, dev_seed, size.hidden)
         except ctx.ref.dev_parse.UnmatchedParameters as unmatched:
-            trials.record(False, f"{what}: the trained model cannot be scored: {unmatched} "
-                                 f"(the parameters check {check_label('model_structure')} describes)")
+            trials.record(False, f"{what}: the trained model cannot be scored: {unmatched} (see the "
+                                 f"parameters {check_label('model_structure')} asks for)")
             return trials.outcome()
         for line in layout:
             trials.note(f"the trained model was scored with the assignment's forward on its trained parameters: {line}")

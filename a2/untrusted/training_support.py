@@ -314,8 +314,7 @@ class _TrainReached(BaseException):
     student code swallows it)."""
 
 
-_MAIN: dict[str, Any] = {}
-"""run.py's main block, run once per worker up to its call of train: "namespace" and "parser"."""
+_MAIN: dict[str, Any] = {}  # run.py's main block up to its train call (once a worker): namespace, parser
 
 
 def _global_names(code: Any) -> set[str]:

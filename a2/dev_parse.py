@@ -1,14 +1,16 @@
 """The dev UAS of check 5.9 (train_uas), in the trusted process: a hidden dev set drawn at grading
 time from the treebank's grammar, parsed by the reference's Parser and minibatch_parse, with the
-trained model's logits asked of the worker (the only thing student code contributes).
+logits computed here by the assignment's forward (numpy) from the trained model's parameters,
+which the worker returns as plain arrays after the student's train (the only thing student
+code contributes: no student function runs while the dev set is scored).
 
 Trusted: never in the student kit (there 5.9 takes the student's own parse of the bundled dev
 set), never next to student code.
 
 The trusted process does not import torch for it: the reference's ``utils/parser_utils.py`` is
 loaded here with :data:`NUMPY_TORCH` in torch's place, the names its parse uses (``from_numpy``,
-``no_grad``, a tensor's ``long``/``detach``/``numpy``) over numpy arrays; the logits come from
-the worker as numpy arrays anyway. Torch stays in the worker (~200 MiB and ~2 s less here).
+``no_grad``, a tensor's ``long``/``detach``/``numpy``) over numpy arrays; the logits are numpy
+arrays too. Torch stays in the worker (~200 MiB and ~2 s less here).
 """
 
 from __future__ import annotations
@@ -23,13 +25,10 @@ from typing import Any
 import numpy as np
 
 from a2 import treebank
-from a2.checks.model_params import call
-from a2.checks.training import DEV_SENTENCES, LOGIT_CLIP, N_CLASSES
+from a2.checks.model_params import Sizes, layout_note, match_roles
+from a2.checks.training import DEV_SENTENCES, HIDDEN_SIZE, LOGIT_CLIP, N_FEATURES
 from a2.tree_import import import_from
 from grader.common.paths import REFERENCE_DIR, TEMPLATE_DIR
-from grader.run.check_api import CheckAborted, CheckContext
-from grader.run.compare import as_float_array
-from grader.run.results import ERROR
 
 
 class Rows:
@@ -67,28 +66,66 @@ def parser_utils_without_torch() -> Any:
             del sys.modules["torch"]
 
 
-class _WorkerModel:
-    """parser.model in the trusted process: the trained model's logits, asked of the worker.
+class TrainedForward:
+    """parser.model in the trusted process: the assignment's forward in eval mode (embedding
+    lookup, affine, ReLU, affine; no dropout), computed with numpy from the trained model's
+    parameters, which the worker returned as plain arrays. No student function is called while
+    the dev set is scored, so a forward that behaves differently when scored than when trained
+    has nothing to act on; a forward that computes something else is charged in check 5.4."""
 
-    The grader parses the dev set itself (the reference's Parser and minibatch_parse, on its own
-    copy of the data), so the dev UAS does not rest on anything student code says about itself.
-    """
-
-    def __init__(self, ctx: CheckContext) -> None:
-        self.ctx = ctx
+    def __init__(self, values: dict[str, np.ndarray]) -> None:
+        dtype = np.result_type(np.float32, *(v.dtype for v in values.values()))
+        self.values = {role: np.asarray(v, dtype=dtype) for role, v in values.items()}
         self.nonfinite_rows = 0
 
+    def logits(self, rows: np.ndarray) -> np.ndarray:
+        v = self.values
+        x = v["embeddings"][np.asarray(rows, dtype=np.int64)].reshape(len(rows), -1)
+        with np.errstate(all="ignore"):
+            h = np.maximum(x @ v["embed_to_hidden_weight"] + v["embed_to_hidden_bias"], 0)
+            return h @ v["hidden_to_logits_weight"] + v["hidden_to_logits_bias"]
+
     def __call__(self, mb_x: Rows) -> Rows:
-        rows = mb_x.numpy()
-        what = f"the trained model's forward on {len(rows)} dev configurations (eval mode)"
-        logits = as_float_array(call(self.ctx, "trained_logits", what, features=rows))
-        if logits is None or logits.shape != (len(rows), N_CLASSES):
-            shape = None if logits is None else logits.shape
-            raise CheckAborted(ERROR, [f"{what} returned logits of shape {shape}; expected "
-                                       f"({len(rows)}, {N_CLASSES})"])
+        logits = self.logits(mb_x.numpy())
         self.nonfinite_rows += int((~np.isfinite(logits)).any(axis=1).sum())
         logits = np.clip(np.nan_to_num(logits, nan=0.0), -LOGIT_CLIP, LOGIT_CLIP)
         return Rows(logits.astype(np.float32))
+
+
+class UnmatchedParameters(Exception):
+    """No parameter of the trained model could be taken for one of the model's roles."""
+
+
+def role_values(arrays: dict[str, Any], n_tokens: int, embed_size: int) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The trained model's arrays (``trained_arrays`` of the worker: parameters and plain tensors
+    with their names, shapes and values) mapped to the five roles of the model by name and shape
+    as check 5.1 matches them (transposed weights, (1, n) biases, renamed attributes, nn.Linear /
+    nn.Embedding layers), each in the role's own layout; and the notes on tolerated layouts.
+    A missing bias is zero (the model computes without it); raises UnmatchedParameters when a
+    weight or the embeddings have no array."""
+    sizes = Sizes(n_tokens, embed_size, N_FEATURES, HIDDEN_SIZE)
+    described = {"parameters": [{"name": a["name"], "shape": a["shape"]} for a in arrays.get("parameters") or []],
+                 "tensors": [{"name": a["name"], "shape": a["shape"]} for a in arrays.get("tensors") or []]}
+    matches, _plain = match_roles(described, sizes)
+    wanted = sizes.role_shapes()
+    # A model without a bias computes as one whose bias is zero (5.1 and 5.4 charge the missing
+    # parameter); without a weight or the embeddings there is no model to score.
+    absent = [role for role in wanted if role not in matches]
+    if [role for role in absent if not role.endswith("_bias")]:
+        have = ", ".join(f"{p['name']} {tuple(p['shape'])}" for p in described["parameters"]) or "none"
+        raise UnmatchedParameters("no parameter of the trained model could be taken for " +
+                                  ", ".join(f"{r} {wanted[r]}" for r in absent) +
+                                  f" by name or shape (its parameters: {have})")
+    by_name = {a["name"]: np.asarray(a["value"]) for a in [*(arrays.get("tensors") or []),
+                                                             *(arrays.get("parameters") or [])]}
+    values = {role: np.zeros(wanted[role], dtype=np.float32) for role in absent}
+    for role, match in matches.items():
+        value = by_name[match.name]
+        values[role] = value.T if match.layout == "T" else value.reshape(wanted[role])
+    notes = [n for role, m in matches.items()
+             if (n := layout_note(role, m, tolerated="its values were read in your layout"))]
+    notes += [f"your model has no {role}: it was scored as zero" for role in absent]
+    return values, notes
 
 
 _PARSERS: dict[str, Any] = {}
@@ -108,7 +145,15 @@ def _grader_parser(_ref: Any = None) -> Any:
         finally:
             np.random.set_state(state)
         _PARSERS["parser"] = parser
+        _PARSERS["embeddings_shape"] = tuple(int(d) for d in np.shape(_rest[0]))
     return _PARSERS["parser"]
+
+
+def parser_embeddings_shape() -> tuple[int, int]:
+    """(n_tokens, embed_size) of the embeddings the bundled treebank gives the student's model."""
+    _grader_parser()
+    n_tokens, embed_size = _PARSERS["embeddings_shape"]
+    return n_tokens, embed_size
 
 
 def hidden_dev_set(parser: Any, seed: int, n: int = DEV_SENTENCES) -> list[Any]:
@@ -122,11 +167,15 @@ def hidden_dev_set(parser: Any, seed: int, n: int = DEV_SENTENCES) -> list[Any]:
                               "label": [rel for _form, _pos, _head, rel in sent]} for sent in rows])
 
 
-def grader_dev_uas(ctx: CheckContext, seed: int, n: int = DEV_SENTENCES) -> tuple[float, int]:
-    """Dev UAS (percent) of the model train_uas left in the worker on the hidden dev set of
-    ``seed``, parsed by the grader, and how many configurations got non-finite logits."""
+def grader_dev_uas(arrays: dict[str, Any], seed: int, n: int = DEV_SENTENCES) -> tuple[float, int, list[str]]:
+    """Dev UAS (percent) on the hidden dev set of ``seed`` of the model whose trained parameters
+    are ``arrays`` (see role_values), parsed and scored by the grader with the assignment's
+    forward (TrainedForward); how many configurations got non-finite logits; the layout notes.
+    Raises UnmatchedParameters when the parameters cannot be mapped to the model's roles."""
     parser = _grader_parser()
+    n_tokens, embed_size = parser_embeddings_shape()
+    values, notes = role_values(arrays, n_tokens, embed_size)
     evaluator = copy.copy(parser)
-    evaluator.model = model = _WorkerModel(ctx)
+    evaluator.model = model = TrainedForward(values)
     uas, _dependencies = evaluator.parse(hidden_dev_set(parser, seed, n))
-    return 100 * float(uas), model.nonfinite_rows
+    return 100 * float(uas), model.nonfinite_rows, notes

@@ -179,7 +179,8 @@ KIT_MODULES = (
     "a2/checks/__init__.py", "a2/checks/minibatch.py", "a2/checks/model.py",
     "a2/checks/model_dropout.py", "a2/checks/model_params.py", "a2/checks/model_shapes.py",
     "a2/checks/parsing_inputs.py", "a2/checks/sgd.py", "a2/checks/skipgram.py", "a2/checks/training.py",
-    "a2/checks/training_size.py", "a2/checks/transitions.py", "a2/checks/word2vec.py", "a2/checks/word2vec_shapes.py",
+    "a2/checks/training_size.py", "a2/checks/training_uas.py", "a2/checks/transitions.py", "a2/checks/word2vec.py",
+    "a2/checks/word2vec_shapes.py",
     "a2/untrusted/__init__.py", "a2/untrusted/probes_model.py", "a2/untrusted/probes_parser.py",
     "a2/untrusted/probes_training.py", "a2/untrusted/probes_word2vec.py", "a2/untrusted/training_support.py",
 )

@@ -5,7 +5,7 @@ Prints figures (nothing asserted).
     .venv/bin/python bench/uas_floors.py                      # the reference, 6 seeds per size
     .venv/bin/python bench/uas_floors.py --seeds 4 --submission tests/submissions/buggy/run_no_zero_grad
 
-Each run is the real check (a2/checks/training.py's train_uas with the engine and the
+Each run is the real check (a2/checks/training_uas.py's train_uas with the engine and the
 in-process runner) with its size forced to one of a2/checks/training_size.py's SIZES; a
 submission folder holds files laid over the reference's (as the tests assemble them).
 """

@@ -112,15 +112,41 @@ def test_bug_and_the_uas_floor(bug, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bug", ["run_no_zero_grad", "run_onehot_long_targets"])
-def test_the_uas_floor_names_the_training_check_and_costs_no_more(bug, tmp_path):
-    """The end-to-end check fails with the training loop's bug: it says to fix check 5.7 first and
-    loses no more than 5.7 lost (grader/run/settle.py), graded together as in a real grading."""
-    report = grade_in_process(assemble(BUGGY_DIR / bug, tmp_path / "sub"), ("train_loop", "train_uas"), seed=7)
-    loop, uas = (next(c for c in report.checks if c.id == cid) for cid in ("train_loop", "train_uas"))
-    assert loop.score < loop.max_score and uas.score < uas.max_score, explain(report, ("train_loop", "train_uas"))
-    assert uas.max_score - uas.score <= loop.max_score - loop.score + 1e-9
-    assert uas.outcome.feedback[0].startswith("Fix check 5.7 (train_for_epoch"), uas.outcome.feedback
+@pytest.mark.parametrize(("bug", "prerequisite", "label"), [
+    ("run_no_zero_grad", "train_loop", "5.7 (train_for_epoch"),
+    ("run_no_optimizer_step", "train_loop", "5.7 (train_for_epoch"),
+    ("run_onehot_long_targets", "train_loop", "5.7 (train_for_epoch"),
+    ("model_lookup_not_flattened", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
+    ("model_lookup_interleaved", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
+])
+def test_a_bug_that_breaks_training_is_charged_once_over_its_check_and_5_9_at_the_larger_loss(
+        bug, prerequisite, label, tmp_path):
+    """Issue 32: the end-to-end check fails with the bug of the training loop (or of the model); run
+    again with working code in that part's place it passes, so the two checks together lose the
+    larger of their two losses (never the sum, never less), 5.9 says it comes from that check's bug,
+    and nothing goes to review (grader/run/settle.py), graded together as in a real grading."""
+    report = grade_in_process(assemble(BUGGY_DIR / bug, tmp_path / "sub"), (prerequisite, "train_uas"), seed=7)
+    pre, uas = (next(c for c in report.checks if c.id == cid) for cid in (prerequisite, "train_uas"))
+    pre_loss, uas_own = pre.max_score - pre.score, uas.max_score  # 5.9 (all or nothing) fails on its own
+    assert pre_loss > 0, explain(report, (prerequisite, "train_uas"))
+    assert round(pre_loss + uas.max_score - uas.score, 4) == max(pre_loss, uas_own), explain(report, ("train_uas",))
+    assert uas.outcome.feedback[0].startswith(f"This comes from the bug check {label}"), uas.outcome.feedback
+    assert not uas.needs_review and not pre.needs_review
+
+
+@pytest.mark.slow
+def test_a_train_reading_the_main_blocks_globals_trains_on_the_one_route(tmp_path):
+    """Issue 35: train() builds Adam from the main block's `model` (and train_for_epoch uses its
+    `device`): the grader supplies both from the student's own main block and calls train as for
+    everyone, at the same sizing, with feedback that describes what ran (no `python run.py -d`
+    at 10 epochs of 1024, no timeout)."""
+    checks = ("train_loop", "train_setup", "train_uas")
+    report = grade_in_process(assemble(BUGGY_DIR / "run_globals_from_main", tmp_path / "sub"), checks, seed=7)
+    assert not failing(report), explain(report, checks)
+    uas = next(c for c in report.checks if c.id == "train_uas")
+    shown = " ".join(uas.outcome.feedback)
+    assert "read the global(s) `device`, `model` that only `python run.py` defines" in shown, shown
+    assert "python run.py -d" not in shown and "Dev UAS of the trained model" in shown, shown
 
 
 # -- correct solutions written differently ---------------------------------------------------------

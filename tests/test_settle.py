@@ -1,18 +1,20 @@
-"""grader/run/settle.py: credit moved between checks only with proof, and dependent checks capped.
+"""grader/run/settle.py: credit moved between checks only with proof, and one bug charged once.
 
 Charges: a trial passed on another check's account keeps its credit only when that check fails in
 the same run and the proof it carries (the other check's function on the trial's own arguments,
 against the trusted values) shows the function wrong there; the proved trials then fail on that
-check. Dependencies: a failing check whose declared prerequisite fails names it first and loses
-at most what it lost. The registry's declarations are checked here too.
+check. Dependencies: a check of the same function keeps its own loss; across functions, a failing
+check whose prerequisite fails is charged once with it (the larger loss) only when it passes run
+again with the reference's code in the prerequisite's place. The registry's declarations are
+checked here too.
 """
 
 from __future__ import annotations
 
 from grader.run.check_api import all_checks
-from grader.run.results import FAILED, PASSED, Charge, CheckResult, Outcome, Proof
+from grader.run.results import PASSED, Charge, CheckResult, Outcome, Proof
 from grader.run.rubric import CheckSpec, load_rubric
-from grader.run.settle import settle_charges
+from grader.run.settle import settle_charges, settle_dependencies
 
 
 def _spec(check_id: str, number: str, points: float = 3.0) -> CheckSpec:
@@ -81,57 +83,103 @@ def test_a_proof_of_other_lengths_or_non_finite_values_holds_and_equal_values_do
 
 LOOP, UAS = _spec("train_loop", "5.7", 1.0), _spec("train_uas", "5.9", 2.0)
 DEPENDS = {"train_uas": ("train_loop",)}
+UNITS = {"train_loop": ("run.train_for_epoch",), "train_uas": ("parser_model.ParserModel", "run.train")}
+SPECS_59 = {s.id: s for s in (LOOP, UAS)}
 
 
-def test_a_dependent_check_names_the_failing_prerequisite_and_loses_at_most_what_it_lost():
+class Rerun:
+    """The engine's counterfactual: records each call and answers with a result for 5.9."""
+
+    def __init__(self, passed: bool | None):
+        self.passed = passed
+        self.calls: list[tuple[str, frozenset[str]]] = []
+
+    def __call__(self, check_id: str, substitute: frozenset[str]) -> CheckResult | None:
+        self.calls.append((check_id, substitute))
+        if self.passed is None:
+            return None
+        return _result(UAS, Outcome(1, 1) if self.passed else Outcome(0, 1))
+
+
+def _settle(loop: CheckResult, uas: CheckResult, rerun: Rerun, specs=SPECS_59) -> dict[str, CheckResult]:
+    return settle_dependencies({"train_loop": loop, "train_uas": uas}, specs, DEPENDS, UNITS, rerun)
+
+
+def test_a_failure_the_prerequisites_bug_explains_is_charged_once_at_the_larger_loss():
+    """Issue 32: no optimizer.step(): 5.7 loses 0.25, 5.9 all of its 2; with the reference's loop in
+    5.7's place 5.9 passes, so the two lose 2 together (the larger), with no review flag."""
     loop = _result(LOOP, Outcome(3, 4, ("3/4 randomized trials passed.",)))
     uas = _result(UAS, Outcome(0, 1, ("0/1 randomized trials passed.",)))
-    settled = settle_charges({"train_loop": loop, "train_uas": uas}, {s.id: s for s in (LOOP, UAS)}, DEPENDS)
-    capped = settled["train_uas"]
-    assert capped.score == 1.75 and capped.status == FAILED
-    assert capped.outcome.feedback[0].startswith("Fix check 5.7 (name of train_loop) first:")
-    assert "loses at most what that check lost: 0.25 point(s) here, not 2" in capped.outcome.feedback[0]
-    assert settled["train_loop"] is loop
-    # The cap assumes 5.7's bug causes 5.9's failure: staff confirm it (a cheap check broken on purpose
-    # must not buy a costly one's points), and the review says what 5.9 scores on its own.
-    assert capped.needs_review and not settled["train_loop"].needs_review
-    assert capped.review.startswith("score raised by 1.75 point(s) because check 5.7 (name of train_loop) fails")
-    assert "its own score of 0/2" in capped.review
+    rerun = Rerun(passed=True)
+    settled = _settle(loop, uas, rerun)
+    assert rerun.calls == [("train_uas", frozenset({"train_loop"}))]
+    charged = settled["train_uas"]
+    assert charged.score == 0.25 and settled["train_loop"] is loop
+    assert (LOOP.points - loop.score) + (UAS.points - charged.score) == 2.0
+    assert charged.outcome.feedback[0].startswith("This comes from the bug check 5.7 (name of train_loop) charges")
+    assert "Charged once: 2 point(s) in all" in charged.outcome.feedback[0]
+    assert not charged.needs_review and not settled["train_loop"].needs_review
 
 
-def test_a_dependent_check_that_loses_less_than_its_prerequisite_is_named_but_not_reviewed():
+def test_a_prerequisite_that_loses_more_takes_the_whole_charge():
     loop = _result(LOOP, Outcome(0, 4))
-    uas = _result(UAS, Outcome(3, 4))
-    settled = settle_charges({"train_loop": loop, "train_uas": uas}, {s.id: s for s in (LOOP, UAS)}, DEPENDS)
-    assert settled["train_uas"].score == uas.score and settled["train_uas"].outcome.feedback[0].startswith("Fix check 5.7")
-    assert not settled["train_uas"].needs_review
+    uas = _result(UAS, Outcome(3, 4))  # loses 0.5, less than 5.7's 1
+    settled = _settle(loop, uas, Rerun(passed=True))
+    assert settled["train_uas"].score == UAS.points
+    assert "Charged once: 1 point(s) in all" in settled["train_uas"].outcome.feedback[0]
 
 
-def test_a_dependent_check_is_unchanged_when_its_prerequisite_passes_or_it_passes_itself():
-    loop = _result(LOOP, Outcome(4, 4))
+def test_a_failure_the_counterfactual_does_not_explain_keeps_its_loss_and_names_no_other_check():
+    """A cheap prerequisite broken on purpose buys nothing: 5.9 still fails with the reference's loop,
+    so each check keeps its own loss and 5.9's feedback does not blame 5.7 (nor a review flag)."""
+    loop = _result(LOOP, Outcome(3, 4))
+    uas = _result(UAS, Outcome(0, 1, ("0/1 randomized trials passed.",)))
+    for rerun in (Rerun(passed=False), Rerun(passed=None)):  # None: budget gone, or the kit
+        settled = _settle(loop, uas, rerun)
+        assert settled["train_uas"] is uas and uas.score == 0 and not uas.needs_review
+        assert rerun.calls
+
+
+def test_the_counterfactual_runs_only_when_both_fail_and_the_dependent_ran():
+    rerun = Rerun(passed=True)
+    assert _settle(_result(LOOP, Outcome(4, 4)), _result(UAS, Outcome(0, 1)), rerun)["train_uas"].score == 0
+    assert _settle(_result(LOOP, Outcome(0, 4)), _result(UAS, Outcome(1, 1)), rerun)["train_uas"].score == 2
+    not_ran = _result(UAS, Outcome(0, 1, ("importing run.py raised ImportError",), status="error", ran=False))
+    assert _settle(_result(LOOP, Outcome(0, 1, status="error", ran=False)), not_ran, rerun)["train_uas"] is not_ran
+    assert rerun.calls == []
+
+
+def test_a_check_charged_each_never_runs_the_counterfactual():
+    each = CheckSpec(**{**UAS.__dict__, "charge": "each"})
+    rerun = Rerun(passed=True)
     uas = _result(UAS, Outcome(0, 1))
-    specs = {s.id: s for s in (LOOP, UAS)}
-    assert settle_charges({"train_loop": loop, "train_uas": uas}, specs, DEPENDS)["train_uas"] is uas
-    broken_loop, good_uas = _result(LOOP, Outcome(0, 4)), _result(UAS, Outcome(1, 1))
-    assert settle_charges({"train_loop": broken_loop, "train_uas": good_uas}, specs, DEPENDS)["train_uas"] is good_uas
+    settled = _settle(_result(LOOP, Outcome(0, 4)), uas, rerun, {**SPECS_59, "train_uas": each})
+    assert settled["train_uas"] is uas and rerun.calls == []
 
 
-def test_a_check_that_could_not_run_is_not_capped():
-    """run.py that does not import: 5.9 did not run either, so 5.7's failure does not explain it."""
-    loop = _result(LOOP, Outcome(0, 1, ("importing run.py raised ImportError",), status="error", ran=False))
-    uas = _result(UAS, Outcome(0, 1, ("importing run.py raised ImportError",), status="error", ran=False))
-    settled = settle_charges({"train_loop": loop, "train_uas": uas}, {s.id: s for s in (LOOP, UAS)}, DEPENDS)
-    assert settled["train_uas"] is uas and uas.score == 0
+def test_checks_of_the_same_function_keep_their_own_losses():
+    """Issue 32: a minibatch_parse that loops forever fails 4.3 and 4.1 alike: 4.1 is not capped at
+    4.3's loss (it scored 1/3 that way); it names 4.3 as a hint, and nothing is run again."""
+    batch, results = _spec("mb_batch_size", "4.3", 2.0), _spec("mb_results", "4.1", 3.0)
+    units = {"mb_batch_size": ("parser_transitions.minibatch_parse",),
+             "mb_results": ("parser_transitions.minibatch_parse",)}
+    rerun = Rerun(passed=True)
+    settled = settle_dependencies({"mb_batch_size": _result(batch, Outcome(1, 4)), "mb_results": _result(results, Outcome(0, 6))},
+                                  {"mb_batch_size": batch, "mb_results": results}, {"mb_results": ("mb_batch_size",)},
+                                  units, rerun)
+    assert settled["mb_results"].score == 0 and rerun.calls == []
+    assert settled["mb_results"].outcome.feedback[0].startswith("Check 4.3 (name of mb_batch_size) also fails, on the same function")
+    assert not settled["mb_results"].needs_review
 
 
-def test_a_chain_caps_each_check_at_what_its_settled_prerequisite_lost():
-    a, b, c = _spec("a", "1", 1.0), _spec("b", "2", 2.0), _spec("c", "3", 3.0)
-    results = {"c": _result(c, Outcome(0, 1)), "b": _result(b, Outcome(0, 1)), "a": _result(a, Outcome(1, 2))}
-    settled = settle_charges(results, {s.id: s for s in (a, b, c)}, {"c": ("b",), "b": ("a",)})
-    assert [settled[k].score for k in "abc"] == [0.5, 1.5, 2.5]
-    # c names the check that carries the bug, at the start of the chain, not b (which names it too)
-    assert settled["c"].outcome.feedback[0].startswith("Fix check 1 (name of a) first")
-    assert settled["b"].outcome.feedback[0].startswith("Fix check 1 (name of a) first")
+def test_several_failing_prerequisites_are_replaced_together_and_charged_with_their_sum():
+    a, b, c = _spec("a", "1", 1.0), _spec("b", "2", 0.5), _spec("c", "3", 3.0)
+    rerun = Rerun(passed=True)
+    results = {"a": _result(a, Outcome(0, 1)), "b": _result(b, Outcome(0, 1)), "c": _result(c, Outcome(0, 1))}
+    settled = settle_dependencies(results, {s.id: s for s in (a, b, c)}, {"c": ("a", "b")},
+                                  {"a": ("m.f",), "b": ("m.g",), "c": ("m.h",)}, rerun)
+    assert rerun.calls == [("c", frozenset({"a", "b"}))]
+    assert settled["c"].score == 1.5  # the three lose 3 together: the larger of 3 and 1 + 0.5
 
 
 def test_declared_dependencies_name_registered_checks_no_cycle_and_never_a_less_visible_one():

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from conftest import REFERENCE, REPO
 
@@ -74,23 +75,45 @@ def test_hidden_dev_set_is_drawn_from_the_seed_and_is_not_the_bundled_one():
     assert shared < 50, f"{shared} of the hidden sentences are in the bundled dev set"
 
 
-def test_trained_logits_replay_a_model_that_stays_random_in_eval_mode(monkeypatch):
-    """A model whose dropout stays on in eval mode scores the same rows alike in every run (the
-    grading's seed replays its dev UAS), whatever torch's generator held before."""
-    import numpy as np  # noqa: PLC0415
-    import torch  # noqa: PLC0415
+#: parser_model.py files whose forward is the assignment's, with their parameters held otherwise:
+#: nn.Embedding / nn.Linear layers (weights transposed, other names), (1, n) biases and a transposed
+#: output weight, misspelt names, a plain-tensor embedding.
+FORWARD_VARIANTS = ("reference", "alternative", "buggy/model_nn_linear", "buggy/model_layout_transposed",
+                    "buggy/model_misspelled_names", "buggy/model_embeddings_plain_tensor")
 
-    from a2.untrusted import probes_training  # noqa: PLC0415
 
-    class AlwaysDropout(torch.nn.Module):
-        def forward(self, rows: torch.Tensor) -> torch.Tensor:
-            return torch.nn.functional.dropout(torch.ones(rows.shape[0], 3), p=0.5, training=True)
+def _student_model_module(variant: str):
+    import importlib.util  # noqa: PLC0415
 
-    monkeypatch.setitem(probes_training._TRAINED, "model", AlwaysDropout())
-    rows = np.arange(40, dtype=np.int64).reshape(20, 2)
-    torch.manual_seed(1)
-    first = probes_training.trained_logits(features=rows)
-    torch.manual_seed(2)
-    second = probes_training.trained_logits(features=rows)
-    assert torch.equal(first, second)
-    assert not torch.equal(first, probes_training.trained_logits(features=rows[::-1].copy()))
+    path = (REFERENCE if variant == "reference" else REPO / "tests" / "submissions" / variant) / "parser_model.py"
+    spec = importlib.util.spec_from_file_location(f"variant_{variant.replace('/', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("variant", FORWARD_VARIANTS)
+def test_the_graders_forward_on_the_trained_arrays_equals_the_students_own_eval_forward(variant):
+    """Issue 32: 5.9 scores the hidden dev set with the assignment's forward computed in the trusted
+    process from the trained model's parameters (returned as plain arrays), mapped to roles as
+    check 5.1 maps them: each correct way of holding them gives the student's own eval-mode logits,
+    so these variants keep their true UAS."""
+    torch = pytest.importorskip("torch")
+    from a2.dev_parse import TrainedForward, role_values  # noqa: PLC0415
+    from a2.untrusted.probes_training import trained_arrays  # noqa: PLC0415
+
+    rng = np.random.default_rng(3)
+    embeddings = rng.normal(0, 1, (57, 50)).astype(np.float32)
+    model = _student_model_module(variant).ParserModel(embeddings, n_features=36, hidden_size=200,
+                                                       n_classes=3, dropout_prob=0.5)
+    generator = torch.Generator().manual_seed(5)
+    with torch.no_grad():  # trained values: every bias nonzero
+        for tensor in [*model.parameters(), *(v for v in vars(model).values() if isinstance(v, torch.Tensor))]:
+            tensor.copy_(0.1 * torch.randn(tensor.shape, generator=generator))
+    rows = rng.integers(0, 57, (40, 36))
+    model.eval()
+    with torch.no_grad():
+        want = model(torch.as_tensor(rows, dtype=torch.long)).double().numpy()
+    values, _notes = role_values(trained_arrays(model, embeddings.shape), 57, 50)
+    got = TrainedForward(values).logits(rows)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

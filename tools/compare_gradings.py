@@ -43,7 +43,7 @@ records the same way, each rule only removing what differs between two runs of t
 Scores, statuses, check ids and all other message text are compared exactly. Known nondeterminism
 left as is (KNOWN_NONDETERMINISM, named in compare's summary when it differs): that status. (The dev
 UAS of buggy/model_dropout_always, whose dropout stays on in eval mode, varied from run to run until
-the trained_logits probe seeded torch from the rows it scores.)
+the dev logits were seeded; since issue 32 the grader computes them itself, without dropout.)
 """
 
 from __future__ import annotations

@@ -17,4 +17,5 @@ CHECK_MODULES = (
     "a2.checks.model",          # parser_model.py (3e iii)
     "a2.checks.model_dropout",  # parser_model.py: dropout (3e iii)
     "a2.checks.training",       # run.py: train / train_for_epoch (3e iii)
+    "a2.checks.training_uas",   # run.py with parser_model.py: training to the dev UAS floor (3e iii)
 )

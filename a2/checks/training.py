@@ -4,8 +4,8 @@ Each check is judged on its own function: train_for_epoch runs with a spy optimi
 student's model (or a stand-in when their model cannot be built), train runs with a stand-in
 train_for_epoch, and dev parsing always uses the grader's own minibatch_parse. Only train_uas
 trains end to end with the student's model, train and train_for_epoch together; its dev UAS is
-measured in the trusted process, which parses the dev set itself and asks the worker only for
-the trained model's logits.
+measured in the trusted process, which parses the dev set itself with the assignment's forward
+computed from the trained model's parameters (returned by the worker as plain arrays).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from a2.checks import training_size as sizes
-from a2.checks.model_params import call, record_error, try_call
+from a2.checks.model_params import record_error, try_call
 from a2.checks.model_shapes import training_error_hint
 from grader.common.numerics import log_softmax
 from grader.common.shown import brief
-from grader.run.check_api import CheckAborted, CheckContext, Trials, check, check_label
+from grader.run.check_api import CheckContext, Trials, check, check_label
 from grader.run.results import Outcome
 
 FILES = ("parser_model.py", "run.py")
@@ -50,6 +50,9 @@ UAS_FLOOR = sizes.FULL.floor
 #: Percentage points by which the student's own parse may differ from the grader's without a note.
 UAS_AGREEMENT = 0.5
 N_CLASSES = 3
+#: The model train_uas builds: ParserModel(embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE).
+N_FEATURES = 36
+HIDDEN_SIZE = 200
 #: Sentences in the hidden dev set train_uas is scored on at its full size (the reduced bundled dev
 #: set has 500); a sized-down training is scored on fewer (training_size.py).
 DEV_SENTENCES = 500
@@ -98,6 +101,19 @@ def _loop_problems(events: list[str], n_minibatches: int) -> list[str]:
     return problems
 
 
+def _loss_input_problems(kinds: list[str]) -> list[str]:
+    """What the loss function was given, when it was probabilities instead of the model's logits
+    (``kinds``: per loss call, "logits", "softmax", "log_softmax" or "other")."""
+    problems = []
+    for kind, words in (("softmax", "softmax"), ("log_softmax", "log-softmax")):
+        n = kinds.count(kind)
+        if n:
+            problems.append(f"the loss function was given the {words} of the model's logits in {n} of {len(kinds)} "
+                            "minibatches: CrossEntropyLoss applies log-softmax itself, so a second one squashes "
+                            "what it learns from (the model barely trains); give it the raw logits")
+    return problems
+
+
 def _returned_uas(returned: Any, uas: float) -> tuple[bool, str]:
     """Whether train_for_epoch returned the UAS its parse computed (a tuple's first item is
     accepted, and a percentage); the note for a tolerated form."""
@@ -134,9 +150,10 @@ def train_loop(ctx: CheckContext) -> Outcome:
             trials.note("your ParserModel could not be used for training "
                         f"({got['stand_in']}), so run.py was judged with a stand-in model (a linear "
                         "classifier over the feature ids)")
+        trials.note(main_globals_note(got))
         events, n_mb = got["events"], got["n_minibatches"]
 
-        problems = _loop_problems(events, n_mb)
+        problems = _loop_problems(events, n_mb) + _loss_input_problems(got.get("loss_inputs") or [])
         trials.record(not problems, f"{what}: " + "; ".join(problems))
 
         training = [e for e in events if e.startswith("F")]
@@ -176,6 +193,17 @@ def _model_first(err: str) -> str:
     return (f"{err}\nThe student kit judges run.py with your own ParserModel, which could not be built "
             f"or run on a batch: fix {check_label('model_structure')} and {check_label('model_forward')} "
             "first (the full grader judges run.py on submission with a stand-in model)")
+
+
+def main_globals_note(got: dict[str, Any]) -> str:
+    """The note for names train or train_for_epoch read that only run.py's main block defines."""
+    names = got.get("main_globals") or []
+    if not names:
+        return ""
+    listed = ", ".join(f"`{n}`" for n in names)
+    return (f"train()/train_for_epoch() read the global(s) {listed} that only `python run.py` defines (in "
+            "its main block): the grader supplied them from your main block (its model is the model being "
+            "trained) and called your functions as usual")
 
 
 def _mean_ce(logits: np.ndarray, targets: np.ndarray) -> tuple[float, float]:
@@ -267,10 +295,7 @@ def train_setup(ctx: CheckContext) -> Outcome:
         if err:
             record_error(trials, _model_first(err), aspects=4)
             continue
-        if got["mode"] == "main":
-            trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "
-                        "run.py's main block defines), so `python run.py -d` was run and judged instead")
-            what = "python run.py -d, with a stand-in train_for_epoch"
+        trials.note(main_globals_note(got))
         if got.get("stand_in"):
             trials.note(f"your ParserModel could not be used ({got['stand_in']}), so train was run with a "
                         "stand-in model (a linear classifier over the feature ids)")
@@ -302,81 +327,3 @@ def train_setup(ctx: CheckContext) -> Outcome:
         problem = _saved_problem(got["saved"], got["state_keys"], best, len(calls), args.get("output_path"))
         trials.record(not problem, f"{what}: {problem}")
     return trials.outcome()
-
-
-#: What the student kit's 5.9 says: it can only score the bundled dev set, which a submission can
-#: read (a model that looks its configurations up passes there: tests/submissions/hostile/dev_table),
-#: so its verdict is a preview; the treebank's grammar that draws the hidden sentences never ships.
-KIT_ADVISORY = ("advisory only: this local check scores the bundled dev set in data/, which your code can "
-                "read; the score that counts is the full grader's on submission, on sentences it draws at "
-                "grading time that your code never sees")
-
-
-@check("train_uas", files=FILES, names=("parser_model.ParserModel", "run.train"),
-       depends_on=("model_structure", "model_init", "model_embedding_lookup", "model_forward", "model_dropout",
-                   "model_gradients", "train_loop", "train_setup"))
-def train_uas(ctx: CheckContext) -> Outcome:
-    """The student's model, train and train_for_epoch trained on the reduced bundled treebank must
-    reach UAS_FLOOR on a hidden dev set (hidden_dev_set), as measured by the grader's own parse of
-    the trained model; that UAS is the leaderboard entry. The student kit has neither the hidden
-    set nor a parser of its own: there the student's own parse of the bundled dev set counts."""
-    kit = bool(getattr(ctx.ref, "kit", False))
-    seed = int(ctx.rng.integers(2**31))
-    size, sized = (sizes.FULL, "") if kit else sizes.size_for(ctx, seed, UAS_LR)
-    scored_on = ("the bundled dev set, parsed by your own minibatch_parse" if kit else
-                 f"{size.hidden} sentences the grader draws from the treebank's grammar at grading time")
-    what = (f"train(parser, train_data, dev_data, output_path, batch_size={size.batch_size}, "
-            f"n_epochs={size.n_epochs}, lr={UAS_LR}) with ParserModel(embeddings, n_features=36, "
-            f"hidden_size=200, n_classes=3, dropout_prob=0.5) on the reduced bundled treebank"
-            f"{'' if size.n_train is None else f' ({size.n_train} training examples)'}, scored on {scored_on}")
-    try:
-        got = call(ctx, "train_uas", what, seed=seed, n_epochs=size.n_epochs, batch_size=size.batch_size,
-                   lr=UAS_LR, own_parse=kit, n_train=size.n_train, n_dev=size.n_dev)
-        dev_seed = int(ctx.rng.integers(2**31))
-    except CheckAborted as aborted:
-        hint = training_error_hint("\n".join(aborted.feedback), dependent="train_loop")
-        if hint:
-            aborted.feedback.append(f"Likely cause: {hint}")
-        raise
-    trials = Trials()
-    trials.note(sized)
-    if got["mode"] == "main":
-        trials.note(f"train could not be called on its own ({got['name_error']}: it uses a name only "
-                    "run.py's main block defines), so `python run.py -d` was run and judged instead")
-        what = "python run.py -d"
-    if not got.get("trained"):
-        trials.record(False, f"{what}: afterwards parser.model was not a torch.nn.Module, so there was no "
-                             "trained model to evaluate")
-        return trials.outcome()
-    if kit:  # the student kit: no reference parser; the student's own parse
-        reported_uas = got.get("final_uas")
-        if not isinstance(reported_uas, float) or not np.isfinite(reported_uas):
-            trials.record(False, f"{what}: parser.parse gave no dev UAS for the trained model: the student "
-                                 f"kit parses with your own minibatch_parse, so fix {check_label('mb_results')} "
-                                 "first")
-            return trials.outcome()
-        uas, nonfinite = 100 * reported_uas, 0
-        trials.note(KIT_ADVISORY)
-    else:
-        if got.get("saved") and callable(renew := getattr(ctx.runner, "renew", None)):
-            # The training worker keeps its peak memory until it ends: a fresh worker loading the saved
-            # model for the dev parse below keeps the sum lower (bench/gradescope.py).
-            renew()
-        uas, nonfinite = ctx.ref.dev_parse.grader_dev_uas(ctx, dev_seed, size.hidden)  # a2/dev_parse.py
-    evaluations = ", ".join(f"{100 * u:.1f}" for u in got["uas"] if isinstance(u, float)) or "none"
-    evaluations += " (the share of the bundled dev set's gold transitions the model picked)"
-    if nonfinite:
-        trials.note(f"the trained model gave NaN or infinite logits for {nonfinite} dev configurations")
-    reported = got.get("final_uas")
-    if isinstance(reported, float) and np.isfinite(reported) and abs(100 * reported - uas) > UAS_AGREEMENT:
-        trials.note(f"parser.parse in your process reported {100 * reported:.2f}% for the trained model; "
-                    f"the grader's own parse of the same model gives {uas:.2f}%, which is what counts")
-    losses = got["losses"]
-    loss_text = (f"; training loss {losses[0]:.3f} on the first minibatch, {np.mean(losses[-10:]):.3f} "
-                 "over the last 10" if len(losses) >= 10 else "")
-    trials.record(uas >= size.floor,
-                  f"{what}: the trained model's dev UAS is {uas:.2f}%, below the floor of {size.floor:.0f}% "
-                  f"(score of each epoch's evaluation: {evaluations}{loss_text})")
-    summary = (f"Dev UAS of the trained model {uas:.2f}% (floor {size.floor:.0f}%; each epoch's "
-               f"evaluation during training: {evaluations}).")
-    return trials.outcome(summary, leaderboard=(("dev UAS", round(uas, 2)),))

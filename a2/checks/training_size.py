@@ -116,13 +116,14 @@ def choose(costs: Mapping[str, Any] | None, seconds: float) -> TrainingSize:
     return SIZES[-1]
 
 
-def size_for(ctx: CheckContext, seed: int, lr: float) -> tuple[TrainingSize, str]:
+def size_for(ctx: CheckContext, seed: int, lr: float, substitute: tuple[str, ...] = ()) -> tuple[TrainingSize, str]:
     """Measure the student's cost on the first minibatches and choose the size; with a note for
     the feedback when the training was sized down. A calibration that fails (the student's
     train_for_epoch raises) gives the full size: the training itself then says what is wrong; one
     that times out gives the smallest."""
     seconds = allowance(ctx.runner, ctx.timeout)
-    result = ctx.runner.call("train_cost", {"seed": seed, "lr": lr, **CALIBRATION},
+    args = {"seed": seed, "lr": lr, **CALIBRATION, **({"substitute": substitute} if substitute else {})}
+    result = ctx.runner.call("train_cost", args,
                              timeout=min(ctx.timeout, max(seconds, 1.0)))
     costs = result.value if result.ok and isinstance(result.value, dict) else None
     size = SIZES[-1] if result.status == "timeout" else choose(costs, seconds)  # too slow to measure

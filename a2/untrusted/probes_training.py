@@ -13,29 +13,29 @@ here, and no parser runs in this process); ``train_for_epoch`` and ``train`` get
 ParserModel when it builds and runs, else a linear stand-in (standin_model.py, not in the student
 kit); ``train`` is run with a stand-in ``train_for_epoch``. Only ``train_uas`` runs the student's
 model, ``train`` and ``train_for_epoch`` together; the dev UAS that counts is the trusted grader's
-own parse of a hidden dev set, for which this worker computes only the trained model's logits.
+own parse of a hidden dev set, with the assignment's forward computed there from the trained
+parameters this worker returns as arrays (no student function is called while it scores).
 
-A ``train`` that uses names only run.py's ``__main__`` block defines (a real pattern) is run
-the way the course runs it, ``python run.py -d``, by executing run.py as ``__main__``.
+A ``train`` (or ``train_for_epoch``) that reads names only run.py's ``__main__`` block defines
+(a real pattern: the optimizer built from a global ``model``) gets them from that block, run up to
+its call of train (training_support.main_globals): every check calls the functions the same way,
+with the same sizing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-import inspect
 import math
 import os
 import time
-import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from .probes_model import build_model
+from .probes_model import _plain_tensors, build_model
 from .training_support import (
-    DEBUG_ARGV,
     DROPOUT_PROB,
     HIDDEN_SIZE,
     N_CLASSES,
@@ -45,29 +45,22 @@ from .training_support import (
     instrument_model,
     instrumented_parsing,
     loss_spy,
+    main_globals,
     model_for_training,
     new_output_path,
     one_thread,
     plain,
     qualname,
-    run_main,
     seed_all,
     slices,
     spy_adam,
     treebank,
 )
 
-_TRAINED: dict[str, Any] = {}
-"""The model train_uas trained last (key "model"), which trained_logits evaluates."""
-TRAINED_MODEL_NAME = ".a2grader-trained-model.pt"
-"""The file train_uas saves the trained model in, in the submission folder (see _keep_trained)."""
-
-
-def _trained_model_path() -> str:
-    """Where the trained model is saved: taken when a probe starts, before student code runs
-    (the worker and the in-process runner both run probes in the submission folder)."""
-    return os.path.join(os.getcwd(), TRAINED_MODEL_NAME)
-
+try:  # the course's code for 5.9's counterfactual run; not shipped in the student kit
+    from . import standin_model as standins
+except ImportError:
+    standins = None  # type: ignore[assignment]
 
 # -- train_for_epoch ----------------------------------------------------------------------------
 
@@ -88,11 +81,12 @@ def train_loop(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: floa
         for param in model.parameters():
             param.grad = None
         model.eval()
-        with instrumented_parsing(rec), loss_spy(rec):
+        with instrumented_parsing(rec), loss_spy(rec), main_globals(run, parser) as supplied:
             returned = run.train_for_epoch(parser, train, dev, optimizer, torch.nn.CrossEntropyLoss(),
                                            int(batch_size))
     return {"events": rec.events, "losses": rec.losses, "uas": rec.uas, "returned": plain(returned),
-            "n_minibatches": math.ceil(len(train) / int(batch_size)), "stand_in": stand_in}
+            "n_minibatches": math.ceil(len(train) / int(batch_size)), "stand_in": stand_in,
+            "main_globals": supplied, "loss_inputs": rec.loss_inputs}
 
 
 # -- train ----------------------------------------------------------------------------------------
@@ -160,17 +154,6 @@ class _SetupSession:
         self.calls.append(info)
         return _UAS(uas)
 
-    def wrap_train(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        """Record the arguments train is called with (for a run through run.py's main block)."""
-        def train(*args: Any, **kwargs: Any) -> Any:
-            with contextlib.suppress(TypeError, ValueError):
-                bound = inspect.signature(original).bind(*args, **kwargs)
-                bound.apply_defaults()
-                self.train_args = {k: plain(bound.arguments[k]) for k in
-                                   ("output_path", "batch_size", "n_epochs", "lr") if k in bound.arguments}
-            return original(*args, **kwargs)
-        return train
-
     def saved(self, path: str) -> dict[str, Any]:
         """What is at ``path`` after training, and which epochs' weights it equals."""
         torch = get_torch()
@@ -190,12 +173,12 @@ class _SetupSession:
 
 def train_setup(*, seed: int, n_train: int, n_dev: int, batch_size: int, n_epochs: int, lr: float,
                 fake_uas: list[float], logits: np.ndarray, targets: np.ndarray) -> dict[str, Any]:
-    """run.train with a stand-in train_for_epoch; if train needs names from run.py's main block
-    (NameError), run.py is run as ``python run.py -d`` with the same stand-in instead."""
+    """run.train with a stand-in train_for_epoch (names train reads that only run.py's main block
+    defines are supplied from that block: main_globals)."""
     run: Any = importlib.import_module("run")
     parser, embeddings, train, dev = slices(n_train, n_dev)
     session = _SetupSession(fake_uas, logits, targets)
-    result: dict[str, Any] = {"mode": "call"}
+    result: dict[str, Any] = {}
     with one_thread():
         seed_all(seed)
         model, result["stand_in"] = model_for_training(embeddings)
@@ -205,20 +188,14 @@ def train_setup(*, seed: int, n_train: int, n_dev: int, batch_size: int, n_epoch
         output_path = new_output_path()
         session.train_args = {"output_path": output_path, "batch_size": float(batch_size),
                               "n_epochs": float(n_epochs), "lr": float(lr)}
-        original = run.train_for_epoch
-        run.train_for_epoch = session.train_for_epoch
-        try:
-            run.train(parser, train, dev, output_path, batch_size=int(batch_size),
-                      n_epochs=int(n_epochs), lr=float(lr))
-        except NameError as exc:
-            result.update(mode="main", name_error=str(exc), stand_in="")
-            session = _SetupSession(fake_uas, logits, targets)
-            seed_all(seed)
-            run_main(DEBUG_ARGV, {"train_for_epoch": lambda _f: session.train_for_epoch,
-                                   "train": session.wrap_train})
-            result["state_keys"] = sorted(session.snapshots[0]) if session.snapshots else []
-        finally:
-            run.train_for_epoch = original
+        with main_globals(run, parser) as result["main_globals"]:
+            original = run.train_for_epoch
+            run.train_for_epoch = session.train_for_epoch
+            try:
+                run.train(parser, train, dev, output_path, batch_size=int(batch_size),
+                          n_epochs=int(n_epochs), lr=float(lr))
+            finally:
+                run.train_for_epoch = original
     result.update(calls=session.calls, train_args=session.train_args,
                   saved=session.saved(str(session.train_args.get("output_path"))))
     return result
@@ -228,23 +205,24 @@ def train_setup(*, seed: int, n_train: int, n_dev: int, batch_size: int, n_epoch
 
 
 def train_cost(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: float,
-               eval_rows: int) -> dict[str, Any]:
+               eval_rows: int, substitute: tuple[str, ...] = ()) -> dict[str, Any]:
     """What training costs with the student's model and train_for_epoch, measured on its first
     minibatches: wall seconds per training example (one train_for_epoch on ``n_train`` examples,
     its dev evaluation on ``n_dev`` sentences), per evaluated configuration (the model's eval-mode
     forward on ``eval_rows`` rows), and the bundled dev set's configurations per sentence. Wall
-    time, so that a container's CPU quota is in it; the grader sizes train_uas's training by it."""
+    time, so that a container's CPU quota is in it; the grader sizes train_uas's training by it.
+    ``substitute``: as for train_uas."""
     torch = get_torch()
     run: Any = importlib.import_module("run")
     parser, embeddings, train, dev = slices(n_train, n_dev)
     _all_parser, _emb, _train, all_dev = treebank()
-    with one_thread():
+    with one_thread(), course_parts(run, substitute) as (build, _train_fn):
         seed_all(seed)
-        model = build_model(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
-                            n_classes=N_CLASSES, dropout_prob=DROPOUT_PROB)
+        model = build(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
+                      n_classes=N_CLASSES, dropout_prob=DROPOUT_PROB)
         parser.model = model
         optimizer = torch.optim.Adam(model.parameters(), lr=float(lr))
-        with instrumented_parsing(Recorder()):
+        with instrumented_parsing(Recorder()), main_globals(run, parser):
             started = time.monotonic()
             run.train_for_epoch(parser, train, dev, optimizer, torch.nn.CrossEntropyLoss(), int(batch_size))
             train_seconds = time.monotonic() - started
@@ -261,97 +239,86 @@ def train_cost(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: floa
 
 
 def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float, own_parse: bool = False,
-              n_train: int | None = None, n_dev: int | None = None) -> dict[str, Any]:
+              n_train: int | None = None, n_dev: int | None = None,
+              substitute: tuple[str, ...] = ()) -> dict[str, Any]:
     """The student's ParserModel trained by their train() on the reduced treebank; the score of
     every evaluation (the stand-in parse of ``instrumented_parsing``), and, when ``own_parse`` (the
     student kit, which has no other parser), the dev UAS of the student's own parse of the final
-    model in eval mode. The full grader parses its hidden dev set itself (trained_logits)."""
-    saved = _trained_model_path()
+    model in eval mode. The full grader parses its hidden dev set itself, from the trained model's
+    parameters returned as plain arrays (``arrays``: trained_arrays). Names train reads that only
+    run.py's main block defines are supplied from that block (main_globals): one route, one
+    sizing. ``substitute``: the parts ("model", "loop", "setup") the course's code replaces, for
+    the counterfactual run of check 5.9 (course_parts)."""
     torch = get_torch()
     run: Any = importlib.import_module("run")
     parser, embeddings, train, dev = slices(None, None)
     rec = Recorder()
-    result: dict[str, Any] = {"mode": "call"}
+    result: dict[str, Any] = {}
     started = time.monotonic()
-    with one_thread():
+    with one_thread(), course_parts(run, substitute) as (build, train_fn):
         with instrumented_parsing(rec), loss_spy(rec):
             seed_all(seed)
-            model = build_model(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
-                                n_classes=N_CLASSES, dropout_prob=DROPOUT_PROB)
+            model = build(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
+                          n_classes=N_CLASSES, dropout_prob=DROPOUT_PROB)
             parser.model = model
-            try:
-                run.train(parser, train, dev, new_output_path(), batch_size=int(batch_size),
-                          n_epochs=int(n_epochs), lr=float(lr))
-            except NameError as exc:
-                result.update(mode="main", name_error=str(exc))
-                rec.uas.clear()
-                rec.losses.clear()
-                seed_all(seed)
-                session: dict[str, Any] = {}
-
-                def keep_parser(original: Callable[..., Any]) -> Callable[..., Any]:
-                    def train(*args: Any, **kwargs: Any) -> Any:
-                        session["parser"] = args[0] if args else kwargs.get("parser")
-                        return original(*args, **kwargs)
-                    return train
-
-                run_main(DEBUG_ARGV, {"train": keep_parser})
-                parser = session.get("parser", parser)
+            with main_globals(run, parser) as result["main_globals"]:
+                train_fn(parser, train, dev, new_output_path(), batch_size=int(batch_size),
+                         n_epochs=int(n_epochs), lr=float(lr))
         n_evaluations = len(rec.uas)
         final = None
-        _TRAINED.clear()
-        with contextlib.suppress(OSError):
-            os.remove(saved)
+        arrays = None
         if isinstance(getattr(parser, "model", None), torch.nn.Module):
-            _TRAINED["model"] = parser.model
             parser.model.eval()
             if own_parse:
                 final = parser.parse(dev)[0]
-            _keep_trained(parser.model, saved)
+            arrays = trained_arrays(parser.model, embeddings.shape)
     result.update(uas=rec.uas[:n_evaluations], final_uas=final, losses=rec.losses,
-                  seconds=time.monotonic() - started, trained=bool(_TRAINED),
-                  saved=os.path.isfile(saved))
+                  seconds=time.monotonic() - started, trained=arrays is not None, arrays=arrays)
     return result
 
 
-def _keep_trained(model: Any, path: str) -> None:
-    """Save the trained model in the worker's own folder, so that trained_logits finds it in a
-    fresh worker too (the grader replaces a worker that leaves threads or processes behind)."""
-    torch = get_torch()
+@contextlib.contextmanager
+def course_parts(run: Any, substitute: tuple[str, ...] = ()) -> Iterator[tuple[Callable[..., Any], Callable[..., Any]]]:
+    """(the model builder, train) to use: the student's, except the parts named in ``substitute``,
+    which the course's code replaces (standin_model.py): "model" ParserModel, "loop"
+    train_for_epoch (as run.py's global, so the student's train calls it), "setup" train. The
+    student kit has no course code: there a substitute raises."""
+    parts = set(substitute or ())
+    if parts and standins is None:
+        raise RuntimeError("the course's code to run in place of a failing part is not available here")
+    build = standins.assignment_model if "model" in parts else build_model
+    original = run.train_for_epoch
+    if "loop" in parts:
+        run.train_for_epoch = standins.course_train_for_epoch
+    train_fn = standins.course_train(lambda: run.train_for_epoch) if "setup" in parts else run.train
     try:
-        torch.save(model, path)
-    except Exception:  # noqa: BLE001 - an unpicklable model stays usable in this worker only
-        with contextlib.suppress(OSError):
-            os.remove(path)
+        yield build, train_fn
+    finally:
+        run.train_for_epoch = original
 
 
-def _saved_trained_model(path: str) -> Any:
-    """The model train_uas saved, loaded in this worker (it imports the student's classes), or
-    None if there is none."""
-    if "model" not in _TRAINED and os.path.isfile(path):
-        torch = get_torch()
-        _TRAINED["model"] = torch.load(path, weights_only=False)
-    return _TRAINED.get("model")
-
-
-def trained_logits(*, features: np.ndarray) -> Any:
-    """The logits of the model train_uas trained, in eval mode, for rows of feature ids.
-
-    The trusted grader parses the dev set itself and asks only for these scores, so what the
-    dev UAS is does not rest on anything student code reports about itself.
-    """
+def trained_arrays(model: Any, embeddings_shape: tuple[int, ...]) -> dict[str, Any]:
+    """The trained model's floating-point parameters and plain tensors (buffers, tensor
+    attributes) as numpy arrays, by name, as data: the trusted grader maps them to the model's
+    roles by name and shape (as check 5.1 does) and computes the dev logits itself. Only arrays
+    with as many values as one of the roles holds are sent (a large unrelated tensor must not
+    make the reply too big to carry)."""
     torch = get_torch()
-    model = _TRAINED.get("model") or _saved_trained_model(_trained_model_path())
-    if model is None:
-        raise RuntimeError("there is no trained model to evaluate: training did not leave a "
-                           "ParserModel in parser.model")
-    model.eval()
-    rows = np.ascontiguousarray(features, dtype=np.int64)
-    # A model that stays random in eval mode (dropout always on) gets the same draws for the same
-    # rows in every run: the grading's seed, which drew the rows, replays its dev UAS too.
-    torch.manual_seed(zlib.crc32(rows.tobytes()))
-    with one_thread(), torch.no_grad():
-        return model(torch.from_numpy(rows))
+    n_tokens, embed_size = (int(d) for d in embeddings_shape)
+    sizes = {n_tokens * embed_size, N_FEATURES * embed_size * HIDDEN_SIZE, HIDDEN_SIZE,
+             HIDDEN_SIZE * N_CLASSES, N_CLASSES}
+
+    def entry(name: str, tensor: Any) -> dict[str, Any] | None:
+        if not (isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and tensor.numel() in sizes):
+            return None
+        value = tensor.detach().cpu()
+        value = value.double() if value.dtype == torch.float64 else value.float()
+        return {"name": str(name), "shape": [int(d) for d in tensor.shape], "value": value.numpy().copy()}
+
+    params = [e for n, t in model.named_parameters() if (e := entry(n, t)) is not None]
+    named = {p["name"] for p in params}
+    tensors = [e for n, t in _plain_tensors(model).items() if n not in named and (e := entry(n, t)) is not None]
+    return {"parameters": params, "tensors": tensors}
 
 
 PROBES = {
@@ -359,5 +326,4 @@ PROBES = {
     "train_setup": train_setup,
     "train_cost": train_cost,
     "train_uas": train_uas,
-    "trained_logits": trained_logits,
 }

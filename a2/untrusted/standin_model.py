@@ -53,3 +53,66 @@ def linear_stand_in(embeddings: Any, n_features: int = 36, hidden_size: int = 20
             return self.weight_per_id[w].sum(dim=1) + self.bias
 
     return LinearStandIn()
+
+
+# -- the counterfactual of train_uas (5.9) ---------------------------------------------------------
+# When 5.9 fails and a check of the model, of train_for_epoch or of train fails too, 5.9 runs once
+# more with working code below in place of the failing part (grader.run.settle): if it then
+# passes, that part's bug explains 5.9's failure. The worker returns only the trained parameters;
+# the trusted grader scores them (a2/dev_parse.py), so nothing here reaches the feedback. The loop
+# and train are the generic PyTorch training loop of the handout.
+
+
+def assignment_model(embeddings: Any, n_features: int, hidden_size: int, n_classes: int,
+                     dropout_prob: float) -> Any:
+    """A model with the function of the assignment's ParserModel (embeddings, affine, ReLU,
+    dropout, affine) built from torch's own layers, as any PyTorch tutorial builds an MLP: not the
+    assignment's solution (no parameters of its own, no embedding_lookup), which stays out of the
+    worker. Its parameters carry the 2019-style names 5.1 matches (embeddings.weight, ...)."""
+    import torch  # noqa: PLC0415
+
+    class LayerModel(torch.nn.Module):  # type: ignore[name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            table = torch.tensor(embeddings, dtype=torch.float32)
+            self.embeddings = torch.nn.Embedding.from_pretrained(table, freeze=False)
+            self.embed_to_hidden = torch.nn.Linear(n_features * table.shape[1], hidden_size)
+            self.hidden_to_logits = torch.nn.Linear(hidden_size, n_classes)
+            self.dropout = torch.nn.Dropout(dropout_prob)
+
+        def forward(self, w: Any) -> Any:
+            h = torch.relu(self.embed_to_hidden(self.embeddings(w).flatten(1)))
+            return self.hidden_to_logits(self.dropout(h))
+
+    return LayerModel()
+
+
+def course_train_for_epoch(parser: Any, train_data: Any, dev_data: Any, optimizer: Any, loss_func: Any,
+                           batch_size: int) -> float:
+    """The course's train_for_epoch: per minibatch zero_grad, forward, loss, backward, step."""
+    import torch  # noqa: PLC0415
+    from utils.parser_utils import minibatches  # noqa: PLC0415 - the course's support code
+
+    parser.model.train()
+    for train_x, train_y in minibatches(train_data, batch_size):
+        optimizer.zero_grad()
+        targets = torch.from_numpy(train_y.nonzero()[1]).long()
+        loss = loss_func(parser.model(torch.from_numpy(train_x).long()), targets)
+        loss.backward()
+        optimizer.step()
+    parser.model.eval()
+    return parser.parse(dev_data)[0]
+
+
+def course_train(loop: Any) -> Any:
+    """The course's train (Adam with lr, mean cross-entropy, n_epochs of ``loop()``, which is the
+    train_for_epoch to use, looked up when each epoch starts)."""
+    import torch  # noqa: PLC0415
+
+    def train(parser: Any, train_data: Any, dev_data: Any, output_path: str, batch_size: int = 1024,
+              n_epochs: int = 10, lr: float = 0.0005) -> None:
+        optimizer = torch.optim.Adam(parser.model.parameters(), lr=lr)
+        loss_func = torch.nn.CrossEntropyLoss()
+        for _epoch in range(n_epochs):
+            loop()(parser, train_data, dev_data, optimizer, loss_func, batch_size)
+    return train

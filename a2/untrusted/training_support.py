@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import copy
+import dis
 import importlib
 import os
 import random
@@ -124,6 +125,8 @@ class Recorder:
         self.in_parse = 0
         self.uas: list[float] = []
         self.losses: list[float] = []
+        self.last_output: Any = None  # the model's last training-time output (detached)
+        self.loss_inputs: list[str] = []  # per loss call: what it was given (loss_input_kind)
 
 
 def gold_transition_score(parser: Any, dataset: Any, eval_batch_size: int = 5000) -> tuple[float, list[Any]]:
@@ -181,6 +184,8 @@ def instrument_model(model: Any, rec: Recorder) -> None:
         out = original_forward(*args, **kwargs)
         if isinstance(out, torch.Tensor) and out.requires_grad:
             out.register_hook(lambda grad: rec.events.append("B"))
+        if isinstance(out, torch.Tensor) and not rec.in_parse:
+            rec.last_output = out.detach()
         return out
 
     def zero_grad(*args: Any, **kwargs: Any) -> Any:
@@ -218,6 +223,8 @@ def loss_spy(rec: Recorder) -> Iterator[None]:
         loss = original(self, *args, **kwargs)
         with contextlib.suppress(Exception):
             rec.losses.append(float(loss.detach()))
+        if args:
+            rec.loss_inputs.append(loss_input_kind(args[0], rec.last_output))
         return loss
 
     loss_class.forward = forward
@@ -225,6 +232,23 @@ def loss_spy(rec: Recorder) -> Iterator[None]:
         yield
     finally:
         loss_class.forward = original
+
+
+def loss_input_kind(given: Any, logits: Any) -> str:
+    """What the loss was given, next to the model's last training output: "logits" (that output),
+    "softmax" or "log_softmax" of it, or "other" (anything else, or nothing to compare with)."""
+    torch = get_torch()
+    try:
+        given = given.detach()
+        if logits is None or given.shape != logits.shape or given.dim() != 2:
+            return "other"
+        for kind, value in (("logits", logits), ("softmax", torch.softmax(logits, dim=1)),
+                            ("log_softmax", torch.log_softmax(logits, dim=1))):
+            if torch.allclose(given.to(value.dtype), value, rtol=1e-4, atol=1e-6):
+                return kind
+    except Exception:  # noqa: BLE001 - a value that cannot be compared is "other"
+        pass
+    return "other"
 
 
 class ModelUnusable(Exception):
@@ -254,9 +278,11 @@ def model_for_training(embeddings: np.ndarray) -> tuple[Any, str]:
     return linear_stand_in(embeddings, N_FEATURES, HIDDEN_SIZE, N_CLASSES, DROPOUT_PROB), reason
 
 
-def run_main(argv: list[str], replace: dict[str, Callable[[Any], Any]]) -> None:
+def run_main(argv: list[str], replace: dict[str, Callable[[Any], Any]],
+             stop: type[BaseException] | None = None) -> dict[str, Any]:
     """Execute run.py as ``__main__`` (``python run.py -d``); each module-level name in
-    ``replace`` is passed, when run.py defines it, through its function (to wrap or replace it)."""
+    ``replace`` is passed, when run.py defines it, through its function (to wrap or replace it).
+    Returns the script's namespace; ``stop``, raised by a replacement, ends the script there."""
     path = os.path.join(os.getcwd(), "run.py")
     with open(path, encoding="utf-8") as f:
         code = compile(f.read(), path, "exec")
@@ -272,8 +298,102 @@ def run_main(argv: list[str], replace: dict[str, Callable[[Any], Any]]) -> None:
     sys.argv = list(argv)
     try:
         exec(code, namespace)  # noqa: S102 - student code runs here anyway; this is its own file
+    except BaseException as exc:
+        if stop is None or not isinstance(exc, stop):
+            raise
     finally:
         sys.argv = saved_argv
+    return dict(namespace)
+
+
+# -- names only run.py's main block defines ---------------------------------------------------------
+
+
+class _TrainReached(BaseException):
+    """Ends run.py's main block where it calls train (a BaseException: no ``except Exception`` in
+    student code swallows it)."""
+
+
+_MAIN: dict[str, Any] = {}  # run.py's main block up to its train call (once a worker): namespace, parser
+
+
+def _global_names(code: Any) -> set[str]:
+    """The global names ``code`` (and the functions defined in it) reads (not attribute names)."""
+    names = {ins.argval for ins in dis.get_instructions(code)
+             if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(ins.argval, str)}
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            names |= _global_names(const)
+    return names
+
+
+def missing_globals(run: Any) -> list[str]:
+    """Names run.train and run.train_for_epoch (the student's own) read as globals that run.py's
+    module does not define (nor builtins): those the course's ``python run.py`` defines under
+    ``if __name__ == "__main__":`` (a real pattern: the optimizer built from a global ``model``)."""
+    module_names = vars(run)
+    found: set[str] = set()
+    for name in ("train", "train_for_epoch"):
+        fn = getattr(run, name, None)
+        code = getattr(fn, "__code__", None)
+        if code is not None and getattr(fn, "__globals__", None) is module_names:
+            found |= _global_names(code)
+    return sorted(n for n in found if n not in module_names and not hasattr(builtins, n))
+
+
+def _main_namespace() -> tuple[dict[str, Any], Any]:
+    """run.py's main block (``python run.py -d``) up to its call of train, which is not made: its
+    names and the parser it passes train."""
+    if "namespace" not in _MAIN:
+        seen: dict[str, Any] = {}
+
+        def reach(_original: Callable[..., Any]) -> Callable[..., Any]:
+            def train(*args: Any, **kwargs: Any) -> Any:
+                seen["parser"] = args[0] if args else kwargs.get("parser")
+                raise _TrainReached
+            return train
+
+        state = np.random.get_state()
+        try:
+            _MAIN["namespace"] = run_main(DEBUG_ARGV, {"train": reach}, stop=_TrainReached)
+        except Exception:  # noqa: BLE001 - a main block that fails supplies nothing
+            _MAIN["namespace"] = {}
+        finally:
+            np.random.set_state(state)
+        _MAIN["parser"] = seen.get("parser")
+    return _MAIN["namespace"], _MAIN["parser"]
+
+
+@contextlib.contextmanager
+def main_globals(run: Any, parser: Any) -> Iterator[list[str]]:
+    """While the grader calls train or train_for_epoch: the names they read that only run.py's main
+    block defines (missing_globals) are supplied from the student's own main block, run up to its
+    train call, as module globals of run.py; main's parser is ``parser`` and main's model is
+    ``parser.model`` (the ones the grader trains), any other value is main's own. Yields the names
+    supplied (none: nothing was run); a name main does not define either stays missing."""
+    missing = missing_globals(run)
+    if not missing:
+        yield []
+        return
+    namespace, main_parser = _main_namespace()
+    supplied: dict[str, Any] = {}
+    for name in missing:
+        if name not in namespace:
+            continue
+        value = namespace[name]
+        if main_parser is not None and value is main_parser:
+            value = parser
+        elif main_parser is not None and value is getattr(main_parser, "model", object()):
+            value = getattr(parser, "model", None)
+        supplied[name] = value
+    for name, value in supplied.items():
+        setattr(run, name, value)
+    try:
+        yield sorted(supplied)
+    finally:
+        for name in supplied:
+            with contextlib.suppress(AttributeError):
+                delattr(run, name)
 
 
 def new_output_path() -> str:

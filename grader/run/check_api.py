@@ -32,8 +32,10 @@ class RegisteredCheck:
     """A check function, the student files it needs (imported before it runs) and the names it
     calls in them, as "module.name" (a missing one fails the check before it runs, with the
     names the file does define); ``depends_on``: the checks that judge a function this check's
-    trials run as well (when one fails in the same grading, this check names it first and loses at
-    most what it lost: ``grader.run.settle.settle_charges``)."""
+    trials run as well (checks of the same ``names`` keep their own losses; across functions, when
+    both fail, this check runs once more with the reference's code in the prerequisite's place, its
+    ``ctx.substitute``, and is charged once with it only if it then passes:
+    ``grader.run.settle.settle_dependencies``)."""
 
     id: str
     function: CheckFunction
@@ -184,6 +186,9 @@ class CheckContext:
     ref: SimpleNamespace | Any
     timeout: float
     notes: list[str] = field(default_factory=list)
+    #: The failing prerequisites (check ids) whose functions the reference's code replaces in this run:
+    #: empty, except when the check runs once more to prove what their bug costs (grader.run.settle).
+    substitute: frozenset[str] = frozenset()
 
     def call(self, probe: str, what: str, **args: Any) -> Any:
         """Run ``probe`` in the worker; return its value or raise CheckAborted.

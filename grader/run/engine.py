@@ -28,6 +28,7 @@ from grader.run.replay import ReplayMiss
 from grader.run.results import (
     ERROR,
     FAILED,
+    NOT_RUN,
     CheckResult,
     GradeReport,
     Outcome,
@@ -39,7 +40,7 @@ from grader.run.results import (
 )
 from grader.run.rubric import CheckSpec, Part, Rubric, load_rubric
 from grader.run.settings import GradingSettings, RefProvider
-from grader.run.settle import settle_charges
+from grader.run.settle import settle_charges, settle_dependencies
 from grader.run.submission import prepare
 from grader.sandbox.runner import Runner
 
@@ -239,8 +240,9 @@ def grade(upload: Path, settings: GradingSettings | None = None, *,
     together get at most its :func:`check_deadline`. ``progress`` is told of each item as it is
     scored; ``deliver`` gets the report before anything is cleaned up (``grader grade`` writes
     results.json there). Credit a check moved to another one stands only if that one fails in
-    this run (:func:`grader.run.settle.settle_charges`), and a check that depends on a failing one
-    names it and loses at most what it lost.
+    this run (:func:`grader.run.settle.settle_charges`); a check that fails with a failing
+    prerequisite of another function is run once more with the reference's code in that one's
+    place, and charged once with it only if it then passes (:func:`grader.run.settle.settle_dependencies`).
     """
     started = time.monotonic()
     settings = GradingSettings() if settings is None else settings
@@ -284,15 +286,15 @@ def grade(upload: Path, settings: GradingSettings | None = None, *,
         held_files: dict[str, _FileState] = {}
         held_left = {s.id for s in held}
 
-        def run(spec: CheckSpec) -> CheckResult:
+        def run(spec: CheckSpec, substitute: frozenset[str] = frozenset()) -> CheckResult:
             if held_runner is not None and spec in held:
                 try:
-                    return common(spec, runner=held_runner, files=held_files)
+                    return common(spec, runner=held_runner, files=held_files, substitute=substitute)
                 finally:
                     held_left.discard(spec.id)
                     if not held_left:  # its worker's memory goes back before training starts
                         held_runner.close()
-            return common(spec, runner=runner, files=files)
+            return common(spec, runner=runner, files=files, substitute=substitute)
         for spec in cheap:
             by_id[spec.id] = _report(spec, run(spec), progress)
         if written_parts:
@@ -304,8 +306,16 @@ def grade(upload: Path, settings: GradingSettings | None = None, *,
             manual = tuple(manual_items)
         for spec in expensive:
             by_id[spec.id] = _report(spec, run(spec), progress)
-        by_id = settle_charges(by_id, {s.id: s for s in specs},
-                               {cid: registry[cid].depends_on for cid in by_id if cid in registry})
+        spec_of = {s.id: s for s in specs}
+        by_id = settle_charges(by_id, spec_of)
+
+        def rerun(check_id: str, substitute: frozenset[str]) -> CheckResult | None:
+            """The counterfactual: the check once more with the reference's code in place of the
+            failing prerequisites' (against the budget); None when it cannot say (not run)."""
+            result = run(spec_of[check_id], substitute)
+            return None if result.status in (NOT_RUN, ERROR) else result
+        by_id = settle_dependencies(by_id, spec_of, {cid: registry[cid].depends_on for cid in by_id if cid in registry},
+                                    {cid: registry[cid].names for cid in by_id if cid in registry}, rerun)
         file_notes = tuple(dict.fromkeys(state.note for state in [*files.values(), *held_files.values()] if state.note))
         report = GradeReport(str(upload), seed, tuple(by_id[s.id] for s in specs) + tuple(written),
                              time.monotonic() - started,
@@ -331,7 +341,8 @@ def _report(spec: CheckSpec, result: CheckResult, progress: ProgressHook | None)
 
 def _run_one(spec: CheckSpec, *, registry: Mapping[str, RegisteredCheck], files: dict[str, _FileState],
              prepared: Any, needed: Mapping[str, Iterable[str]], import_timeout: float, runner: Runner,
-             seed: int, ref: Any, ref_provider: RefProvider | None) -> CheckResult:
+             seed: int, ref: Any, ref_provider: RefProvider | None,
+             substitute: frozenset[str] = frozenset()) -> CheckResult:
     """Import the files one check needs (once per run) and run it; scored. A check the budget
     cannot afford, or cuts short, is not run."""
     registered = registry[spec.id]
@@ -354,7 +365,7 @@ def _run_one(spec: CheckSpec, *, registry: Mapping[str, RegisteredCheck], files:
         else:
             check_ref = ref if ref_provider is None else ref_provider(spec.id, seed)
             ctx = CheckContext(spec.id, DeadlineRunner(runner, check_deadline(spec)), check_rng(seed, spec.id),
-                               seed, check_ref, spec.timeout)
+                               seed, check_ref, spec.timeout, substitute=substitute)
             outcome = stub_outcome(run_check(spec, registered.function, ctx))
     except BudgetExhausted:
         outcome = not_run_outcome()

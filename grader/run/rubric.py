@@ -108,8 +108,8 @@ class CheckSpec:
     line: int = 0
     kind: str = "code"
     checker: str = ""
-    tags: tuple[str, ...] = ()
-    """More tags for Gradescope (a test file's ``@tags``, or the rubric line's ``tags``)."""
+    tags: tuple[str, ...] = ()  # more tags for Gradescope (a test file's ``@tags``, or the line's ``tags``)
+    charge: str = "once"  # "each": always its own loss (grader.run.settle.settle_dependencies)
 
     @property
     def student_visible(self) -> bool:
@@ -345,10 +345,12 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
         if not isinstance(partial, bool):
             problems.append(f"{where}: check {cid!r} has partial {partial!r}; use true (points "
                             "proportional to trials passed) or false (all or nothing)")
-        tags = entry.get("tags", [])
+        tags, charge = entry.get("tags", []), entry.get("charge", "once")
+        problems += [] if charge in ("once", "each") else [f"{where}: check {cid!r} has charge {charge!r}; use once or each"]
         checks.append(CheckSpec(str(cid), str(entry["part"]), str(entry["name"]), str(entry["number"]),
                                 float(points), visibility, timeout, bool(partial), line,
-                                tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (str(tags),)))
+                                tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (str(tags),),
+                                charge="each" if charge == "each" else "once"))
 
     ids = [c.id for c in checks]
     for dup in sorted({c for c in ids if ids.count(c) > 1}):

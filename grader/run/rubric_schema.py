@@ -47,7 +47,7 @@ RUBRIC_SCHEMA: dict[str, Any] = {
                            "explanation": {"enum": VISIBILITIES}}}},
         "checks": {"type": "array", "items": {
             "type": "object", "additionalProperties": False, "required": ["id", "part", "name", "number", "points"],
-            "properties": {**_COMMON, "part": {"type": "string"},
+            "properties": {**_COMMON, "part": {"type": "string"}, "charge": {"enum": ["once", "each"]},
                            "tags": {"type": "array", "items": {"type": "string"}}}}},
     },
 }

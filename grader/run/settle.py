@@ -1,15 +1,16 @@
 """Credit moved between checks once every check of a grading has run, in the trusted process.
 
-Two relations, one settlement: a *charge* (a check's trial passed because its bug belongs to
-another check, with the proof that the other check's function is wrong on that trial's own
-arguments) and a *dependency* (a check that exercises a function another check judges, declared
-with ``@check(..., depends_on=...)``). Points stay in rubric.yaml: this only decides which
-check pays for a bug, never what a check is worth.
+Two relations, each settled with proof: a *charge* (a check's trial passed because its bug
+belongs to another check, with the proof that the other check's function is wrong on that trial's
+own arguments) and a *dependency* (a check that exercises a function another check judges,
+declared with ``@check(..., depends_on=...)``: charged once when running it again with the
+reference's code in place of the failing prerequisite's makes it pass). Points stay in
+rubric.yaml: this only decides which check pays for a bug, never what a check is worth.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from grader.run.results import FAILED, PARTIAL, PASSED, CheckResult, Outcome, score
@@ -39,8 +40,7 @@ def _show(values: tuple[float, ...]) -> str:
     return f"[{shown}{', ...' if len(values) > 8 else ''}]" if len(values) != 1 else shown
 
 
-def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, CheckSpec],
-                   depends_on: Mapping[str, Sequence[str]] | None = None) -> dict[str, CheckResult]:
+def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, CheckSpec]) -> dict[str, CheckResult]:
     """Move credit between checks, in the trusted process, once every check has run.
 
     Charges: a check's trial that passed because its bug belongs to another check keeps that credit
@@ -50,13 +50,7 @@ def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, Check
     bug is charged there, on the same arguments. (A sigmoid wrong only where negative sampling asks
     it must not pass both checks; nor move the credit because the sigmoid fails somewhere else.)
 
-    Dependencies (``depends_on``: check id -> the checks it depends on, declared with ``@check``):
-    a failing check that ran, whose prerequisite fails in this run, names that check first and loses
-    at most what its most costly failing prerequisite lost, so no bug costs a dependent check more
-    than its own check (which itself lost points: a broken submission never has both full). A check
-    that could not run at all (a stub, a file that does not import: ``Outcome.ran``) is not capped.
-    A capped check is put on the review list (``Outcome.review``): the cap assumes the prerequisite's
-    bug is the cause, which staff confirm, so breaking a cheap check on purpose buys nothing.
+    Dependencies are settled afterwards, with proof: :func:`settle_dependencies`.
     """
     settled = dict(results)
     extra: dict[str, list[str]] = {}      # target check id -> the failed trials it gets
@@ -99,10 +93,6 @@ def settle_charges(results: Mapping[str, CheckResult], specs: Mapping[str, Check
         lines = [head, *shown[:3], *([f"({len(shown) - 3} more not shown)"] if len(shown) > 3 else [])]
         settled[target_id] = _rescored(target, specs[target_id], target.outcome.trials_passed,
                                        target.outcome.trials_total + count, lines, after_count=True)
-    if depends_on:
-        roots: dict[str, tuple[str, ...]] = {}
-        for check_id in list(settled):
-            _cap(check_id, settled, depends_on, roots, ())
     return settled
 
 
@@ -116,38 +106,63 @@ def _lost(result: CheckResult) -> float:
     return round(result.max_score - result.score, 4)
 
 
-def _cap(check_id: str, settled: dict[str, CheckResult], depends_on: Mapping[str, Sequence[str]],
-         roots: dict[str, tuple[str, ...]], path: tuple[str, ...]) -> None:
-    """Cap ``check_id``'s loss at what the checks that carry the bug lost (its failing
-    prerequisites, or, where those fail because of theirs, the checks at the start of the chain:
-    ``roots``, filled as each check is settled, prerequisites first)."""
-    if check_id in roots or check_id in path:
-        return
-    prerequisites = [p for p in depends_on.get(check_id, ()) if p in settled and p != check_id]
-    for prerequisite in prerequisites:
-        _cap(prerequisite, settled, depends_on, roots, (*path, check_id))
-    result = settled[check_id]
-    failing = [p for p in prerequisites if _lost(settled[p]) > 0 and p in roots]
-    if _lost(result) <= 0 or not failing or not result.outcome.ran:
-        roots[check_id] = (check_id,)  # (a check that could not run, its file unimportable say, fails on its own)
-        return
-    carriers = tuple(dict.fromkeys(root for p in failing for root in roots[p]))
-    roots[check_id] = carriers
-    several = len(carriers) > 1
-    cap = max(_lost(settled[c]) for c in carriers)
-    line = (f"Fix {' and '.join(_label(settled[c]) for c in carriers)} first: this check depends on "
-            f"{'them' if several else 'it'}, and {'they fail' if several else 'it fails'} in this grading, so "
-            "that bug is the likely cause here")
-    new_score = round(max(result.score, result.max_score - cap), 4)
-    review = ""
-    if new_score > result.score:
-        line += (f"; this check loses at most what {'they' if several else 'that check'} lost: {cap:g} point(s) "
-                 f"here, not {_lost(result):g}")
-        review = (f"score raised by {round(new_score - result.score, 4):g} point(s) because "
-                  f"{' and '.join(_label(settled[c]) for c in carriers)} {'fail' if several else 'fails'}: "
-                  "confirm that bug causes this failure (a cheap prerequisite broken on purpose would cap a "
-                  "costly failure); if it does not, this check keeps its own score of "
-                  f"{result.score:g}/{result.max_score:g}")
-    outcome = replace(result.outcome, feedback=(line + ".", *result.outcome.feedback),
-                      review=result.outcome.review or review)
-    settled[check_id] = replace(result, score=new_score, outcome=outcome)
+#: ``rerun(check_id, substitute)``: the check run once more with the reference's code in place of the
+#: functions the checks ``substitute`` judge (the counterfactual), or None when it could not be run
+#: (the grading's budget ran out, or there is no reference code to put in place, as in the kit).
+Rerun = Callable[[str, frozenset[str]], "CheckResult | None"]
+
+
+def settle_dependencies(settled: Mapping[str, CheckResult], specs: Mapping[str, CheckSpec],
+                        depends_on: Mapping[str, Sequence[str]], units: Mapping[str, Sequence[str]],
+                        rerun: Rerun | None) -> dict[str, CheckResult]:
+    """One bug, one charge, at its full consequence (``depends_on``: check id -> the checks it
+    depends on, declared with ``@check``; ``units``: check id -> the functions or classes it judges).
+
+    Checks of the same unit are aspects of it: each keeps its own loss (code that fails every aspect
+    loses every aspect); a failing one names the failing checks of its unit it depends on, as a hint.
+    Across units, when a check and prerequisites of it fail, the check is run once more with the
+    reference's code in place of the failing prerequisites' (``rerun``: only then, and against the
+    grading's budget). If it then passes, their bugs explain its failure: the check loses only what
+    exceeds their losses, so together they lose the larger of the two (the prerequisites' summed),
+    never the sum and never less, and its feedback says so. If it still fails, or could not be run,
+    each keeps its own loss and the feedback names no other check. A check the rubric marks
+    ``charge: each`` keeps its own loss always; so does a check that could not run at all.
+    """
+    out = dict(settled)
+    for check_id, result in settled.items():
+        prerequisites = [p for p in depends_on.get(check_id, ()) if p in settled and p != check_id]
+        failing = [p for p in prerequisites if _lost(settled[p]) > 0]
+        if _lost(result) <= 0 or not failing or not result.outcome.ran:
+            continue
+        unit = tuple(units.get(check_id, ()))
+        same = [p for p in failing if tuple(units.get(p, ())) == unit]
+        other = [p for p in failing if tuple(units.get(p, ())) != unit]
+        lines = []
+        if same:
+            text = (f"{_and(settled, same)} also {'fail' if len(same) > 1 else 'fails'}, on the same function: "
+                    "fixing that first may fix this too (each check is charged on its own).")
+            lines.append(text[0].upper() + text[1:])
+        spec = specs.get(check_id)
+        if other and rerun is not None and getattr(spec, "charge", "once") != "each":
+            counter = rerun(check_id, frozenset(other))
+            if counter is not None and _lost(counter) <= 0:
+                carried = round(sum(_lost(settled[p]) for p in other), 4)
+                own = _lost(result)
+                loss = round(max(own - carried, 0.0), 4)
+                total = round(loss + carried, 4)
+                lines.insert(0, f"This comes from the bug {_and(settled, other)} {'charge' if len(other) > 1 else 'charges'}: "
+                                f"with the reference's code in place of what {'they judge' if len(other) > 1 else 'it judges'}, "
+                                f"this check passes (run again to find out). Charged once: {total:g} point(s) in "
+                                f"all over {'these checks' if len(other) > 1 else 'the two checks'}, here {loss:g} "
+                                f"of {own:g}.")
+                outcome = replace(result.outcome, feedback=(*lines, *result.outcome.feedback))
+                out[check_id] = replace(result, score=round(result.max_score - loss, 4), outcome=outcome)
+                continue
+        if lines:
+            out[check_id] = replace(result, outcome=replace(result.outcome,
+                                                             feedback=(*lines, *result.outcome.feedback)))
+    return out
+
+
+def _and(settled: Mapping[str, CheckResult], ids: Sequence[str]) -> str:
+    return " and ".join(_label(settled[i]) for i in ids)

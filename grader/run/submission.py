@@ -14,7 +14,7 @@ from __future__ import annotations
 import shutil
 import stat
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -26,6 +26,14 @@ MAX_UNPACKED_BYTES = 200 * 1024 * 1024
 """Most bytes extracted from one archive, all files together."""
 MAX_STUDENT_FILE_BYTES = 5 * 1024 * 1024
 """Largest student file (or written answer) that is graded."""
+MAX_WRITTEN_FILES = 20
+"""Most written files read from one upload (grading, batch and similarity alike)."""
+MAX_WRITTEN_FILE_BYTES = 1024 * 1024
+"""Bytes read from one written file (its start; the rest is not read, and the note says so)."""
+MAX_WRITTEN_BYTES = 4 * 1024 * 1024
+"""Bytes read from all the written files of one upload together. With the two caps above, the
+writeup reader's request stays far under its frame limit whatever the text (JSON writes a control
+character or an unreadable byte as six bytes: 4 MiB become at most 24 MiB)."""
 MAX_FOLDER_DEPTH = 2
 """Files are looked for at the top of an upload or in one folder inside it."""
 READ_CHUNK_BYTES = 1 << 20
@@ -133,6 +141,7 @@ def unpack_zip(archive: Path, dest: Path) -> tuple[list[str], dict[str, str]]:
             raise SubmissionError(f"{archive.name} has {len(infos)} entries; the limit is "
                                   f"{MAX_ZIP_ENTRIES} (zip only your .py files and answers)")
         budget = MAX_UNPACKED_BYTES
+        written_entries = skipped_written = 0
         for info in infos:
             name = _member_name(info)
             problem = _member_problem(info)
@@ -151,6 +160,11 @@ def unpack_zip(archive: Path, dest: Path) -> tuple[list[str], dict[str, str]]:
             if info.file_size > MAX_STUDENT_FILE_BYTES:
                 refused[name] = _too_big(name, info.file_size)
                 continue
+            if _is_written(parts[-1]):
+                if written_entries >= MAX_WRITTEN_FILES:
+                    skipped_written += 1
+                    continue
+                written_entries += 1
             target = dest.joinpath(*parts)
             try:
                 written = _extract(zf, info, target, budget)
@@ -164,7 +178,16 @@ def unpack_zip(archive: Path, dest: Path) -> tuple[list[str], dict[str, str]]:
                 continue
             budget -= written
     notes += [f"{reason}, so it was not graded" for reason in refused.values()]
+    if skipped_written:
+        notes.append(f"{archive.name} holds {written_entries + skipped_written} written files; only the first "
+                     f"{MAX_WRITTEN_FILES} were extracted (the limit)")
     return notes, refused
+
+
+def _is_written(name: str) -> bool:
+    """A written answer, readable or not (a PDF, a spreadsheet, an image: the written grader names them)."""
+    return ((assignment.is_written(name) or assignment.is_unread_written(name))
+            and name not in assignment.student_files() and name not in notebooks())
 
 
 def _find_root(folder: Path) -> tuple[Path, list[str]]:
@@ -210,7 +233,7 @@ def _written_files(root: Path) -> list[Path]:
                     continue
                 if p.is_dir():
                     nested.append(p)
-                elif p.is_file() and (assignment.is_written(p.name) or assignment.is_unread_written(p.name)):
+                elif p.is_file() and _is_written(p.name):
                     found.append(p)
         folders = nested
     return found
@@ -232,9 +255,7 @@ def student_files(upload: Path, scratch: Path) -> tuple[dict[str, Path], tuple[P
     root, _ = _find_root(source)
     code = {name: root / name for name in assignment.student_files()
             if (root / name).is_file() and _file_problem(root / name, name) is None}
-    written = tuple(p for p in _written_files(root)
-                    if p.stat().st_size <= MAX_STUDENT_FILE_BYTES and assignment.is_written(p.name))
-    return code, written
+    return code, tuple(p for p in _written_files(root) if assignment.is_written(p.name))
 
 
 def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
@@ -284,7 +305,54 @@ def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
     for support in assignment.support_dirs():
         if (root / support).exists():
             notes.append(f"your {support}/ folder was ignored: the grader provides its own copy")
-    written = tuple(p for p in _written_files(root)
-                    if p.stat().st_size <= MAX_STUDENT_FILE_BYTES)
-    return PreparedSubmission(run_dir, tuple(present), tuple(missing), tuple(notes), written,
+    return PreparedSubmission(run_dir, tuple(present), tuple(missing), tuple(notes), tuple(_written_files(root)),
                               refused)
+
+
+def _shown_names(paths: list[Path]) -> dict[Path, str]:
+    """Each file's name as the student sees it: its path inside the upload (``tex/q1.tex``)."""
+    if not paths:
+        return {}
+    top = min((p.parent for p in paths), key=lambda d: len(d.parts))
+    return {p: (p.relative_to(top).as_posix() if p.is_relative_to(top) else p.name) for p in paths}
+
+
+def read_written(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(name, text) of the written files ``paths`` (the assignment's written file first), and
+    notes on what was not read: the one rule by which grading, the batch and similarity read
+    written answers. At most :data:`MAX_WRITTEN_FILES` files, :data:`MAX_WRITTEN_FILE_BYTES` of
+    each and :data:`MAX_WRITTEN_BYTES` in all are read, so what is read is bounded whatever was
+    uploaded; a file that cannot be read is skipped with a note."""
+    paths = list(paths)
+    names = _shown_names(paths)
+    first = set(assignment.written_files()[:1])
+    ordered = sorted(paths, key=lambda p: (p.name not in first, names[p]))
+    files: list[tuple[str, str]] = []
+    notes: list[str] = []
+    room = MAX_WRITTEN_BYTES
+    for path in ordered[:MAX_WRITTEN_FILES]:
+        want = min(MAX_WRITTEN_FILE_BYTES, room)
+        try:
+            if path.is_symlink() or not path.is_file():
+                raise OSError("not a regular file")
+            with open(path, "rb") as f:
+                data = f.read(want + 1)
+        except OSError as exc:
+            notes.append(f"{names[path]} could not be read ({exc}); it was skipped")
+            continue
+        if len(data) > want:
+            cap = ("the limit per file" if want == MAX_WRITTEN_FILE_BYTES
+                   else f"what is left of the {MAX_WRITTEN_BYTES} bytes read from all written files")
+            notes.append(f"{names[path]} is larger than {want} bytes ({cap}); only its start was read")
+            data = data[:want]
+        room -= len(data)
+        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        files.append((names[path], text))
+        if room <= 0:
+            break
+    if len(ordered) > len(files) and room <= 0:
+        notes.append(f"{len(ordered) - len(files)} more written files were not read: {MAX_WRITTEN_BYTES} bytes are "
+                     "read from all written files together")
+    elif len(ordered) > MAX_WRITTEN_FILES:
+        notes.append(f"{len(ordered)} written files were uploaded; only {MAX_WRITTEN_FILES} were read")
+    return files, notes

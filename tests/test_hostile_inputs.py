@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tracemalloc
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -28,7 +29,9 @@ from a2.written.grade import grade_written
 from a2.written.process import InProcess
 from grader.cli import main
 from grader.run import submission
+from grader.run.engine import grade
 from grader.run.rubric import load_rubric
+from grader.run.settings import GradingSettings
 from grader.sandbox import ProbeResult
 from grader.untrusted import wire
 
@@ -167,3 +170,55 @@ def test_similarity_of_a_class_with_both_attacks_stays_small(tmp_path: Path):
     peak = int(done.stdout.rsplit("PEAK", 1)[1].split()[0])
     assert peak < MAX_SIMILARITY_RSS, f"similarity peaked at {peak / 2**20:.0f} MiB"
     assert (out / "similarity.csv").is_file()
+
+
+# -- zip entries of one name -----------------------------------------------------------------------
+
+def _duplicate_zip(path: Path, entries: list[tuple[str, bytes]]) -> Path:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # zipfile warns of the duplicate name: it is the attack
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name, data in entries:
+                zf.writestr(name, data)
+    return path
+
+
+def _padded(name: str) -> bytes:
+    return (REFERENCE / name).read_bytes() + b"#" + b"x" * (6 * 2**20) + b"\n"
+
+
+@pytest.mark.parametrize("order", ["huge_then_valid", "valid_then_huge", "link_then_valid"])
+def test_a_duplicate_zip_entry_is_said_in_one_line_and_the_last_valid_one_is_graded(tmp_path: Path, order: str):
+    valid = (REFERENCE / "word2vec.py").read_bytes()
+    link = zipfile.ZipInfo("word2vec.py")
+    link.external_attr = (0o120777) << 16
+    first, second = {"huge_then_valid": (_padded("word2vec.py"), valid), "valid_then_huge": (valid, _padded("word2vec.py")),
+                     "link_then_valid": ("/etc/passwd", valid)}[order]
+    others = [(name, (REFERENCE / name).read_bytes()) for name in STUDENT_FILES if name != "word2vec.py"]
+    upload = _duplicate_zip(tmp_path / "upload.zip", [(link if order == "link_then_valid" else "word2vec.py", first),
+                                                      ("word2vec.py", second), *others])
+    work = tmp_path / "work"
+    work.mkdir()
+    prepared = submission.prepare(upload, work)
+    assert "word2vec.py" in prepared.present and "word2vec.py" not in prepared.refused
+    assert (prepared.run_dir / "word2vec.py").read_bytes() == valid
+    said = [n for n in prepared.notes if "appears 2 times" in n]
+    assert len(said) == 1 and said[0].startswith("word2vec.py appears 2 times in upload.zip; entry"), prepared.notes
+
+
+def test_a_duplicate_entry_with_no_valid_copy_is_refused_once(tmp_path: Path):
+    upload = _duplicate_zip(tmp_path / "upload.zip", [("sgd.py", _padded("sgd.py")), ("sgd.py", _padded("sgd.py"))])
+    work = tmp_path / "work"
+    work.mkdir()
+    prepared = submission.prepare(upload, work)
+    assert "sgd.py" in prepared.refused and "sgd.py appears 2 times in upload.zip; none could be extracted" in prepared.notes
+
+
+@pytest.mark.slow
+def test_the_duplicate_entry_zip_gets_the_valid_files_score(tmp_path: Path):
+    upload = _duplicate_zip(tmp_path / "upload.zip", [("word2vec.py", _padded("word2vec.py")),
+                                                      ("word2vec.py", (REFERENCE / "word2vec.py").read_bytes()),
+                                                      ("sgd.py", (REFERENCE / "sgd.py").read_bytes())])
+    only = ["w2v_sigmoid", "w2v_naive_softmax", "w2v_neg_sampling", "w2v_skipgram"]
+    report = grade(upload, GradingSettings(seed=34, only=only, rubric=load_rubric()))
+    assert [(c.id, c.score) for c in report.checks if c.score < c.max_score] == []

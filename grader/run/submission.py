@@ -140,48 +140,78 @@ def unpack_zip(archive: Path, dest: Path) -> tuple[list[str], dict[str, str]]:
         if len(infos) > MAX_ZIP_ENTRIES:
             raise SubmissionError(f"{archive.name} has {len(infos)} entries; the limit is "
                                   f"{MAX_ZIP_ENTRIES} (zip only your .py files and answers)")
-        budget = MAX_UNPACKED_BYTES
-        written_entries = skipped_written = 0
+        state = _Unpacking(MAX_UNPACKED_BYTES)
+        groups: dict[str, list[zipfile.ZipInfo]] = {}
         for info in infos:
-            name = _member_name(info)
-            problem = _member_problem(info)
-            if problem:
-                if _wanted(PurePosixPath(name).name):
-                    refused[name] = f"{name} in {archive.name} was skipped: {problem}"
+            groups.setdefault("/".join(PurePosixPath(_member_name(info)).parts), []).append(info)
+        for key, entries in groups.items():
+            # One name, several entries: the last that can be extracted is kept (unzip keeps the last).
+            failures: list[tuple[str, str, str]] = []
+            kept = 0
+            for position in range(len(entries), 0, -1):
+                kind, name, message = _unpack_entry(zf, entries[position - 1], dest, state, archive.name)
+                if kind == "done":
+                    kept = position
+                    break
+                failures.append((kind, name, message))
+            if failures and not kept:
+                kind, name, message = failures[0]
+                if kind == "refused":
+                    refused[name] = message
                 else:
-                    notes.append(f"{name!r} in {archive.name} was skipped: {problem}")
-                continue
-            parts = PurePosixPath(name).parts
-            folders = parts if info.is_dir() else parts[:-1]
-            if folders:
-                dest.joinpath(*folders[:MAX_FOLDER_DEPTH]).mkdir(parents=True, exist_ok=True)
-            if info.is_dir() or len(parts) > MAX_FOLDER_DEPTH or not _wanted(parts[-1]):
-                continue
-            if info.file_size > MAX_STUDENT_FILE_BYTES:
-                refused[name] = _too_big(name, info.file_size)
-                continue
-            if _is_written(parts[-1]):
-                if written_entries >= MAX_WRITTEN_FILES:
-                    skipped_written += 1
-                    continue
-                written_entries += 1
-            target = dest.joinpath(*parts)
-            try:
-                written = _extract(zf, info, target, budget)
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-                target.unlink(missing_ok=True)
-                refused[name] = f"{name} could not be extracted ({exc})"
-                continue
-            if written is None:
-                refused[name] = _too_big(name, min(MAX_STUDENT_FILE_BYTES, budget),
-                                         declared=info.file_size)
-                continue
-            budget -= written
+                    notes.append(message)
+            if len(entries) > 1 and not entries[-1].is_dir():
+                which = (f"entry {kept} of {len(entries)} was used (the last one that could be extracted)" if kept
+                         else "none could be extracted")
+                notes.append(f"{key} appears {len(entries)} times in {archive.name}; {which}")
     notes += [f"{reason}, so it was not graded" for reason in refused.values()]
-    if skipped_written:
-        notes.append(f"{archive.name} holds {written_entries + skipped_written} written files; only the first "
-                     f"{MAX_WRITTEN_FILES} were extracted (the limit)")
+    if state.skipped_written:
+        notes.append(f"{archive.name} holds {state.written_entries + state.skipped_written} written files; only "
+                     f"the first {MAX_WRITTEN_FILES} were extracted (the limit)")
     return notes, refused
+
+
+@dataclass
+class _Unpacking:
+    budget: int
+    written_entries: int = 0
+    skipped_written: int = 0
+
+
+def _unpack_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, state: _Unpacking,
+                  archive: str) -> tuple[str, str, str]:
+    """Extract one entry if the grader reads it: ("done", name, "") when it was extracted or is not
+    needed, ("refused", name, why) for a student file or written answer that was not extracted,
+    ("note", name, note) for another entry that was skipped."""
+    name = _member_name(info)
+    problem = _member_problem(info)
+    if problem:
+        if _wanted(PurePosixPath(name).name):
+            return "refused", name, f"{name} in {archive} was skipped: {problem}"
+        return "note", name, f"{name!r} in {archive} was skipped: {problem}"
+    parts = PurePosixPath(name).parts
+    folders = parts if info.is_dir() else parts[:-1]
+    if folders:
+        dest.joinpath(*folders[:MAX_FOLDER_DEPTH]).mkdir(parents=True, exist_ok=True)
+    if info.is_dir() or len(parts) > MAX_FOLDER_DEPTH or not _wanted(parts[-1]):
+        return "done", name, ""
+    if info.file_size > MAX_STUDENT_FILE_BYTES:
+        return "refused", name, _too_big(name, info.file_size)
+    if _is_written(parts[-1]):
+        if state.written_entries >= MAX_WRITTEN_FILES:
+            state.skipped_written += 1
+            return "done", name, ""
+        state.written_entries += 1
+    target = dest.joinpath(*parts)
+    try:
+        written = _extract(zf, info, target, state.budget)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        target.unlink(missing_ok=True)
+        return "refused", name, f"{name} could not be extracted ({exc})"
+    if written is None:
+        return "refused", name, _too_big(name, min(MAX_STUDENT_FILE_BYTES, state.budget), declared=info.file_size)
+    state.budget -= written
+    return "done", name, ""
 
 
 def _is_written(name: str) -> bool:

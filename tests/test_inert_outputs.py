@@ -113,3 +113,68 @@ def test_summary_md_shows_student_text_as_text():
     rendered = MarkdownIt("commonmark").enable("table").render(text)
     assert "<img" not in rendered and "<a " not in rendered
     assert "onerror=alert(1)" in rendered.replace("&lt;", "<")
+
+
+# -- the review server answers only itself ---------------------------------------------------------
+
+@pytest.fixture()
+def review_server(tmp_path: Path):
+    import threading
+
+    from grader.classroom.groups.marks import prints_of, write_snapshot
+    from grader.classroom.review import make_server
+
+    grouped = snapshot(_hostile_groups(), load_rubric())
+    write_snapshot(grouped, tmp_path / "groups" / "groups.json")
+    MarkStore.open(tmp_path).remember(prints_of(grouped))
+    srv = make_server(tmp_path, port=0, who="ta-alice")
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield tmp_path, srv.server_address[1], grouped
+    srv.shutdown()
+    srv.server_close()
+
+
+def _ask(port: int, method: str, path: str, *, headers: dict[str, str] | None = None, body: str = ""):
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request(method, path, body=body.encode() or None,
+                 headers={"Host": f"127.0.0.1:{port}", **({"Content-Type": "application/x-www-form-urlencoded"}
+                                                           if body else {}), **(headers or {})})
+    reply = conn.getresponse()
+    return reply.status, dict(reply.getheaders()), reply.read().decode()
+
+
+def test_every_response_of_the_review_server_refuses_framing_and_outside_sources(review_server):
+    _out, port, grouped = review_server
+    question = grouped[0]["question"]
+    for method, path, headers in [("GET", "/", {}), ("GET", f"/q/{question}", {}), ("GET", "/nothing", {}),
+                                  ("GET", "/", {"Host": "evil.example"}), ("POST", "/mark", {}),
+                                  ("POST", "/mark", {"Origin": "http://evil.example"})]:
+        status, headers_back, _body = _ask(port, method, path, headers=headers)
+        policy = headers_back.get("Content-Security-Policy", "")
+        assert headers_back.get("X-Frame-Options") == "DENY", (method, path, status)
+        assert "frame-ancestors 'none'" in policy and "default-src 'none'" in policy
+        assert "http" not in policy and "*" not in policy and "unsafe-eval" not in policy
+        scripts = [d for d in policy.split(";") if d.strip().startswith("script-src")]
+        assert scripts in ([], [" script-src 'self'"]), scripts  # its own file at most: no inline script
+    assert _ask(port, "GET", "/", headers={"Host": "evil.example"})[0] == 403
+
+
+def test_a_mark_needs_the_form_token_and_a_same_origin_request(review_server):
+    out, port, grouped = review_server
+    question = grouped[0]["question"]
+    page = _ask(port, "GET", f"/q/{question}")[2]
+    token = re.search(r'name="token" value="([^"]+)"', page).group(1)
+    fp = re.search(r'id="mark-([^"]+)"', page).group(1)
+    body = f"token={token}&fingerprint={fp}&points=1&comment=ok&back=/q/{question}"
+    own = f"http://127.0.0.1:{port}"
+    for headers in ({}, {"Origin": "http://evil.example"}, {"Origin": "null"},
+                    {"Referer": "http://evil.example/x"}, {"Referer": f"{own}.evil.example/q/{question}"}):
+        status, _, text = _ask(port, "POST", "/mark", headers=headers, body=body)
+        assert status == 403 and "cross-origin" in text, headers
+    assert MarkStore.open(out).journal == []
+    assert _ask(port, "POST", "/mark", headers={"Origin": own}, body=body.replace(token, "forged"))[0] == 400
+    assert _ask(port, "POST", "/mark", headers={"Referer": f"{own}/q/{question}"}, body=body)[0] == 303
+    assert [m.comment for m in MarkStore.open(out).journal] == ["ok"]

@@ -229,7 +229,7 @@ class Evaluator:
         arrays = [np.asarray(a, dtype=float) if not is_scalar(a) else as_scalar(a) for a in args]
         if not arrays:
             raise EvalError(f"{show(node, self.formula)}: {name} needs an argument")
-        shapes = {a.shape for a in arrays if not is_scalar(a)}
+        shapes = {np.shape(a) for a in arrays if not is_scalar(a)}
         if len(shapes) > 1:
             raise self._mismatch(f"{show(node, self.formula)}: the arguments of {name} are "
                                  f"{', '.join(self.shape(a) for a in arrays)}, and {name} takes numbers or arrays "

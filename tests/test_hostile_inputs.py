@@ -222,3 +222,19 @@ def test_the_duplicate_entry_zip_gets_the_valid_files_score(tmp_path: Path):
     only = ["w2v_sigmoid", "w2v_naive_softmax", "w2v_neg_sampling", "w2v_skipgram"]
     report = grade(upload, GradingSettings(seed=34, only=only, rubric=load_rubric()))
     assert [(c.id, c.score) for c in report.checks if c.score < c.max_score] == []
+
+
+def test_a_zip_of_many_tex_files_still_gives_its_answers_md(tmp_path: Path):
+    upload = tmp_path / "upload.zip"
+    with zipfile.ZipFile(upload, "w") as zf:
+        for index in range(40):
+            zf.writestr(f"part{index:02d}.tex", "x")
+        zf.writestr("answers.md", "### 1(a)\nmine\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    prepared = submission.prepare(upload, work)
+    names = [p.name for p in prepared.written]
+    assert "answers.md" in names and len(names) == submission.MAX_WRITTEN_FILES + 1
+    assert any("only the first 20 were extracted" in n for n in prepared.notes)
+    files, _ = submission.read_written(prepared.written)
+    assert files[0] == ("answers.md", "### 1(a)\nmine\n")

@@ -78,7 +78,7 @@ def test_the_server_listens_on_loopback_only_and_refuses_foreign_posts(server):
               .split("\n") if 'id="mark-' in line)
     data = f"token=forged&fingerprint={fp}&points=1&back=/q/1a".encode()
     with pytest.raises(urllib.error.HTTPError) as refused:
-        urllib.request.urlopen(urllib.request.Request(url + "/mark", data=data))
+        urllib.request.urlopen(urllib.request.Request(url + "/mark", data=data, headers={"Origin": url}))
     assert refused.value.code == 400 and "another session" in refused.value.read().decode()
     assert len(MarkStore.open(out).journal) == before
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from a2.written.process import INTERNAL, ChildProcess, InProcess
 from a2.written.registry import MISSING, UNREADABLE
-from a2.written.sections import MAX_FILE_CHARS, MAX_FILES, pretty
+from a2.written.sections import pretty
 from grader import assignment
 from grader.run.budget import Budget, BudgetExhausted, BudgetRunner
 from grader.run.results import (
@@ -35,10 +35,9 @@ from grader.run.results import (
     score,
 )
 from grader.run.rubric import Part, written_check
-from grader.sandbox import ProbeResult, Runner
+from grader.run.submission import read_written
+from grader.sandbox import ProbeError, ProbeResult, Runner
 
-MAX_FILE_BYTES = 4 * MAX_FILE_CHARS
-"""Bytes read from one written file (UTF-8 takes up to 4 per character)."""
 LOCATE_TIMEOUT = 30.0
 """Seconds allowed to find the sections of all written files."""
 MAX_MANUAL_CHARS = 6000
@@ -84,25 +83,23 @@ def might_answer(name: str, question: str) -> bool:
 
 def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str]]:
     """(name, text) of each written file, answers.md first then by name, and notes about what was
-    cut; files that cannot be read (:func:`unread_files`) are left out (grade_written names them)."""
-    notes: list[str] = []
-    files: list[tuple[str, str]] = []
+    not read: the framework's one rule for reading uploads (:func:`grader.run.submission.read_written`);
+    files that cannot be read (:func:`unread_files`) are left out (grade_written names them)."""
     paths = list(paths)
     unread = set(unread_files(paths))
-    paths = [p for p in paths if p not in unread]
-    names = _names(paths)
-    ordered = sorted(paths, key=lambda p: (p.name != "answers.md", names[p]))
-    for path in ordered[:MAX_FILES]:
-        with open(path, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            notes.append(f"{path.name} is larger than {MAX_FILE_BYTES} bytes; only the start was read")
-            data = data[:MAX_FILE_BYTES]
-        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-        files.append((names[path], text))
-    if len(ordered) > MAX_FILES:
-        notes.append(f"{len(ordered)} written files were uploaded; only {MAX_FILES} were read")
-    return files, notes
+    return read_written([p for p in paths if p not in unread])
+
+
+def _ask(calls: Runner, probe: str, args: dict, timeout: float) -> ProbeResult:
+    """One request to the reader; whatever goes wrong in sending it (a text too large to send, a
+    runner that raises) is this request's reading problem, returned as an error, never raised
+    (running out of the grading's time budget aside)."""
+    try:
+        return calls.call(probe, args, timeout=timeout)
+    except BudgetExhausted:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a reading error costs its item, never the grading
+        return ProbeResult("error", error=ProbeError(type(exc).__name__, f"the text could not be sent to the reader ({exc})"[:500]))
 
 
 def _no_section(question: str, names: list[str]) -> str:
@@ -221,8 +218,7 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
             locate_problem = NO_WRITEUP
         else:
             try:
-                reply = calls.call("locate", {"files": files, "questions": [p.id for p in parts]},
-                                   timeout=LOCATE_TIMEOUT)
+                reply = _ask(calls, "locate", {"files": files, "questions": [p.id for p in parts]}, LOCATE_TIMEOUT)
             except BudgetExhausted:
                 ran_out, reply = True, ProbeResult("ok", {"sections": {}})
             if reply.ok:
@@ -247,8 +243,8 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                     outcome = Outcome(0, 1, (_no_section(part.id, [name for name, _ in files]),), status=FAILED)
                 else:
                     try:
-                        check_reply = calls.call("check", {"checker": spec.checker, "question": part.id,
-                                                           "section": section, "seed": seed}, timeout=spec.timeout)
+                        check_reply = _ask(calls, "check", {"checker": spec.checker, "question": part.id,
+                                                            "section": section, "seed": seed}, spec.timeout)
                         outcome = _outcome(check_reply, part, section_notes)
                     except BudgetExhausted:
                         ran_out, outcome = True, not_run_outcome()

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.sandbox.reader_process import MAX_REPLY_BYTES, MAX_REQUEST_BYTES, ReaderProcess
+from grader.sandbox.reader_process import MAX_REPLY_BYTES, MAX_REQUEST_BYTES, REQUEST_REFUSED, ReaderProcess
 from grader.sandbox.runner import DEFAULT_CALL_TIMEOUT_S, ProbeError, ProbeResult
 from grader.untrusted import wire
 
@@ -112,8 +112,11 @@ class InProcess:
     def call(self, probe: str, args: Mapping[str, Any] | None = None, *,
              timeout: float = DEFAULT_CALL_TIMEOUT_S) -> ProbeResult:
         started = time.monotonic()
-        request = wire.decode_message(wire.encode_message({"id": 1, "probe": probe, "args": dict(args or {})},
-                                                          max_bytes=MAX_REQUEST_BYTES)[wire.FRAME_HEADER.size:])
+        try:
+            frame = wire.encode_message({"id": 1, "probe": probe, "args": dict(args or {})}, max_bytes=MAX_REQUEST_BYTES)
+        except wire.WireError as exc:
+            return ProbeResult("error", error=ProbeError(REQUEST_REFUSED, f"the text is too large to read ({exc})"))
+        request = wire.decode_message(frame[wire.FRAME_HEADER.size:])
         reply = wire.decode_message(_frame(answer(request))[wire.FRAME_HEADER.size:])
         elapsed = time.monotonic() - started
         if reply["ok"]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.classroom.groups.store import OVERRIDE, GroupPrint, Mark, MarkStore, now
+from grader.common.csvfile import read_dicts
 
 REVIEW_QUEUE = "review_queue.csv"
 SOURCE = "grader review: code check"
@@ -64,10 +65,9 @@ def _float(text: object) -> float:
 
 
 def read_queue(out: Path) -> list[dict[str, str]]:
-    try:
-        with open(Path(out) / REVIEW_QUEUE, newline="", encoding="utf-8-sig") as f:
-            return list(csv.DictReader(f))
-    except OSError:
+    try:  # the one CSV reader: undoes the quote the writer puts before a formula-like cell
+        return read_dicts((Path(out) / REVIEW_QUEUE).read_text(encoding="utf-8-sig"))[1]
+    except (OSError, UnicodeDecodeError, csv.Error):
         return []
 
 

@@ -36,7 +36,18 @@ __all__ = ["HOST", "Review", "ReviewError", "handler_for", "make_server"]
 HOST = "127.0.0.1"
 SCRIPT = Path(__file__).resolve().parent / "reports" / "review.js"
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; "
-       "form-action 'self'; frame-ancestors 'none'")
+       "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+SECURITY_HEADERS = (
+    # Nothing but this server's own pages and script: no frame around them, no outside source.
+    ("Content-Security-Policy", CSP),
+    ("X-Frame-Options", "DENY"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "same-origin"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+    ("Cross-Origin-Resource-Policy", "same-origin"),
+    ("Cache-Control", "no-store"),
+)
+"""Sent with every response of the review server."""
 POSTS = {"/mark": MARK, "/override": OVERRIDE, "/item": "item", "/check": "check"}
 
 
@@ -51,6 +62,17 @@ def handler_for(review: Review) -> type[BaseHTTPRequestHandler]:
             host = self.headers.get("Host", "")
             return host.split(":")[0] in (HOST, "localhost")
 
+        def _same_origin(self) -> bool:
+            """A state-changing request must come from a page of this server: its Origin (or, when a
+            browser sends none, its Referer) is this server's own address."""
+            port = getattr(self.server, "server_port", 0)
+            own = {f"http://{name}:{port!s}" for name in (HOST, "localhost")}
+            origin = self.headers.get("Origin")
+            if origin is not None:
+                return origin in own
+            referer = self.headers.get("Referer", "")
+            return any(referer == o or referer.startswith(o + "/") for o in own)
+
         def _send(self, status: int, body: str, location: str = "", kind: str = "text/html") -> None:
             data = body.encode("utf-8")
             self.send_response(status)
@@ -58,8 +80,8 @@ def handler_for(review: Review) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Location", location)
             self.send_header("Content-Type", f"{kind}; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
-            self.send_header("Content-Security-Policy", CSP)
-            self.send_header("Cache-Control", "no-store")
+            for name, value in SECURITY_HEADERS:
+                self.send_header(name, value)
             self.end_headers()
             try:
                 self.wfile.write(data)
@@ -92,6 +114,8 @@ def handler_for(review: Review) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:   # noqa: N802
             if not self._host_ok():
                 return self._send(HTTPStatus.FORBIDDEN, "wrong host")
+            if not self._same_origin():
+                return self._send(HTTPStatus.FORBIDDEN, "cross-origin request refused: mark from the review pages")
             path = urlsplit(self.path).path
             length = int(self.headers.get("Content-Length") or 0)
             if path not in POSTS or length > MAX_BODY:

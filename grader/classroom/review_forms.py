@@ -12,6 +12,7 @@ from typing import Any
 
 from grader import assignment
 from grader.common import paths
+from grader.common.csvfile import read_dicts
 from grader.run.rubric import Part, Rubric, RubricError, load_rubric
 
 
@@ -20,10 +21,9 @@ class ReviewError(ValueError):
 
 
 def review_queue(path: Path) -> list[dict[str, str]]:
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            return list(csv.DictReader(f))
-    except OSError:
+    try:  # the one CSV reader: undoes the quote the writer puts before a formula-like cell
+        return read_dicts(path.read_text(encoding="utf-8-sig"))[1]
+    except (OSError, UnicodeDecodeError, csv.Error):
         return []
 
 

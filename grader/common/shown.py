@@ -101,3 +101,15 @@ def safe_lines(lines: Iterable[str], *, line_limit: int = MAX_LINE_CHARS,
         kept.append(shown)
         used += len(shown) + 1
     return tuple(kept)
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~:])")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` for a Markdown report (summary.md, feedback/*.md), shown as the text it is on one
+    line: HTML (``<img onerror=...>``) as characters, every Markdown mark escaped (an image link
+    ``![x](http://...)`` stays text), table cells unbroken."""
+    text = printable(" ".join(str(text).split()))
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)

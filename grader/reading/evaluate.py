@@ -33,6 +33,11 @@ class EvalError(ValueError):
     """The answer parsed but cannot be evaluated here; the message is for the student."""
 
 
+UNEVALUABLE = (ArithmeticError, ValueError, TypeError, IndexError, KeyError, AttributeError, np.linalg.LinAlgError)
+"""What evaluating an accepted formula of unexpected shape or arity may raise below this module
+(numpy's broadcasting, sympy's accessors); each becomes an :class:`EvalError` for the student."""
+
+
 class ShapeMismatch(EvalError):
     """A product or sum whose operands' shapes do not fit."""
 
@@ -105,8 +110,17 @@ class Evaluator:
         tree = self.formula.tree
         if isinstance(tree, Relational):
             raise EvalError("this is an equation or comparison, not an expression")
-        with np.errstate(all="ignore"):
-            out = self.eval(tree)
+        try:
+            with np.errstate(all="ignore"):
+                out = self.eval(tree)
+        except EvalError:
+            raise
+        except UNEVALUABLE as exc:
+            # A construct the reader accepts but this walk cannot give a value (a function of
+            # arrays that do not fit, an argument missing, an index past the end...): the
+            # student's formula cannot be read here, never a grader error.
+            raise EvalError(f"{show(tree, self.formula)} cannot be evaluated here ({type(exc).__name__}: "
+                            f"{str(exc)[:200]}); write it with the question's symbols, one operation at a time") from None
         if isinstance(out, Index):
             return float(out.value)
         return out
@@ -213,6 +227,13 @@ class Evaluator:
         if isinstance(node, sympy.core.function.AppliedUndef):
             name = str(node.func).lstrip("\\")
         arrays = [np.asarray(a, dtype=float) if not is_scalar(a) else as_scalar(a) for a in args]
+        if not arrays:
+            raise EvalError(f"{show(node, self.formula)}: {name} needs an argument")
+        shapes = {np.shape(a) for a in arrays if not is_scalar(a)}
+        if len(shapes) > 1:
+            raise self._mismatch(f"{show(node, self.formula)}: the arguments of {name} are "
+                                 f"{', '.join(self.shape(a) for a in arrays)}, and {name} takes numbers or arrays "
+                                 "of one shape")
         out: Value
         if name == "exp":
             out = np.exp(arrays[0])

@@ -14,7 +14,7 @@ from __future__ import annotations
 import shutil
 import stat
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -26,6 +26,14 @@ MAX_UNPACKED_BYTES = 200 * 1024 * 1024
 """Most bytes extracted from one archive, all files together."""
 MAX_STUDENT_FILE_BYTES = 5 * 1024 * 1024
 """Largest student file (or written answer) that is graded."""
+MAX_WRITTEN_FILES = 20
+"""Most written files read from one upload (grading, batch and similarity alike)."""
+MAX_WRITTEN_FILE_BYTES = 1024 * 1024
+"""Bytes read from one written file (its start; the rest is not read, and the note says so)."""
+MAX_WRITTEN_BYTES = 4 * 1024 * 1024
+"""Bytes read from all the written files of one upload together. With the two caps above, the
+writeup reader's request stays far under its frame limit whatever the text (JSON writes a control
+character or an unreadable byte as six bytes: 4 MiB become at most 24 MiB)."""
 MAX_FOLDER_DEPTH = 2
 """Files are looked for at the top of an upload or in one folder inside it."""
 READ_CHUNK_BYTES = 1 << 20
@@ -132,39 +140,84 @@ def unpack_zip(archive: Path, dest: Path) -> tuple[list[str], dict[str, str]]:
         if len(infos) > MAX_ZIP_ENTRIES:
             raise SubmissionError(f"{archive.name} has {len(infos)} entries; the limit is "
                                   f"{MAX_ZIP_ENTRIES} (zip only your .py files and answers)")
-        budget = MAX_UNPACKED_BYTES
+        state = _Unpacking(MAX_UNPACKED_BYTES)
+        groups: dict[str, list[zipfile.ZipInfo]] = {}
         for info in infos:
-            name = _member_name(info)
-            problem = _member_problem(info)
-            if problem:
-                if _wanted(PurePosixPath(name).name):
-                    refused[name] = f"{name} in {archive.name} was skipped: {problem}"
+            groups.setdefault("/".join(PurePosixPath(_member_name(info)).parts), []).append(info)
+        for key, entries in groups.items():
+            # One name, several entries: the last that can be extracted is kept (unzip keeps the last).
+            failures: list[tuple[str, str, str]] = []
+            kept = 0
+            for position in range(len(entries), 0, -1):
+                kind, name, message = _unpack_entry(zf, entries[position - 1], dest, state, archive.name)
+                if kind == "done":
+                    kept = position
+                    break
+                failures.append((kind, name, message))
+            if failures and not kept:
+                kind, name, message = failures[0]
+                if kind == "refused":
+                    refused[name] = message
                 else:
-                    notes.append(f"{name!r} in {archive.name} was skipped: {problem}")
-                continue
-            parts = PurePosixPath(name).parts
-            folders = parts if info.is_dir() else parts[:-1]
-            if folders:
-                dest.joinpath(*folders[:MAX_FOLDER_DEPTH]).mkdir(parents=True, exist_ok=True)
-            if info.is_dir() or len(parts) > MAX_FOLDER_DEPTH or not _wanted(parts[-1]):
-                continue
-            if info.file_size > MAX_STUDENT_FILE_BYTES:
-                refused[name] = _too_big(name, info.file_size)
-                continue
-            target = dest.joinpath(*parts)
-            try:
-                written = _extract(zf, info, target, budget)
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-                target.unlink(missing_ok=True)
-                refused[name] = f"{name} could not be extracted ({exc})"
-                continue
-            if written is None:
-                refused[name] = _too_big(name, min(MAX_STUDENT_FILE_BYTES, budget),
-                                         declared=info.file_size)
-                continue
-            budget -= written
+                    notes.append(message)
+            if len(entries) > 1 and not entries[-1].is_dir():
+                which = (f"entry {kept} of {len(entries)} was used (the last one that could be extracted)" if kept
+                         else "none could be extracted")
+                notes.append(f"{key} appears {len(entries)} times in {archive.name}; {which}")
     notes += [f"{reason}, so it was not graded" for reason in refused.values()]
+    if state.skipped_written:
+        notes.append(f"{archive.name} holds {state.written_entries + state.skipped_written} written files; only "
+                     f"the first {MAX_WRITTEN_FILES} were extracted (the limit)")
     return notes, refused
+
+
+@dataclass
+class _Unpacking:
+    budget: int
+    written_entries: int = 0
+    skipped_written: int = 0
+
+
+def _unpack_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, state: _Unpacking,
+                  archive: str) -> tuple[str, str, str]:
+    """Extract one entry if the grader reads it: ("done", name, "") when it was extracted or is not
+    needed, ("refused", name, why) for a student file or written answer that was not extracted,
+    ("note", name, note) for another entry that was skipped."""
+    name = _member_name(info)
+    problem = _member_problem(info)
+    if problem:
+        if _wanted(PurePosixPath(name).name):
+            return "refused", name, f"{name} in {archive} was skipped: {problem}"
+        return "note", name, f"{name!r} in {archive} was skipped: {problem}"
+    parts = PurePosixPath(name).parts
+    folders = parts if info.is_dir() else parts[:-1]
+    if folders:
+        dest.joinpath(*folders[:MAX_FOLDER_DEPTH]).mkdir(parents=True, exist_ok=True)
+    if info.is_dir() or len(parts) > MAX_FOLDER_DEPTH or not _wanted(parts[-1]):
+        return "done", name, ""
+    if info.file_size > MAX_STUDENT_FILE_BYTES:
+        return "refused", name, _too_big(name, info.file_size)
+    if _is_written(parts[-1]) and parts[-1] not in assignment.written_files():  # answers.md always
+        if state.written_entries >= MAX_WRITTEN_FILES:
+            state.skipped_written += 1
+            return "done", name, ""
+        state.written_entries += 1
+    target = dest.joinpath(*parts)
+    try:
+        written = _extract(zf, info, target, state.budget)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        target.unlink(missing_ok=True)
+        return "refused", name, f"{name} could not be extracted ({exc})"
+    if written is None:
+        return "refused", name, _too_big(name, min(MAX_STUDENT_FILE_BYTES, state.budget), declared=info.file_size)
+    state.budget -= written
+    return "done", name, ""
+
+
+def _is_written(name: str) -> bool:
+    """A written answer, readable or not (a PDF, a spreadsheet, an image: the written grader names them)."""
+    return ((assignment.is_written(name) or assignment.is_unread_written(name))
+            and name not in assignment.student_files() and name not in notebooks())
 
 
 def _find_root(folder: Path) -> tuple[Path, list[str]]:
@@ -210,7 +263,7 @@ def _written_files(root: Path) -> list[Path]:
                     continue
                 if p.is_dir():
                     nested.append(p)
-                elif p.is_file() and (assignment.is_written(p.name) or assignment.is_unread_written(p.name)):
+                elif p.is_file() and _is_written(p.name):
                     found.append(p)
         folders = nested
     return found
@@ -232,9 +285,7 @@ def student_files(upload: Path, scratch: Path) -> tuple[dict[str, Path], tuple[P
     root, _ = _find_root(source)
     code = {name: root / name for name in assignment.student_files()
             if (root / name).is_file() and _file_problem(root / name, name) is None}
-    written = tuple(p for p in _written_files(root)
-                    if p.stat().st_size <= MAX_STUDENT_FILE_BYTES and assignment.is_written(p.name))
-    return code, written
+    return code, tuple(p for p in _written_files(root) if assignment.is_written(p.name))
 
 
 def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
@@ -289,9 +340,7 @@ def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
             shown = ", ".join(f"{support}/{c}" for c in changed[:3]) + (" ..." if len(changed) > 3 else "")
             notes.append(f"your {support}/ folder differs from the starter's ({shown}): the grader uses its own "
                          "copy, so changes there are not used")
-    written = tuple(p for p in _written_files(root)
-                    if p.stat().st_size <= MAX_STUDENT_FILE_BYTES)
-    return PreparedSubmission(run_dir, tuple(present), tuple(missing), tuple(notes), written,
+    return PreparedSubmission(run_dir, tuple(present), tuple(missing), tuple(notes), tuple(_written_files(root)),
                               refused)
 
 
@@ -321,3 +370,51 @@ def changed_support_files(theirs: Path, ours: Path, *, limit: int = 2000) -> lis
         if not same:
             changed.append(rel.as_posix())
     return changed
+
+def _shown_names(paths: list[Path]) -> dict[Path, str]:
+    """Each file's name as the student sees it: its path inside the upload (``tex/q1.tex``)."""
+    if not paths:
+        return {}
+    top = min((p.parent for p in paths), key=lambda d: len(d.parts))
+    return {p: (p.relative_to(top).as_posix() if p.is_relative_to(top) else p.name) for p in paths}
+
+
+def read_written(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(name, text) of the written files ``paths`` (the assignment's written file first), and
+    notes on what was not read: the one rule by which grading, the batch and similarity read
+    written answers. At most :data:`MAX_WRITTEN_FILES` files, :data:`MAX_WRITTEN_FILE_BYTES` of
+    each and :data:`MAX_WRITTEN_BYTES` in all are read, so what is read is bounded whatever was
+    uploaded; a file that cannot be read is skipped with a note."""
+    paths = list(paths)
+    names = _shown_names(paths)
+    first = set(assignment.written_files()[:1])
+    ordered = sorted(paths, key=lambda p: (p.name not in first, names[p]))
+    files: list[tuple[str, str]] = []
+    notes: list[str] = []
+    room = MAX_WRITTEN_BYTES
+    for path in ordered[:MAX_WRITTEN_FILES]:
+        want = min(MAX_WRITTEN_FILE_BYTES, room)
+        try:
+            if path.is_symlink() or not path.is_file():
+                raise OSError("not a regular file")
+            with open(path, "rb") as f:
+                data = f.read(want + 1)
+        except OSError as exc:
+            notes.append(f"{names[path]} could not be read ({exc}); it was skipped")
+            continue
+        if len(data) > want:
+            cap = ("the limit per file" if want == MAX_WRITTEN_FILE_BYTES
+                   else f"what is left of the {MAX_WRITTEN_BYTES} bytes read from all written files")
+            notes.append(f"{names[path]} is larger than {want} bytes ({cap}); only its start was read")
+            data = data[:want]
+        room -= len(data)
+        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        files.append((names[path], text))
+        if room <= 0:
+            break
+    if len(ordered) > len(files) and room <= 0:
+        notes.append(f"{len(ordered) - len(files)} more written files were not read: {MAX_WRITTEN_BYTES} bytes are "
+                     "read from all written files together")
+    elif len(ordered) > MAX_WRITTEN_FILES:
+        notes.append(f"{len(ordered)} written files were uploaded; only {MAX_WRITTEN_FILES} were read")
+    return files, notes

@@ -99,8 +99,10 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _build_view(hide: list[str], expose: list[tuple[str, bool]]) -> None:
-    """Cover each folder of ``hide`` with an empty tmpfs, then bind each exposed folder back."""
+def _build_view(hide: list[str], expose: list[tuple[str, bool]], cover: tuple[str, ...] | list[str] = ()) -> None:
+    """Cover each folder of ``hide`` with an empty tmpfs, then bind each exposed folder back, then
+    cover each folder of ``cover`` (inside an exposed one: a package of the grader's installed in
+    the Python environment)."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing done here leaks to the host
     # Open every exposed folder before anything is covered: the binds use these handles.
     handles = [(os.open(path, os.O_PATH | os.O_DIRECTORY), path, writable)
@@ -117,6 +119,9 @@ def _build_view(hide: list[str], expose: list[tuple[str, bool]]) -> None:
         flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | (0 if writable else MS_RDONLY)
         _mount(None, path, None, flags)
         os.close(handle)
+    for folder in sorted(cover, key=len):
+        if os.path.isdir(folder):
+            _mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, HIDING_TMPFS_OPTIONS)
 
 
 def _drop_privileges(plan: dict[str, Any]) -> None:
@@ -243,7 +248,7 @@ def _launch_in_namespaces(plan: dict[str, Any]) -> None:
         raise ConfineError("the grader ended before the worker started")
     _syscall(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWPID),
              "unshare(mount, network, IPC, pid namespaces)")
-    _build_view(plan["hide"], [(path, bool(writable)) for path, writable in plan["expose"]])
+    _build_view(plan["hide"], [(path, bool(writable)) for path, writable in plan["expose"]], plan.get("cover", []))
     status_r, status_w = os.pipe()
     init = os.fork()
     if init == 0:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from grader.common.paths import INSTALL_ROOT, REPO_ROOT, RUBRIC_PATH
+from grader.sandbox import importable
 
 SANDBOX_USER = "a2sandbox"
 """The unprivileged account student code runs as when the grader runs as root."""
@@ -215,7 +216,7 @@ def view(private_dir: str, python: str) -> tuple[list[str], list[tuple[str, bool
     private_dir = _real(private_dir)
     exposed = [(private_dir, True)] + [(folder, False) for folder in python_folders(python)
                                        if not _inside(private_dir, folder)]
-    hidden = protected_folders() + scratch_folders()
+    hidden = protected_folders() + scratch_folders() + importable_folders(python)[0]
     for folder in hidden:
         if any(_inside(folder, path) for path, _ in exposed):
             raise IsolationError(f"cannot hide {folder}: the worker needs it (it is, or is "
@@ -226,6 +227,15 @@ def view(private_dir: str, python: str) -> tuple[list[str], list[tuple[str, bool
     needed = [(path, writable) for path, writable in exposed
               if any(_inside(path, folder) for folder in hidden)]
     return hidden, needed
+
+
+def importable_folders(python: str) -> tuple[list[str], list[str]]:
+    """(hide, cover) for every folder from which ``python``, started as the worker is, would import
+    the grader or the assignment (see :mod:`grader.sandbox.importable`)."""
+    try:
+        return importable.to_hide(importable.locations_for(python), python_folders(python))
+    except RuntimeError as exc:
+        raise IsolationError(str(exc)) from None
 
 
 def confine_plan(isolation: Isolation, *, private_dir: str, cwd: str, argv: Sequence[str],
@@ -240,12 +250,13 @@ def confine_plan(isolation: Isolation, *, private_dir: str, cwd: str, argv: Sequ
     plan: dict[str, Any] = {
         "uid": isolation.uid, "gid": isolation.gid,
         "rlimits": [list(limit) for limit in rlimits],
-        "namespaces": isolation.mode == "namespaces", "hide": [], "expose": [],
+        "namespaces": isolation.mode == "namespaces", "hide": [], "expose": [], "cover": [],
         "cwd": cwd, "argv": list(argv), "env": dict(env),
     }
     if plan["namespaces"]:
         hide, expose = view(private_dir, argv[0])
         plan["hide"], plan["expose"] = hide, [list(item) for item in expose]
+        plan["cover"] = importable_folders(argv[0])[1]
     return plan
 
 

@@ -26,6 +26,7 @@ from grader.sandbox.channel import Channel, Command
 from grader.sandbox.frames import Capture, check_timeout, request_frame
 from grader.sandbox.limits import clamp, limit_setter
 from grader.sandbox.runner import DEFAULT_CALL_TIMEOUT_S, GIB, MIB, ProbeError, ProbeResult
+from grader.untrusted import wire
 
 MEMORY_LIMIT = 2 * GIB
 """Address-space limit of the child (bytes)."""
@@ -41,6 +42,8 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
 GRADER_ROOT = Path(__file__).resolve().parents[2]
 """The folder holding the ``grader`` package; the child imports it from there, installed or not."""
 CRASHED = "the reader process ended"
+REQUEST_REFUSED = "RequestRefused"
+"""Error type of a request that was not sent: its text is over :data:`MAX_REQUEST_BYTES` once encoded."""
 
 
 class ReaderProcess:
@@ -71,7 +74,10 @@ class ReaderProcess:
         """Send one request; a fresh child gets :data:`STARTUP_S` more to start."""
         check_timeout(timeout)
         self._request += 1
-        frame = request_frame(self._request, probe, args, MAX_REQUEST_BYTES)
+        try:
+            frame = request_frame(self._request, probe, args, MAX_REQUEST_BYTES)
+        except wire.WireError as exc:  # the text read is too large (or not sendable): this request's problem
+            return ProbeResult(status="error", error=ProbeError(REQUEST_REFUSED, f"the text is too large to read ({exc})"))
         fresh = self._child is None
         if self._child is None:
             self._child = channel_mod.start(self._command, message_bytes=MAX_REPLY_BYTES,

@@ -29,11 +29,12 @@ import sys
 import time
 import weakref
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from grader.sandbox import channel as channel_mod
-from grader.sandbox import forkserver
+from grader.sandbox import forkserver, uids
 from grader.sandbox import isolation as isolation_mod
 from grader.sandbox.channel import Channel, Command
 from grader.sandbox.folders import (
@@ -86,6 +87,7 @@ class Sandbox:
             raise ValueError(f"isolation mode {isolation.mode!r} runs the worker as another "
                              "user, which needs root; use grader.sandbox.isolation.detect()")
         self._isolation = isolation
+        self._lease: uids.Lease | None = None
         self._worker: Channel | None = None
         self._starting: Channel | None = None  # started by prestart(), not yet known to be ready
         self._private_dir: Path | None = None
@@ -111,7 +113,15 @@ class Sandbox:
     def isolation(self) -> Isolation:
         """How the worker is confined (decided on first use)."""
         if self._isolation is None:
-            self._isolation = isolation_mod.detect()
+            detected = isolation_mod.detect()
+            if detected.switches_user:
+                # A user of its own for this sandbox's workers (see grader.sandbox.uids): process
+                # limits, signals and folders are then per grading, whatever runs beside it.
+                lease = uids.lease()
+                weakref.finalize(self, lease.release)
+                self._lease = lease
+                detected = replace(detected, uid=lease.uid, gid=lease.gid)
+            self._isolation = detected
         return self._isolation
 
     @property
@@ -156,6 +166,8 @@ class Sandbox:
         if self._remove_private_dir is not None:
             self._remove_private_dir()
             self._private_dir = self._remove_private_dir = None
+        if self._lease is not None:  # after the folder is gone: the user is free for another worker
+            self._lease.release()
 
     # -- the worker's life ---------------------------------------------------------------------
 

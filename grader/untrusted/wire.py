@@ -137,21 +137,33 @@ def encode_message(value: Any, *, max_bytes: int | None = None) -> bytes:
     """Return the frame (magic, length, body) carrying ``value``.
 
     Raises :class:`WireError` for a value outside the message types, and
-    :class:`FrameTooLarge` when ``max_bytes`` is given and the body exceeds it.
+    :class:`FrameTooLarge` when ``max_bytes`` is given and the body exceeds it: the JSON is
+    written piece by piece and refused as soon as it passes ``max_bytes``, so a value whose JSON
+    would be gigabytes (JSON writes a control character as six bytes) never is in memory whole.
     """
     arrays: list[bytes] = []
     tree = _encode_tree(value, arrays, 0)
+    limit = math.inf if max_bytes is None else max_bytes
+    frame = bytearray(FRAME_HEADER.size + JSON_LENGTH.size)
+    encoder = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
     try:
-        header = json.dumps(tree, allow_nan=False, separators=(",", ":")).encode("ascii")
+        for piece in encoder.iterencode(tree):
+            frame += piece.encode("ascii")
+            if len(frame) - FRAME_HEADER.size > limit:
+                raise FrameTooLarge(f"the message is over {max_bytes} bytes (refused while it was written, at "
+                                    f"{len(frame) - FRAME_HEADER.size} bytes); the limit is {max_bytes}")
     except ValueError as exc:  # e.g. an int with more digits than int->str allows
+        if isinstance(exc, WireError):
+            raise
         raise WireError(f"cannot send this value as JSON: {exc}") from None
-    parts = [JSON_LENGTH.pack(len(header)), header]
+    JSON_LENGTH.pack_into(frame, FRAME_HEADER.size, len(frame) - FRAME_HEADER.size - JSON_LENGTH.size)
     for blob in arrays:
-        parts += [ARRAY_LENGTH.pack(len(blob)), blob]
-    body = b"".join(parts)
-    if max_bytes is not None and len(body) > max_bytes:
-        raise FrameTooLarge(f"the message is {len(body)} bytes; the limit is {max_bytes}")
-    return FRAME_HEADER.pack(MAGIC, len(body)) + body
+        if len(frame) - FRAME_HEADER.size + ARRAY_LENGTH.size + len(blob) > limit:
+            raise FrameTooLarge(f"the message is over {max_bytes} bytes with its arrays; the limit is {max_bytes}")
+        frame += ARRAY_LENGTH.pack(len(blob))
+        frame += blob
+    FRAME_HEADER.pack_into(frame, 0, MAGIC, len(frame) - FRAME_HEADER.size)
+    return bytes(frame)
 
 
 # -- decoding ----------------------------------------------------------------------------------

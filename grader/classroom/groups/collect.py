@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import assignment
+from grader.common.csvfile import read_dicts
 from grader.run.rubric import Part, Rubric
 
 SUBMISSIONS_DIR = "submissions"
@@ -54,9 +55,9 @@ class Answer:
 def _names(out: Path) -> dict[str, str]:
     """Submission key -> the names of grades.csv (empty when there is no grades.csv)."""
     try:
-        with open(out / GRADES_FILE, newline="", encoding="utf-8") as f:
-            return {row["submission"]: row.get("names", "") for row in csv.DictReader(f)}
-    except (OSError, KeyError, csv.Error):
+        rows = read_dicts((out / GRADES_FILE).read_text(encoding="utf-8"))[1]
+        return {row["submission"]: row.get("names", "") for row in rows}
+    except (OSError, KeyError, UnicodeDecodeError, csv.Error):
         return {}
 
 

@@ -17,7 +17,6 @@ a mark. :func:`points_table` turns the marks into one row per submission, keyed 
 from __future__ import annotations
 
 import csv
-import io
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 from grader.classroom.groups.cluster import Group
 from grader.classroom.groups.store import MARK, GroupPrint, Mark, MarkStore, Resolution, norm, now, who_am_i
 from grader.common.atomic import atomic_path
+from grader.common.csvfile import csv_text, read_dicts
 from grader.run.rubric import Rubric
 
 ANSWER_COLUMNS = ("question", "item", "submission", "names", "group", "answer", "read", "where", "verdict", "review")
@@ -48,11 +48,8 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def _csv_text(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
+    """Every CSV of the class goes through the one writer (no cell of student text starts a formula)."""
+    return csv_text(header, rows)
 
 
 def max_points(rubric: Rubric, question: str, item: str) -> float:
@@ -199,14 +196,17 @@ def _read_csv(path: Path, needs: Sequence[str] = ()) -> list[dict[str, str]]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = raw.decode("cp1252", errors="replace")
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    fields = [(f or "").strip().lstrip("\ufeff").lower() for f in (reader.fieldnames or ())]
+    try:
+        names, table = read_dicts(text)
+    except csv.Error as exc:
+        raise MarksError(f"{path} is not a readable CSV ({exc}); save it as CSV from the spreadsheet") from None
+    fields = [f.strip().lstrip("\ufeff").lower() for f in names]
     missing = [c for c in needs if c not in fields]
     if missing:
         raise MarksError(f"{path} has no column {', '.join(missing)}; it must keep the columns that "
                          "`grader groups` wrote (add points in the points column only)")
     rows = []
-    for row in reader:
+    for row in table:
         rows.append({(k or "").strip().lstrip("\ufeff").lower(): (v if isinstance(v, str) else "")
                      for k, v in row.items()})
     return rows

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 
 from grader.classroom.gradebook import Column, GradedSubmission
+from grader.common.csvfile import csv_text
 
 FIXED_COLUMNS = ("submission", "names", "sids", "emails", "status", "total", "max_total")
 TRAILING_COLUMNS = ("seconds", "seed", "message")
@@ -36,7 +36,5 @@ def write_csv(results: Sequence[GradedSubmission], columns: Sequence[Column], pa
     header, table = rows(results, columns)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(table)
+        f.write(csv_text(header, table))  # the one writer: no cell of student text starts a formula
     return path

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from grader.classroom.final_grades import FinalRow, GradeBook
 from grader.classroom.groups.marks import _csv_text, pending_line, write_text_atomic
+from grader.common.shown import markdown_text
 
 FINAL_FILE = "final_grades.csv"
 FEEDBACK_DIR = "feedback"
@@ -34,7 +35,7 @@ def row(book: GradeBook, r: FinalRow) -> list[str]:
 
 
 def feedback(book: GradeBook, r: FinalRow) -> str:
-    lines = [f"# Feedback for {r.names or r.submission}", "",
+    lines = [f"# Feedback for {markdown_text(r.names or r.submission)}", "",
              f"Autograder: {r.auto:g} / {book.auto_max:g} (each check's feedback is in Gradescope)."]
     for o in r.overrides:
         lines.append(f"- {o.slot}: changed by a TA from {o.auto:g} to {o.points:g} points"

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.classroom.gradebook import ClassSummary, shorten
+from grader.common.shown import markdown_text
 
 
 def _n(n: int, word: str) -> str:
@@ -39,7 +40,7 @@ def to_markdown(summary: ClassSummary, *, plots: Sequence[str] = ()) -> str:
         "|---|---|---:|---:|---:|---|",
     ]
     for c in s.checks:
-        failure = (f"{_md(c.common_failure)} ({c.common_failure_count} of {c.failures} failing)"
+        failure = (f"{markdown_text(c.common_failure)} ({c.common_failure_count} of {c.failures} failing)"
                    if c.failures else "")
         lines.append(f"| {c.number} | {_md(c.name)} (`{c.id}`) | {c.points:g} | {c.mean_score:.2f} | "
                      f"{100 * c.pass_rate:.0f}% | {failure} |")
@@ -48,13 +49,14 @@ def to_markdown(summary: ClassSummary, *, plots: Sequence[str] = ()) -> str:
                   "Decide each in `grader review DIR` (written answers on their question's page, code checks "
                   "on its code checks page, with a reason); `grader grades DIR` applies the decisions.", "",
                   "| submission | # | question | why | where |", "|---|---|---|---|---|"]
-        lines += [f"| {_md(e.submission)} | {e.number} | `{e.id}` | {_md(shorten(e.reason))} | {_md(e.where)} |"
+        lines += [f"| {markdown_text(e.submission)} | {e.number} | `{e.id}` | {markdown_text(shorten(e.reason))} | "
+                  f"{markdown_text(e.where)} |"
                   for e in s.reviews]
     else:
         lines += ["", "Items that need TA review: none."]
     if s.failed_keys:
         lines += ["", (f"Gradings that failed (not counted above; graded again when the batch is "
-                       f"rerun): {', '.join(s.failed_keys)}.")]
+                       f"rerun): {', '.join(markdown_text(k) for k in s.failed_keys)}.")]
     if plots:
         lines += ["", *(f"![{Path(p).stem}]({p})" for p in plots)]
     return "\n".join(lines) + "\n"

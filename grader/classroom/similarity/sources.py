@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader import assignment
 from grader.classroom.gradebook import BatchError, Submission
-from grader.run.submission import MAX_STUDENT_FILE_BYTES, SubmissionError, student_files
+from grader.run.submission import MAX_STUDENT_FILE_BYTES, SubmissionError, read_written, student_files
 
 #: The document name of the written answers (answers.md, or .tex files, read as text).
 WRITTEN = "written answers"
@@ -55,12 +55,12 @@ def _read(path: Path) -> str | None:
 
 def _written(owner: str, paths: Sequence[Path], root: Path, *, known: bool,
              names: tuple[str, ...] = ()) -> Document | None:
-    texts = [(p, _read(p)) for p in paths]
-    kept = [(p, t) for p, t in texts if t and t.strip()]
-    if not kept:
+    """The written answers of ``paths``, read as grading reads them (the same caps on count and size)."""
+    texts, _notes = read_written(paths)
+    parts = tuple((name, t) for name, t in texts if t.strip())
+    if not parts:
         return None
-    parts = tuple((p.relative_to(root).as_posix() if p.is_relative_to(root) else p.name, t) for p, t in kept)
-    return Document(owner, WRITTEN, "\n\n".join(t for _, t in kept), known, names, parts)
+    return Document(owner, WRITTEN, "\n\n".join(t for _, t in parts), known, names, parts)
 
 
 def class_documents(submissions: Iterable[Submission]) -> tuple[list[Document], list[str]]:

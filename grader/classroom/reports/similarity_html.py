@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 
 from grader.classroom.groups.marks import _csv_text, write_text_atomic
-from grader.classroom.similarity.calibrate import MIN_MATCHED, SCALE_FLOOR, SCORE_FLOOR, Z_FLAG
+from grader.classroom.similarity.calibrate import MIN_MATCHED, SCALE_FLOOR, SCORE_ALWAYS, SCORE_FLOOR, Z_FLAG
 from grader.classroom.similarity.detect import Pair
 from grader.classroom.similarity.sources import WRITTEN
 
@@ -165,6 +165,10 @@ def _not_compared(files: dict) -> str:
 def _why(pair: Pair, threshold: float | None) -> str:
     if threshold is not None:
         return f"listed because its score reaches the fixed threshold {threshold:g}"
+    if pair.z < Z_FLAG:
+        return (f"listed because it shares at least {SCORE_ALWAYS:g} of its student code (its score is "
+                f"{pair.z:.1f} times the spread of the file's pair scores above their median: many pairs of "
+                f"{pair.file} in this class are this alike)")
     return (f"listed because its score is unusual for {pair.file} in this class: {pair.z:.1f} times the spread of "
             "the file's pair scores above their median")
 
@@ -256,7 +260,7 @@ def index_page(pairs: Sequence[Pair], names: Sequence[str], *, threshold: float 
         rule = (f"A pair is listed when its score is unusual for its file in this class: at least {Z_FLAG:g} times "
                 "the spread of the file's pair scores (1.4826 x their median absolute deviation, at least "
                 f"{SCALE_FLOOR:g}) above their median, at least {SCORE_FLOOR:g}, and sharing at least {MIN_MATCHED} "
-                "tokens")
+                f"tokens; or when it shares at least {SCORE_ALWAYS:g} of its student code, however usual that is")
         heading = f"Similar pairs: {len(pairs)} unusually similar for their file in this class"
     else:
         rule = f"A pair is listed when its score reaches {threshold:g} and it shares at least {MIN_MATCHED} tokens"

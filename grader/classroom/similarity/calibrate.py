@@ -15,8 +15,9 @@ code is not compared: no pair of it can share enough to be evidence (``sgd.py``'
 code found in the other) is an outlier for that file in this class: its robust z-score
 ``(score - median) / scale`` over every pair of the file compared (a scale of 1.4826 x the
 median absolute deviation, at least ``SCALE_FLOOR``) reaches ``Z_FLAG``, its score is at least
-``SCORE_FLOOR``, and it shares at least ``MIN_MATCHED`` tokens of student code. A fixed
-threshold (``--threshold``) replaces the first two tests by ``score >= threshold``.
+``SCORE_FLOOR``, and it shares at least ``MIN_MATCHED`` tokens of student code; a pair sharing
+``SCORE_ALWAYS`` of its student code is listed however usual that is in the class. A fixed
+threshold (``--threshold``) replaces the score tests by ``score >= threshold``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ Z_FLAG = 4.0
 SCALE_FLOOR = 0.1
 #: Smallest score flagged in calibrated mode, however unusual the class.
 SCORE_FLOOR = 0.5
+#: A score flagged in calibrated mode however usual it is in the class: nearly all of a file's
+#: student code (not common, not starter code) found in the other. A class where most pairs of a
+#: file share that much (most submissions copies of one solution) has no background to measure
+#: against, and such a pair is evidence in any class.
+SCORE_ALWAYS = 0.9
 
 
 def passage_limit(documents: int) -> int:
@@ -119,7 +125,7 @@ def flagged(calibration: FileCalibration, score: float, matched: int, threshold:
         return False
     if threshold is not None:
         return score >= threshold
-    return score >= SCORE_FLOOR and calibration.z(score) >= Z_FLAG
+    return score >= SCORE_ALWAYS or (score >= SCORE_FLOOR and calibration.z(score) >= Z_FLAG)
 
 
 def rarity(held: Counter, hashes: Sequence[int]) -> int:

@@ -297,7 +297,7 @@ def test_pages_are_self_contained_say_similar_and_render_in_a_headless_browser(s
     pair = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                            f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
                           capture_output=True, text=True, timeout=120)
-    assert "<mark>" in pair.stdout and "shared lines" in pair.stdout and "nothing shared" in pair.stdout
+    assert "<mark" in pair.stdout and "shared lines" in pair.stdout and "nothing shared" in pair.stdout
 
 
 @pytest.mark.slow
@@ -392,22 +392,27 @@ def test_code_common_to_the_class_counts_for_nothing(tmp_path: Path):
     step = re.search(r"def parse_step.*?### BEGIN SOLUTION\n(.*?)\s*### END SOLUTION", reference, re.S).group(1)
     rng = random.Random(5)
     docs = []
+    template = (TEMPLATE_DIR / "parser_transitions.py").read_text(encoding="utf-8")
     for i in range(12):
-        text = bench.generated(rng)["parser_transitions.py"]
-        stub = re.search(r"def parse_step.*?### YOUR CODE HERE\n(.*?)### END YOUR CODE", text, re.S)
-        text = text[:stub.start(1)] + step + "\n" + text[stub.end(1):]
+        text = corpus.fill(template, (bench._block(rng, "", rng.randint(6, 12)), step,
+                                      bench._block(rng, "", rng.randint(6, 12))))
         docs.append(Document(f"s{i:02d}", "parser_transitions.py", text))
     bases = detect.template_bases(TEMPLATE_DIR)
     crowd = detect.survey(docs, [], bases=bases, threshold=1e-6)
     assert crowd.files["parser_transitions.py"].common > 0
-    step_key = "".join(step.split())
-    for p in crowd.pairs:
-        for s, e in p.regions_a:
-            assert "".join(p.text_a[s:e].split()) not in step_key, (p.a.owner, p.b.owner, p.text_a[s:e])
+
+    def in_step(p) -> float:
+        """The share of a's parse_step (up to its raise) in regions shared with b."""
+        first = p.text_a.index('if transition == "S"')
+        last = p.text_a.index("raise ValueError", first)
+        return sum(max(0, min(e, last) - max(s, first)) for s, e in p.regions_a) / (last - first)
+
+    # at most a chance k-gram across the step's first line (from the last statement before it)
+    assert crowd.pairs and max(in_step(p) for p in crowd.pairs) < 0.25
     few = detect.survey(docs[:3], [], bases=bases, threshold=1e-6)
     assert few.files["parser_transitions.py"].common == 0
-    assert len(few.pairs) == 3 and all(any("self.dependencies.append" in p.text_a[s:e] for s, e in p.regions_a)
-                                       for p in few.pairs)
+    assert len(few.pairs) == 3 and all(in_step(p) > 0.9 for p in few.pairs)
+    assert all(any("self.dependencies.append" in p.text_a[s:e] for s, e in p.regions_a) for p in few.pairs)
 
 
 def test_scores_are_calibrated_per_file():

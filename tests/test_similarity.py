@@ -506,3 +506,21 @@ def test_pair_page_lists_rare_regions_names_known_matches_and_files_not_compared
                          capture_output=True, text=True, timeout=120)
     fit = json.loads(html.unescape(re.search(r'data-fit="([^"]+)"', dom.stdout).group(1)))
     assert len(fit["panes"]) == 2 and max(fit["panes"]) <= fit["width"] and fit["scroll"] <= fit["width"], fit
+
+
+def test_code_outside_the_course_region_marks_is_never_student_code():
+    """An older quarter's provided tests appended to two files that keep the region marks: not
+    student code, with or without --base; the same files without the marks share them."""
+    template = (TEMPLATE_DIR / "parser_transitions.py").read_text(encoding="utf-8")
+    regions = corpus.AUTHORS["loops"]["parser_transitions.py"], corpus.AUTHORS["terse"]["parser_transitions.py"]
+    legacy = corpus.OLD_STARTER["parser_transitions.py"]
+    marked = [corpus.fill(template, r) + legacy for r in regions]
+    bases = detect.template_bases(TEMPLATE_DIR)
+
+    def shared(texts: list[str]) -> list:
+        docs = [Document(f"s{i}", "parser_transitions.py", t) for i, t in enumerate(texts)]
+        return [p for p in detect.find_pairs(docs, [], bases=bases, threshold=1e-6)[0]
+                if any("legacy" in p.text_a[s:e] or "SHIFT" in p.text_a[s:e] for s, e in p.regions_a)]
+
+    assert "### YOUR CODE HERE" in marked[0] and not shared(marked)
+    assert shared([corpus.unmarked(t) for t in marked])

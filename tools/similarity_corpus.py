@@ -14,7 +14,9 @@ them, ``--source``, is the known (public) solution: it goes to ``known/`` and no
 the class holds every other one once and ``--copies`` disguised copies of the source: local
 names renamed, comments rewritten, re-spaced (tools/class_copies.py) and independent statements
 swapped (:func:`swap_statements`). Some members keep an older quarter's starter code
-(:data:`OLD_STARTER`, written to ``old_starter/`` for ``--base``).
+(:data:`OLD_STARTER`, written to ``old_starter/`` for ``--base``) and have deleted the
+region marks ``### YOUR CODE HERE`` / ``### END YOUR CODE`` (which the others keep, as most
+students do, and outside which nothing is a student's code).
 
 ``corpus_key.yml`` gives each member's origin per file: two files of one origin are a planted
 copy, files of different origins were written apart.
@@ -81,7 +83,8 @@ def fill(template: str, regions: tuple[str, ...]) -> str:
 
     def one(match: re.Match) -> str:
         body = textwrap.dedent(next(bodies)).strip("\n")
-        return "".join(f"{match.group(1)}{line}\n" if line.strip() else "\n" for line in body.splitlines())
+        lines = "".join(f"{match.group(1)}{line}\n" if line.strip() else "\n" for line in body.splitlines())
+        return f"{match.group(1)}### YOUR CODE HERE\n{lines}{match.group(1)}### END YOUR CODE\n"
 
     return STUB.sub(one, template)
 
@@ -148,6 +151,12 @@ def swap_statements(text: str, rng: random.Random, chance: float = 0.6) -> str:
     return "".join(lines)
 
 
+def unmarked(text: str) -> str:
+    """``text`` without the course's region marks (a student who deleted them)."""
+    return "".join(line for line in text.splitlines(keepends=True)
+                   if line.strip() not in ("### YOUR CODE HERE", "### END YOUR CODE"))
+
+
 def planted(files: dict[str, str], rng: random.Random) -> dict[str, str]:
     """A disguised copy: statements swapped, then renamed, recommented, re-spaced."""
     return {name: disguise(name, swap_statements(text, rng), DISGUISES, random.Random(rng.random()))
@@ -171,7 +180,7 @@ def make_corpus(out: Path, *, source: str = "einsum", copies: int = 3, old_start
     olds = sorted(n for n in members if n.startswith("independent_"))
     for name in rng.sample(olds, min(old_starter, len(olds))):
         files, origin = members[name]
-        members[name] = (files | {f: files[f] + extra for f, extra in OLD_STARTER.items()}, origin)
+        members[name] = (files | {f: unmarked(files[f]) + extra for f, extra in OLD_STARTER.items()}, origin)
     order = list(members)
     rng.shuffle(order)
     key = {}

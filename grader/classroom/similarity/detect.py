@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -113,17 +114,39 @@ def base_keys(texts: Iterable[str], file: str = "") -> frozenset[str]:
     return frozenset(line_key(line) for text in texts for line in text.splitlines())
 
 
+#: The course's marks around the code a student writes (and the reference's).
+REGION_START = re.compile(r"^\s*#+\s*(YOUR CODE HERE|BEGIN SOLUTION)\b", re.I)
+REGION_END = re.compile(r"^\s*#+\s*(END YOUR CODE|END SOLUTION)\b", re.I)
+
+
+def student_regions(lines: Sequence[str]) -> list[bool] | None:
+    """Which lines lie between the course's region marks, or None when the file has none (a
+    student who deleted them: then every line that is not starter code counts)."""
+    inside, marked, out = False, False, []
+    for line in lines:
+        if REGION_START.match(line):
+            inside = marked = True
+        elif REGION_END.match(line):
+            inside = False
+        out.append(inside)
+    return out if marked else None
+
+
 def own_part(text: str, base: frozenset[str], file: str = "") -> tuple[str, np.ndarray]:
     """The lines of ``text`` that are not starter code (nor blank, nor comments only), and where
-    each of their characters is in ``text``."""
+    each of their characters is in ``text``. In a code file that keeps the course's region marks
+    (``### YOUR CODE HERE`` ... ``### END YOUR CODE``), only the lines between them: whatever
+    lies outside is starter code of some version, which students keep from other quarters."""
+    regions = None
     if file and file != WRITTEN:
         lines, keys, reach = code_lines(text, file)
+        regions = student_regions(lines)
     else:
         lines = text.splitlines(keepends=True)
         keys, reach = [line_key(line) for line in lines], list(range(len(lines)))
     keep = [False] * len(lines)
     for i, key in enumerate(keys):
-        if key and key not in base:
+        if key and key not in base and (regions is None or regions[i]):
             for j in range(i, reach[i] + 1):
                 keep[j] = True
     kept: list[str] = []
@@ -319,7 +342,7 @@ def survey(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
             _median([sum(1 for line in d.own.splitlines() if line.strip()) for d in docs]), True)
         cal = dataclasses.replace(cal, compared=cal.student_tokens >= MIN_MATCHED)
         scores: list[float] = []
-        found: list[tuple[int, int, float, bool]] = []   # (i, j, score, j known)
+        found: list[tuple[int, int, float, int]] = []   # (i, j, score, tokens of the side shared more)
         everyone = [*views, *kviews]
         for i, vx in enumerate(views):
             for j in [*range(i + 1, len(views)), *range(len(views), len(everyone))]:
@@ -328,19 +351,17 @@ def survey(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
                 if vx is None or vy is None or vx.hashes.isdisjoint(vy.hashes):
                     scores.append(0.0)
                     continue
-                _, share_x, share_y = calibrate.shares(vx, vy)
+                tokens_x, share_x, share_y = calibrate.shares(vx, vy)
                 scores.append(max(share_x, share_y))
-                found.append((i, j, scores[-1], j >= len(views)))
+                swap = j < len(views) and share_y > share_x      # a known document is always second
+                found.append((j, i, scores[-1], round(share_y * vy.token_coverage)) if swap
+                             else (i, j, scores[-1], tokens_x))
         cal = calibrate.distribution(cal, np.asarray(scores, dtype=float))
         files[file] = cal
         every = [*docs, *others]
-        for i, j, score, is_known in found:
-            x, y, vx, vy = every[i], every[j], everyone[i], everyone[j]
-            if not is_known and calibrate.shares(vy, vx)[1] > calibrate.shares(vx, vy)[1]:
-                x, y, vx, vy = y, x, vy, vx
-            matched = calibrate.shares(vx, vy)[0]
+        for i, j, score, matched in found:
             if calibrate.flagged(cal, score, matched, threshold):
-                pairs.append(_pair(x, y, vx, vy, held, cal, score))
+                pairs.append(_pair(every[i], every[j], everyone[i], everyone[j], held, cal, score))
     pairs.sort(key=lambda p: (-p.evidence, -p.score, p.a.owner, p.b.owner, p.file))
     return Survey(pairs, compared, files)
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import re
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -341,7 +342,8 @@ def survey(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
             _median([v.token_coverage if v is not None else 0 for v in views]),
             _median([sum(1 for line in d.own.splitlines() if line.strip()) for d in docs]), True)
         cal = dataclasses.replace(cal, compared=cal.student_tokens >= MIN_MATCHED)
-        scores: list[float] = []
+        scores = array("d")             # every pair's score, for the file's distribution
+        lowest = calibrate.SCORE_FLOOR if threshold is None else threshold
         found: list[tuple[int, int, float, int]] = []   # (i, j, score, tokens of the side shared more)
         everyone = [*views, *kviews]
         for i, vx in enumerate(views):
@@ -353,6 +355,8 @@ def survey(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
                     continue
                 tokens_x, share_x, share_y = calibrate.shares(vx, vy)
                 scores.append(max(share_x, share_y))
+                if scores[-1] < lowest:
+                    continue
                 swap = j < len(views) and share_y > share_x      # a known document is always second
                 found.append((j, i, scores[-1], round(share_y * vy.token_coverage)) if swap
                              else (i, j, scores[-1], tokens_x))

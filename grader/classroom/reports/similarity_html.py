@@ -1,7 +1,8 @@
 """The similarity reports: ``similarity.csv``, a page per pair (the two files side by side, the
 shared regions marked and listed with how many documents of the class hold each) and an index
 ranked by evidence. Plain HTML with inline CSS (no script, font or image from anywhere),
-readable offline, two panes that fit a laptop's screen. The words are "similar" and "shared", never "copied":
+readable offline; a pair page's two panes share the width whatever the length of their lines
+(each scrolls sideways on its own), so it fits a laptop's screen. The words are "similar" and "shared", never "copied":
 a pair is a list for a person to read.
 """
 
@@ -156,10 +157,18 @@ def _also_known(pair: Pair, known_of: dict[tuple[str, str], list[Pair]]) -> str:
     return "".join(f'<p class="known">{escape(line)}</p>' for line in lines)
 
 
-def _not_compared(files: dict) -> str:
-    notes = [c.note for c in files.values() if not c.compared]
-    return (f'<p class="note">Not compared (too little student code to be evidence): {escape("; ".join(notes))}.</p>'
-            if notes else "")
+def _not_compared(notes: Sequence[str]) -> str:
+    """The note naming the files never compared: each a file name, or a file's note ("sgd.py: 2
+    lines of student code (...), not compared")."""
+    if not notes:
+        return ""
+    names = [note.split(":")[0] for note in notes]
+    details = [note for note in notes if ":" in note]
+    one = len(names) == 1
+    return (f'<p class="note">Not compared: {escape(", ".join(names))}: {"its" if one else "their"} student code '
+            f"(neither starter code nor common to the class) is under the {MIN_MATCHED} tokens a pair needs, so no "
+            f"pair of {'it' if one else 'them'} can be listed; read {'it' if one else 'them'} yourself if it matters."
+            + (f" ({escape('; '.join(details))})" if details else "") + "</p>")
 
 
 def _why(pair: Pair, threshold: float | None) -> str:
@@ -173,8 +182,8 @@ def _why(pair: Pair, threshold: float | None) -> str:
             "the file's pair scores above their median")
 
 
-def pair_page(pair: Pair, rank: int, *, threshold: float | None = None,
-              known_of: dict[tuple[str, str], list[Pair]] | None = None, files: dict | None = None) -> str:
+def pair_page(pair: Pair, rank: int, not_compared: Sequence[str] = (), *, threshold: float | None = None,
+              known_of: dict[tuple[str, str], list[Pair]] | None = None) -> str:
     a = _who(pair.a.owner, pair.a.names, pair.a.known)
     b = _who(pair.b.owner, pair.b.names, pair.b.known)
     title = f"{pair.file}: {pair.a.owner} and {pair.b.owner if not pair.b.known else 'a known solution'} are similar"
@@ -195,7 +204,7 @@ def pair_page(pair: Pair, rank: int, *, threshold: float | None = None,
             f"(score {pair.score:.2f}, evidence {pair.evidence:.0f})</h1>"
             f'<p class="note">{what} The pair is {escape(_why(pair, threshold))}. Similar is not copied: both may '
             "come from the same lecture or the same public hint. Read both before deciding anything.</p>"
-            + _also_known(pair, known_of or {}) + _not_compared(files or {}) + _links(pair) +
+            + _also_known(pair, known_of or {}) + _not_compared(not_compared) + _links(pair) +
             f'<div class="sides{" text" if pair.file == WRITTEN else ""}">'
             f'<div class="side"><h2>{escape(a)}<br>shared lines: {escape(_spans(pair.text_a, pair.regions_a))}</h2>'
             f"<pre>{_lines(pair.text_a, pair.regions_a, pair.held_a, 'a')}</pre></div>"
@@ -239,7 +248,7 @@ def known_matches(pairs: Sequence[Pair]) -> dict[tuple[str, str], list[Pair]]:
 
 
 def index_page(pairs: Sequence[Pair], names: Sequence[str], *, threshold: float | None, submissions: int,
-               known: Sequence[Path], files: dict | None = None, bases: Sequence[Path] = ()) -> str:
+               known: Sequence[Path], not_compared: Sequence[str] = (), bases: Sequence[Path] = ()) -> str:
     known_of = known_matches(pairs)
 
     def also(p: Pair) -> str:
@@ -266,13 +275,13 @@ def index_page(pairs: Sequence[Pair], names: Sequence[str], *, threshold: float 
         rule = f"A pair is listed when its score reaches {threshold:g} and it shares at least {MIN_MATCHED} tokens"
         heading = f"Similar pairs: {len(pairs)} above {threshold:g}"
     body = (f"<h1>{escape(heading)}</h1>"
-            f'<p class="note">{submissions} submissions compared with each other{where}, file by file (the five '
-            "code files, and the written answers). A pair's score is the larger of the two shares of student code "
+            f'<p class="note">{submissions} submission{"s" if submissions != 1 else ""} compared with each other{where}, '
+            "file by file (the five code files, and the written answers). A pair's score is the larger of the two shares of student code "
             f"found in the other file; student code is what is neither starter code (student_template/{starters}) "
             "nor held by many documents of the file (a passage in more than 10 documents, or a tenth of them in a "
             f"large class, counts for nothing). {rule}. <b>Evidence</b> is the shared tokens, each weighted by how "
             "few documents hold it (fully when only these two do): the list is ranked by it. These pairs are "
-            "<b>similar</b>, which a person has to read to judge.</p>" + _not_compared(files or {})
+            "<b>similar</b>, which a person has to read to judge.</p>" + _not_compared(not_compared)
             + by_submissions(pairs, names) +
             "<table><tr><th>#</th><th>evidence</th><th>score</th><th>unusual by</th><th>file</th><th>submission</th>"
             f"<th>similar to</th><th>also matches known</th><th>page</th></tr>{rows}</table>")
@@ -280,7 +289,7 @@ def index_page(pairs: Sequence[Pair], names: Sequence[str], *, threshold: float 
 
 
 def write_all(pairs: Sequence[Pair], out: Path, *, csv_name: str, pages: str, index: str, threshold: float | None,
-              submissions: int, known: Sequence[Path], files: dict | None = None,
+              submissions: int, known: Sequence[Path], not_compared: Sequence[str] = (),
               bases: Sequence[Path] = ()) -> tuple[Path, ...]:
     """similarity.csv, the index and a page per pair in ``out`` (old pages removed first)."""
     folder = out / pages
@@ -290,9 +299,9 @@ def write_all(pairs: Sequence[Pair], out: Path, *, csv_name: str, pages: str, in
     names = [page_name(p) for p in pairs]
     known_of = known_matches(pairs)
     for rank, (pair, name) in enumerate(zip(pairs, names), 1):
-        write_text_atomic(folder / name, pair_page(pair, rank, threshold=threshold, known_of=known_of, files=files))
+        write_text_atomic(folder / name, pair_page(pair, rank, not_compared, threshold=threshold, known_of=known_of))
     write_text_atomic(folder / index, index_page(pairs, names, threshold=threshold, submissions=submissions,
-                                                 known=known, files=files, bases=bases))
+                                                 known=known, not_compared=not_compared, bases=bases))
     rows = [[p.a.owner, "; ".join(p.a.names), p.b.owner, p.file, f"{p.score:.3f}", p.matched, f"{p.share_b:.3f}",
              f"{pages}/{n}", f"{p.evidence:.0f}", f"{p.z:.1f}"] for p, n in zip(pairs, names)]
     write_text_atomic(out / csv_name, _csv_text(COLUMNS, rows))

@@ -169,7 +169,7 @@ def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: fl
     pairs, compared = found.pairs, found.compared
     files = similarity_html.write_all(pairs, batch_dir, csv_name=CSV_FILE, pages=PAGES_DIR, index=INDEX,
                                       threshold=threshold, submissions=len(submissions), known=known,
-                                      files=found.files, bases=[Path(b) for b in bases])
+                                      not_compared=found.not_compared, bases=[Path(b) for b in bases])
     outcome = SimilarityOutcome(tuple(pairs), threshold, len(submissions), len(others), compared,
                                 time.monotonic() - started, (), tuple(notes + read_notes), tuple(found.not_compared))
     summary = batch_dir / SUMMARY_FILE

@@ -3,10 +3,15 @@ the submissions of a batch with each other and with known folders; write what is
 
 Files written in BATCH_DIR::
 
-    similarity.csv                 one row per pair at or above the threshold, best first
-    similarity/index.html          every such pair, best first, linked to its page
+    similarity.csv                 one row per pair listed, strongest evidence first
+    similarity/index.html          every such pair, strongest evidence first, linked to its page
     similarity/<pair>.html         the two files side by side, the shared regions marked
-    summary.md                     one line: "N pairs above T; see similarity/index.html"
+    summary.md                     one line: "N pairs unusually similar ...; see similarity/index.html"
+
+A pair is listed when its score is an outlier for its file in this class (calibrated, the
+default) or, with ``threshold``, when it reaches that fixed threshold
+(:mod:`grader.classroom.similarity.calibrate`). The starter code of the template and of every
+``bases`` folder (other versions of it) is removed first.
 
 The submissions are read from the uploads the batch graded (``batch.json`` names their folder);
 known folders are only read, never copied anywhere.
@@ -14,6 +19,7 @@ known folders are only read, never copied anywhere.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -41,17 +47,24 @@ LOCATE_TIMEOUT_S = 30.0
 @dataclass(frozen=True)
 class SimilarityOutcome:
     pairs: tuple[detect.Pair, ...]
-    threshold: float
+    threshold: float | None       # None: calibrated per file
     submissions: int
     known: int                    # known documents compared
     compared: int                 # pairs of documents compared
     seconds: float
     files: tuple[Path, ...]
     notes: tuple[str, ...] = ()
+    not_compared: tuple[str, ...] = ()   # "sgd.py: 2 lines of student code ..., not compared"
 
     @property
     def line(self) -> str:
-        return f"{len(self.pairs)} pairs above {self.threshold:g}; see {PAGES_DIR}/{INDEX}"
+        return f"{listed_line(len(self.pairs), self.threshold)}; see {PAGES_DIR}/{INDEX}"
+
+
+def listed_line(pairs: int, threshold: float | None) -> str:
+    if threshold is None:
+        return f"{pairs} pair{'s' if pairs != 1 else ''} unusually similar for their file in this class"
+    return f"{pairs} pair{'s' if pairs != 1 else ''} above {threshold:g}"
 
 
 @dataclass(frozen=True)
@@ -60,22 +73,35 @@ class SimilarityRequest:
     by :meth:`check`, so that a missing folder stops the batch before it grades)."""
 
     known: tuple[Path, ...] = ()
-    threshold: float = detect.DEFAULT_THRESHOLD
+    threshold: float | None = None
+    bases: tuple[Path, ...] = ()
 
     def check(self) -> None:
         check_threshold(self.threshold)
         if not detect.copydetect_available():
             raise SimilarityError(detect.EXTRA_NOTE)
         check_known(self.known)
+        check_bases(self.bases)
 
     def run(self, out: Path) -> SimilarityOutcome:
-        return run_similarity(out, known=self.known, threshold=self.threshold)
+        return run_similarity(out, known=self.known, threshold=self.threshold, bases=self.bases)
 
 
-def check_threshold(threshold: float) -> None:
-    if not 0 < threshold <= 1:
+def check_bases(bases: Sequence[Path]) -> None:
+    """Raise SimilarityError, naming the folder, if a --base folder is missing or holds no student file."""
+    for base in bases:
+        if not Path(base).is_dir():
+            raise SimilarityError(f"--base {base}: no such folder (pass a folder of starter code: another "
+                                  f"version of {TEMPLATE_DIR.name}/)")
+        if not any((Path(base) / name).is_file() for name in assignment.student_files()):
+            raise SimilarityError(f"--base {base}: holds no {', '.join(assignment.student_files())} at its top "
+                                  "(pass the folder the starter files are in)")
+
+
+def check_threshold(threshold: float | None) -> None:
+    if threshold is not None and not 0 < threshold <= 1:
         raise SimilarityError(f"--threshold is a share of a file's own code, above 0 and at most 1; got {threshold:g} "
-                              f"(the default is {detect.DEFAULT_THRESHOLD:g})")
+                              f"(without it, pairs are calibrated per file; {detect.DEFAULT_THRESHOLD:g} was the old fixed default)")
 
 
 def _source(batch_dir: Path) -> Path:
@@ -112,8 +138,8 @@ def written_texts(docs: Sequence[Document], questions: Sequence[str], runner: An
     return texts, notes
 
 
-def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: float = detect.DEFAULT_THRESHOLD,
-                   runner: Any = None) -> SimilarityOutcome:
+def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: float | None = None,
+                   bases: Sequence[Path] = (), runner: Any = None) -> SimilarityOutcome:
     """Compare the batch in ``batch_dir`` and write the files listed above."""
     from grader.classroom.reports import similarity_html
     from grader.classroom.roster import discover
@@ -122,6 +148,7 @@ def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: fl
     started = time.monotonic()
     batch_dir = Path(batch_dir)
     check_threshold(threshold)
+    check_bases(bases)
     if not detect.copydetect_available():
         raise SimilarityError(detect.EXTRA_NOTE)
     others = known_documents(known) if known else []
@@ -136,12 +163,15 @@ def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: fl
     finally:
         if own_runner:
             runner.close()
-    bases = detect.template_bases(TEMPLATE_DIR, [assignment.registry().question_title(q) for q in questions])
-    pairs, compared = detect.find_pairs(docs, others, bases=bases, threshold=threshold, texts=texts)
+    starters = detect.template_bases([TEMPLATE_DIR, *map(Path, bases)],
+                                     [assignment.registry().question_title(q) for q in questions])
+    found = detect.survey(docs, others, bases=starters, threshold=threshold, texts=texts)
+    pairs, compared = found.pairs, found.compared
     files = similarity_html.write_all(pairs, batch_dir, csv_name=CSV_FILE, pages=PAGES_DIR, index=INDEX,
-                                      threshold=threshold, submissions=len(submissions), known=known)
+                                      threshold=threshold, submissions=len(submissions), known=known,
+                                      not_compared=found.not_compared, bases=[Path(b) for b in bases])
     outcome = SimilarityOutcome(tuple(pairs), threshold, len(submissions), len(others), compared,
-                                time.monotonic() - started, (), tuple(notes + read_notes))
+                                time.monotonic() - started, (), tuple(notes + read_notes), tuple(found.not_compared))
     summary = batch_dir / SUMMARY_FILE
     if summary.is_file():
         lines = [line for line in summary.read_text(encoding="utf-8").splitlines() if not line.startswith(SUMMARY_PREFIX)]
@@ -149,5 +179,4 @@ def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: fl
             lines.pop()
         summary.write_text("\n".join([*lines, "", SUMMARY_PREFIX + outcome.line]) + "\n", encoding="utf-8")
         files += (summary,)
-    return SimilarityOutcome(outcome.pairs, threshold, outcome.submissions, outcome.known, compared,
-                             time.monotonic() - started, files, outcome.notes)
+    return dataclasses.replace(outcome, seconds=time.monotonic() - started, files=files)

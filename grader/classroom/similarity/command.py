@@ -15,10 +15,10 @@ from grader.classroom.similarity.detect import DEFAULT_THRESHOLD
 from grader.cli_output import print_notes
 
 
-def similarity_request(known: tuple[Path, ...], threshold: float | None = None) -> Any:
+def similarity_request(known: tuple[Path, ...], threshold: float | None = None, bases: tuple[Path, ...] = ()) -> Any:
     from grader.classroom.similarity.build import SimilarityRequest
 
-    request = SimilarityRequest(tuple(known), DEFAULT_THRESHOLD if threshold is None else threshold)
+    request = SimilarityRequest(tuple(known), threshold, tuple(bases))
     try:
         request.check()
     except gradebook.BatchError as exc:
@@ -29,24 +29,29 @@ def similarity_request(known: tuple[Path, ...], threshold: float | None = None) 
 def similarity_lines(outcome: Any, batch_dir: Path, console: Console) -> None:
     console.print(f"similarity: {outcome.submissions} submissions, {outcome.known} known files, {outcome.compared} "
                   f"pairs of files compared in {outcome.seconds:.1f} s: {outcome.line} (in {batch_dir})", highlight=False)
-    print_notes(console, outcome.notes)
+    print_notes(console, (*outcome.not_compared, *outcome.notes))
 
 
 @click.command("similarity")
 @click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--known", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
               help="A folder of known solutions (cloned repositories, last year's class), at any depth; repeatable.")
+@click.option("--base", "bases", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
+              help="Another version of the starter code (a folder of the student files, e.g. last year's "
+                   "template), removed like student_template/ (always a base); repeatable.")
 @click.option("--threshold", type=float, default=None,
-              help=f"Smallest score listed: the share of a file's own code found in the other  [default: {DEFAULT_THRESHOLD:g}]")
-def similarity_cmd(batch_dir: Path, known: tuple[Path, ...], threshold: float | None) -> None:
+              help="List every pair whose score (the share of a file's student code found in the other) reaches "
+                   f"this fixed value, e.g. {DEFAULT_THRESHOLD:g}, instead of the pairs that are unusual for their "
+                   "file in this class  [default: calibrated per file]")
+def similarity_cmd(batch_dir: Path, known: tuple[Path, ...], bases: tuple[Path, ...], threshold: float | None) -> None:
     """Compare the submissions of the batch in BATCH_DIR with each other and with known solutions,
-    file by file, the starter code left out: similarity.csv and similarity/index.html. Similar is
-    not copied: the pages are for a person to read."""
+    file by file, the starter code and the code common to the class left out: similarity.csv and
+    similarity/index.html. Similar is not copied: the pages are for a person to read."""
     from grader.classroom.similarity.build import run_similarity
 
-    request = similarity_request(known, threshold)
+    request = similarity_request(known, threshold, bases)
     try:
-        outcome = run_similarity(batch_dir, known=request.known, threshold=request.threshold)
+        outcome = run_similarity(batch_dir, known=request.known, threshold=request.threshold, bases=request.bases)
     except gradebook.BatchError as exc:     # SimilarityError is one
         raise click.ClickException(str(exc)) from None
     similarity_lines(outcome, batch_dir, cli_output.console())

@@ -16,15 +16,24 @@ renamed variables, rewritten comments and re-indentation change nothing, and mov
 only break the few k-grams across their ends. ``matched`` counts the characters of that filtered
 code that lie in regions the two documents share (a name or a string counts one).
 
-**Score.** For each of the two documents, the share of its own filtered code found in the other;
+**Common code and calibration** (:mod:`grader.classroom.similarity.calibrate`). A fingerprint
+found in many documents of a file counts for nothing (MOSS's passage limit); what is left of a
+document's own part is its *student code*.
+
+**Score.** For each of the two documents, the share of its student code found in the other;
 a pair's score is the larger share (a submission that is the template plus one function copied
-from another scores near 1), counted only when at least ``MIN_MATCHED`` tokens match (two short
-common lines are no evidence).
+from another scores near 1). A pair is listed when that score is an outlier among the file's
+pairs in this class and it shares at least ``MIN_MATCHED`` tokens (or, with a fixed threshold,
+when the score reaches it); the list is ranked by *evidence*: the shared tokens, each weighted by
+how few documents hold it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import re
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -34,6 +43,8 @@ from typing import Any
 import numpy as np
 
 from grader import assignment
+from grader.classroom.similarity import calibrate
+from grader.classroom.similarity.calibrate import MIN_MATCHED
 from grader.classroom.similarity.sources import WRITTEN, Document
 
 #: copydetect's noise threshold: the length of a k-gram of filtered code (its default, 25).
@@ -43,11 +54,9 @@ CODE_WINDOW = 1
 #: k for written answers, in characters of normalized text (about six words).
 TEXT_K = 40
 TEXT_WINDOW = 1
-#: Default threshold on the score. Chosen on the generated class of tools/make_class.py
-#: --similarity (README, "Similarity"): every planted copy scores above it, no independent pair.
+#: The fixed threshold used before calibration (``--threshold``): on tools/make_class.py
+#: --similarity every planted copy scores above it, no independent pair (README, "Similarity").
 DEFAULT_THRESHOLD = 0.5
-#: Fewest matched tokens for a pair to count at all.
-MIN_MATCHED = 60
 
 EXTRA_NOTE = ("similarity needs copydetect, which a plain `pip install .` does not install: "
               "`pip install '.[similarity]'`, then `grader similarity DIR`")
@@ -106,17 +115,39 @@ def base_keys(texts: Iterable[str], file: str = "") -> frozenset[str]:
     return frozenset(line_key(line) for text in texts for line in text.splitlines())
 
 
+#: The course's marks around the code a student writes (and the reference's).
+REGION_START = re.compile(r"^\s*#+\s*(YOUR CODE HERE|BEGIN SOLUTION)\b", re.I)
+REGION_END = re.compile(r"^\s*#+\s*(END YOUR CODE|END SOLUTION)\b", re.I)
+
+
+def student_regions(lines: Sequence[str]) -> list[bool] | None:
+    """Which lines lie between the course's region marks, or None when the file has none (a
+    student who deleted them: then every line that is not starter code counts)."""
+    inside, marked, out = False, False, []
+    for line in lines:
+        if REGION_START.match(line):
+            inside = marked = True
+        elif REGION_END.match(line):
+            inside = False
+        out.append(inside)
+    return out if marked else None
+
+
 def own_part(text: str, base: frozenset[str], file: str = "") -> tuple[str, np.ndarray]:
     """The lines of ``text`` that are not starter code (nor blank, nor comments only), and where
-    each of their characters is in ``text``."""
+    each of their characters is in ``text``. In a code file that keeps the course's region marks
+    (``### YOUR CODE HERE`` ... ``### END YOUR CODE``), only the lines between them: whatever
+    lies outside is starter code of some version, which students keep from other quarters."""
+    regions = None
     if file and file != WRITTEN:
         lines, keys, reach = code_lines(text, file)
+        regions = student_regions(lines)
     else:
         lines = text.splitlines(keepends=True)
         keys, reach = [line_key(line) for line in lines], list(range(len(lines)))
     keep = [False] * len(lines)
     for i, key in enumerate(keys):
-        if key and key not in base:
+        if key and key not in base and (regions is None or regions[i]):
             for j in range(i, reach[i] + 1):
                 keep[j] = True
     kept: list[str] = []
@@ -167,11 +198,18 @@ class Pair:
     score: float
     share_a: float
     share_b: float
-    matched: int                  # tokens of a's filtered code in shared regions
+    matched: int                  # tokens of a's student code in shared regions
     text_a: str
     text_b: str
     regions_a: tuple[tuple[int, int], ...]   # character ranges of text_a that b shares
     regions_b: tuple[tuple[int, int], ...]
+    z: float = 0.0                # the score's robust z-score among the file's pairs in this class
+    evidence: float = 0.0         # shared tokens, each weighted by 2 / (documents holding it)
+    held_a: tuple[int, ...] = ()  # for each region of a: how many documents of the file hold it
+    held_b: tuple[int, ...] = ()
+    documents: int = 0            # documents of the file (class and known) holding own code
+    #: the shared stretches matched up: (start, end in text_a, start, end in text_b, documents holding it)
+    links: tuple[tuple[int, int, int, int, int], ...] = ()
 
 
 def copydetect_available() -> bool:
@@ -209,11 +247,14 @@ def fingerprint(doc: Document, text: str, base: Base) -> Fingerprinted:
     return Fingerprinted(doc, text, own, where, fp)
 
 
-def _regions(slices: np.ndarray, where: np.ndarray, text: str) -> tuple[tuple[int, int], ...]:
+def _regions(slices: np.ndarray, where: np.ndarray, text: str,
+             values: Sequence[int] = ()) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
     """copydetect's slices of the own part as ranges of the whole text: split where the own part
-    skips starter code, joined again across whitespace."""
+    skips starter code, joined again across whitespace; with each range, the largest of the
+    ``values`` of the slices it covers (how many documents hold it)."""
     out: list[list[int]] = []
-    for start, end in zip(*np.asarray(slices, dtype=np.int64)):
+    values = list(values) or [0] * len(np.asarray(slices).reshape(2, -1)[0])
+    for (start, end), value in zip(zip(*np.asarray(slices, dtype=np.int64).reshape(2, -1)), values):
         start, end = int(start), min(int(end), len(where))
         if end <= start:
             continue
@@ -225,44 +266,59 @@ def _regions(slices: np.ndarray, where: np.ndarray, text: str) -> tuple[tuple[in
             s, e = int(pos[f]), int(pos[la]) + 1
             if out and (s <= out[-1][1] or not text[out[-1][1]:s].strip()):
                 out[-1][1] = max(out[-1][1], e)
+                out[-1][2] = max(out[-1][2], value)
             else:
-                out.append([s, e])
-    trimmed = []
-    for s, e in out:
+                out.append([s, e, value])
+    trimmed, held = [], []
+    for s, e, value in out:
         while s < e and text[s].isspace():
             s += 1
         while e > s and text[e - 1].isspace():
             e -= 1
         if e > s:
             trimmed.append((s, e))
-    return tuple(trimmed)
+            held.append(value)
+    return tuple(trimmed), tuple(held)
 
 
-def compare(x: Fingerprinted, y: Fingerprinted, *, threshold: float, orient: bool = False) -> Pair | None:
-    """The pair of ``x`` (a submission's document) and ``y``, if its score reaches ``threshold``.
-    With ``orient`` (``y`` is a submission too) the one more of whose own part is shared comes
-    first."""
-    from copydetect import compare_files
-
-    if x.fp is None or y.fp is None or x.fp.hashes.isdisjoint(y.fp.hashes):
-        return None
-    matched, (share_x, share_y), (slices_x, slices_y) = compare_files(x.fp, y.fp)
-    score = max(float(share_x), float(share_y))
-    if matched < MIN_MATCHED or score < threshold:
-        return None
-    if orient and share_y > share_x:
-        x, y = y, x
-        matched, (share_x, share_y), (slices_x, slices_y) = compare_files(x.fp, y.fp)
-    return Pair(x.doc, y.doc, x.doc.file, score, float(share_x), float(share_y), int(matched),
-                x.text, y.text, _regions(slices_x, x.where, x.text), _regions(slices_y, y.where, y.text))
+def _pair(x: Fingerprinted, y: Fingerprinted, vx: Any, vy: Any, held: Any, cal: calibrate.FileCalibration,
+          score: float) -> Pair:
+    matched, share_x, share_y = calibrate.shares(vx, vy)
+    slices_x, counts_x, evidence = calibrate.shared_slices(vx, vy, held)
+    slices_y, counts_y, _ = calibrate.shared_slices(vy, vx, held)
+    regions_x, held_x = _regions(slices_x, x.where, x.text, counts_x)
+    regions_y, held_y = _regions(slices_y, y.where, y.text, counts_y)
+    return Pair(x.doc, y.doc, x.doc.file, score, share_x, share_y, matched, x.text, y.text, regions_x, regions_y,
+                cal.z(score), evidence, held_x, held_y, cal.documents,
+                calibrate.links(vx, vy, x.where, y.where, held))
 
 
-def find_pairs(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
-               bases: dict[str, Base], threshold: float,
-               texts: dict[int, str] | None = None) -> tuple[list[Pair], int]:
-    """Every pair at or above ``threshold``, best first, and how many pairs were compared.
+def _median(values: Sequence[float]) -> int:
+    return int(round(float(np.median(values)))) if len(values) else 0
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What :func:`survey` found: the pairs listed (strongest evidence first), how many pairs of
+    documents were compared, and each file's calibration."""
+
+    pairs: list[Pair]
+    compared: int
+    files: dict[str, calibrate.FileCalibration]
+
+    @property
+    def not_compared(self) -> list[str]:
+        return [c.note for c in self.files.values() if not c.compared]
+
+
+def survey(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
+           bases: dict[str, Base], threshold: float | None = None,
+           texts: dict[int, str] | None = None) -> Survey:
+    """Every pair listed (calibrated when ``threshold`` is None, else at or above it), file by
+    file, common fingerprints discounted (:mod:`grader.classroom.similarity.calibrate`).
     ``texts`` gives, by ``id(doc)``, the text to fingerprint when it is not ``doc.text`` (the
-    written answers as read)."""
+    written answers as read). Every two class documents of a file and every class document and
+    known one are compared once: O(pairs) set intersections over fingerprints computed once."""
     texts = texts or {}
     prints: dict[str, list[Fingerprinted]] = defaultdict(list)
     known: dict[str, list[Fingerprinted]] = defaultdict(list)
@@ -271,37 +327,72 @@ def find_pairs(class_docs: Sequence[Document], known_docs: Sequence[Document], *
     for doc in known_docs:
         known[doc.file].append(fingerprint(doc, texts.get(id(doc), doc.text), bases.get(doc.file, Base(frozenset()))))
     pairs: list[Pair] = []
+    files: dict[str, calibrate.FileCalibration] = {}
     compared = 0
     for file, docs in prints.items():
         docs = [d for d in docs if d.fp is not None]
         others = [d for d in known.get(file, []) if d.fp is not None]
-        for i, x in enumerate(docs):
-            for y in docs[i + 1:]:
+        if not docs:
+            continue
+        held, common, limit = calibrate.common_hashes([d.fp.hashes for d in [*docs, *others]])
+        views = [calibrate.discounted(d.fp, common) for d in docs]
+        kviews = [calibrate.discounted(d.fp, common) for d in others]
+        cal = calibrate.FileCalibration(
+            file, len(docs) + len(others), limit, len(common),
+            _median([v.token_coverage if v is not None else 0 for v in views]),
+            _median([sum(1 for line in d.own.splitlines() if line.strip()) for d in docs]), True)
+        cal = dataclasses.replace(cal, compared=cal.student_tokens >= MIN_MATCHED)
+        scores = array("d")             # every pair's score, for the file's distribution
+        lowest = calibrate.SCORE_FLOOR if threshold is None else threshold
+        found: list[tuple[int, int, float, int]] = []   # (i, j, score, tokens of the side shared more)
+        everyone = [*views, *kviews]
+        for i, vx in enumerate(views):
+            for j in [*range(i + 1, len(views)), *range(len(views), len(everyone))]:
                 compared += 1
-                pair = compare(x, y, threshold=threshold, orient=True)
-                if pair is not None:
-                    pairs.append(pair)
-            for y in others:
-                compared += 1
-                pair = compare(x, y, threshold=threshold)
-                if pair is not None:
-                    pairs.append(pair)
-    pairs.sort(key=lambda p: (-p.score, p.a.owner, p.b.owner, p.file))
-    return pairs, compared
+                vy = everyone[j]
+                if vx is None or vy is None or vx.hashes.isdisjoint(vy.hashes):
+                    scores.append(0.0)
+                    continue
+                tokens_x, share_x, share_y = calibrate.shares(vx, vy)
+                scores.append(max(share_x, share_y))
+                if scores[-1] < lowest:
+                    continue
+                swap = j < len(views) and share_y > share_x      # a known document is always second
+                found.append((j, i, scores[-1], round(share_y * vy.token_coverage)) if swap
+                             else (i, j, scores[-1], tokens_x))
+        cal = calibrate.distribution(cal, np.asarray(scores, dtype=float))
+        files[file] = cal
+        every = [*docs, *others]
+        for i, j, score, matched in found:
+            if calibrate.flagged(cal, score, matched, threshold):
+                pairs.append(_pair(every[i], every[j], everyone[i], everyone[j], held, cal, score))
+    pairs.sort(key=lambda p: (-p.evidence, -p.score, p.a.owner, p.b.owner, p.file))
+    return Survey(pairs, compared, files)
 
 
-def template_bases(template: Path, written_extra: Iterable[str] = ()) -> dict[str, Base]:
-    """The base of each file: the template's file of that name; of written answers, the
-    template's answers.md and ``written_extra`` (the question labels the reader adds)."""
+def find_pairs(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
+               bases: dict[str, Base], threshold: float | None = None,
+               texts: dict[int, str] | None = None) -> tuple[list[Pair], int]:
+    """:func:`survey`'s pairs and how many pairs were compared."""
+    found = survey(class_docs, known_docs, bases=bases, threshold=threshold, texts=texts)
+    return found.pairs, found.compared
+
+
+def template_bases(templates: Path | Sequence[Path], written_extra: Iterable[str] = ()) -> dict[str, Base]:
+    """The base of each file: the lines and k-grams of that file in every one of ``templates``
+    (the starter code of each version the instructor names); of written answers, their
+    answers.md (or .md/.tex files) and ``written_extra`` (the question labels the reader adds)."""
     from copydetect import CodeFingerprint
 
-
+    folders = [templates] if isinstance(templates, Path) else list(templates)
     bases = {}
     for name in assignment.student_files():
-        if (template / name).is_file():
-            text = (template / name).read_text(encoding="utf-8")
-            hashes = CodeFingerprint(name, CODE_K, 1, fp=io.StringIO(text)).hashes
-            bases[name] = Base(base_keys([text], name), np.array(sorted(hashes)))
-    prompts = [p.read_text(encoding="utf-8") for p in sorted(template.glob("*.md")) + sorted(template.glob("*.tex"))]
+        texts = [(folder / name).read_text(encoding="utf-8", errors="replace") for folder in folders
+                 if (folder / name).is_file()]
+        if texts:
+            hashes = set().union(*(CodeFingerprint(name, CODE_K, 1, fp=io.StringIO(t)).hashes for t in texts))
+            bases[name] = Base(base_keys(texts, name), np.array(sorted(hashes)))
+    prompts = [p.read_text(encoding="utf-8", errors="replace") for folder in folders
+               for p in sorted(folder.glob("*.md")) + sorted(folder.glob("*.tex"))]
     bases[WRITTEN] = Base(base_keys([*prompts, *written_extra]))
     return bases

@@ -1,0 +1,220 @@
+"""What counts as evidence in one file of one class: common code discounted, scores calibrated.
+
+**Common code.** Independent solutions of this assignment share much: its regions are short and
+leave few ways to write them (every parse step pops and appends the same way), and students
+keep other years' starter code. So, as MOSS's passage limit does, a fingerprint (a k-gram of
+filtered code) held by more than :func:`passage_limit` documents of a file, the class's and the
+known solutions' together, counts for nothing: it is removed from every document before any
+two are compared, and a document's *student code* is what is left of its own part.
+
+**Too short.** A file whose median document holds fewer than ``MIN_MATCHED`` tokens of student
+code is not compared: no pair of it can share enough to be evidence (``sgd.py``'s two lines,
+``run.py``'s training step that every solution writes alike). The pages name it.
+
+**Calibrated.** Among the rest, a pair is flagged when its score (the larger share of student
+code found in the other) is an outlier for that file in this class: its robust z-score
+``(score - median) / scale`` over every pair of the file compared (a scale of 1.4826 x the
+median absolute deviation, at least ``SCALE_FLOOR``) reaches ``Z_FLAG``, its score is at least
+``SCORE_FLOOR``, and it shares at least ``MIN_MATCHED`` tokens of student code; a pair sharing
+``SCORE_ALWAYS`` of its student code is listed however usual that is in the class. A fixed
+threshold (``--threshold``) replaces the score tests by ``score >= threshold``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: Fewest tokens of student code a pair must share to count at all.
+MIN_MATCHED = 60
+#: A fingerprint held by more documents than this is common (MOSS's -m is 10) ...
+COMMON_MIN_DOCS = 10
+#: ... or than this share of the documents of the file, in a large class.
+COMMON_SHARE = 0.1
+#: Robust z-score a pair's score must reach to be flagged (calibrated mode).
+Z_FLAG = 4.0
+#: Smallest scale of the z-score: in a class where most pairs share nothing (median absolute
+#: deviation 0), a pair needs a score of Z_FLAG x SCALE_FLOOR above the median.
+SCALE_FLOOR = 0.1
+#: Smallest score flagged in calibrated mode, however unusual the class.
+SCORE_FLOOR = 0.5
+#: A score flagged in calibrated mode however usual it is in the class: nearly all of a file's
+#: student code (not common, not starter code) found in the other. A class where most pairs of a
+#: file share that much (most submissions copies of one solution) has no background to measure
+#: against, and such a pair is evidence in any class.
+SCORE_ALWAYS = 0.9
+
+
+def passage_limit(documents: int) -> int:
+    """The most documents a fingerprint may be found in and still count."""
+    return max(COMMON_MIN_DOCS, math.ceil(COMMON_SHARE * documents))
+
+
+def common_hashes(hash_sets: Sequence[set[int]]) -> tuple[Counter, set[int], int]:
+    """How many documents hold each fingerprint, those held by too many, and the limit."""
+    held: Counter = Counter()
+    for hashes in hash_sets:
+        held.update(hashes)
+    limit = passage_limit(len(hash_sets))
+    return held, {h for h, n in held.items() if n > limit}, limit
+
+
+def discounted(fp: Any, common: set[int]) -> Any:
+    """``fp`` (a copydetect.CodeFingerprint) without the ``common`` fingerprints, its token
+    coverage recounted; None when nothing is left."""
+    from copydetect.utils import get_token_coverage
+
+    if fp is None:
+        return None
+    if not common.intersection(fp.hashes):
+        return fp
+    view = copy.copy(fp)
+    view.hashes = fp.hashes - common
+    view.hash_idx = {h: fp.hash_idx[h] for h in view.hashes}
+    view.token_coverage = int(get_token_coverage(view.hash_idx, fp.k, len(fp.filtered_code))) if view.hashes else 0
+    return view if view.token_coverage > 0 else None
+
+
+@dataclass(frozen=True)
+class FileCalibration:
+    """One file of the class: how much student code its documents hold, what is common, and the
+    distribution of its pairs' scores."""
+
+    file: str
+    documents: int                # class and known documents of this file holding own code
+    limit: int                    # the passage limit
+    common: int                   # fingerprints discounted as common
+    student_tokens: int           # median tokens of student code of a class document
+    student_lines: int            # median lines of own code of a class document
+    compared: bool
+    median: float = 0.0
+    scale: float = SCALE_FLOOR
+    pairs: int = 0
+
+    @property
+    def note(self) -> str:
+        """What the pages say of a file not compared."""
+        lines = f"{self.student_lines} line{'s' if self.student_lines != 1 else ''}"
+        return (f"{self.file}: {lines} of student code ({self.student_tokens} tokens not common to the class, "
+                f"fewer than {MIN_MATCHED}), not compared")
+
+    def z(self, score: float) -> float:
+        return (score - self.median) / self.scale
+
+
+def distribution(calibration: FileCalibration, scores: np.ndarray) -> FileCalibration:
+    """``calibration`` with the median and scale of ``scores`` (every pair of the file compared)."""
+    if len(scores) == 0:
+        return calibration
+    median = float(np.median(scores))
+    mad = 1.4826 * float(np.median(np.abs(scores - median)))
+    return FileCalibration(calibration.file, calibration.documents, calibration.limit, calibration.common,
+                           calibration.student_tokens, calibration.student_lines, calibration.compared,
+                           median, max(mad, SCALE_FLOOR), len(scores))
+
+
+def flagged(calibration: FileCalibration, score: float, matched: int, threshold: float | None) -> bool:
+    """Whether a pair of this file is listed: calibrated (``threshold`` None) or fixed."""
+    if matched < MIN_MATCHED or not calibration.compared:
+        return False
+    if threshold is not None:
+        return score >= threshold
+    return score >= SCORE_ALWAYS or (score >= SCORE_FLOOR and calibration.z(score) >= Z_FLAG)
+
+
+def rarity(held: Counter, hashes: Sequence[int]) -> int:
+    """How many documents hold a shared region: the median over its fingerprints."""
+    counts = sorted(held[h] for h in hashes)
+    return counts[len(counts) // 2] if counts else 0
+
+
+def shares(x: Any, y: Any) -> tuple[int, float, float]:
+    """Tokens of ``x``'s student code found in ``y``, and the two shares (copydetect's
+    compare_files without the slices), over two discounted fingerprints."""
+    from copydetect.utils import find_fingerprint_overlap, get_copied_slices
+
+    idx_x, idx_y = find_fingerprint_overlap(x.hashes, y.hashes, x.hash_idx, y.hash_idx)
+    slices_x, slices_y = get_copied_slices(idx_x, x.k), get_copied_slices(idx_y, y.k)
+    if len(slices_x[0]) == 0:
+        return 0, 0.0, 0.0
+    tokens_x, tokens_y = int(np.sum(slices_x[1] - slices_x[0])), int(np.sum(slices_y[1] - slices_y[0]))
+    return tokens_x, tokens_x / x.token_coverage, tokens_y / y.token_coverage
+
+
+def unfiltered(fp: Any, slices: np.ndarray) -> np.ndarray:
+    """Slices of ``fp``'s filtered code as positions in the code it was given (copydetect's own
+    mapping, as compare_files does it)."""
+    slices = np.asarray(slices, dtype=np.int64).reshape(2, -1)
+    if slices.shape[1] and len(fp.offsets) > 0:
+        slices = slices + fp.offsets[:, 1][np.clip(np.searchsorted(fp.offsets[:, 0], slices), 0, fp.offsets.shape[0] - 1)]
+    return slices
+
+
+def shared_slices(x: Any, y: Any, held: Any) -> tuple[np.ndarray, list[int], float]:
+    """The slices of ``x``'s own part that ``y`` shares (positions in the own part), how many
+    documents hold each (the median over its fingerprints), and the evidence: the tokens of the
+    slices, each weighted by 2 / (documents holding it), so that code only these two hold counts
+    fully."""
+    from copydetect.utils import get_copied_slices
+
+    found = matches(x, y)
+    if not found:
+        return np.zeros((2, 0), np.int64), [], 0.0
+    pos = np.array([p for p, _ in found])
+    slices = get_copied_slices(pos, x.k).astype(np.int64)
+    counts, evidence = [], 0.0
+    for start, end in zip(*slices):
+        n = rarity(held, sorted({h for p, h in found if start <= p < end}))
+        counts.append(n)
+        evidence += (end - start) * min(1.0, 2 / max(n, 1))
+    return unfiltered(x, slices), counts, evidence
+
+
+def matches(x: Any, y: Any) -> list[tuple[int, int]]:
+    """(position in ``x``'s filtered code, fingerprint) of every k-gram of ``x`` that ``y`` holds, in order."""
+    return sorted((int(p), h) for h in x.hashes & y.hashes for p in x.hash_idx[h])
+
+
+def _block_end(where: np.ndarray, start: int, end: int) -> int:
+    """The last own-part position from ``start`` up to ``end`` before starter code interrupts."""
+    jumps = np.nonzero(np.diff(where[start:end + 1]) != 1)[0]
+    return start + int(jumps[0]) if len(jumps) else end
+
+
+def _place(v: Any, where: np.ndarray, starts: Sequence[int]) -> tuple[int, int]:
+    """The k-grams starting at ``starts`` (sorted) of ``v``'s filtered code, as characters of the
+    whole text: from the first to the end of the last, cut where starter code interrupts."""
+    own = unfiltered(v, np.array([[starts[0], starts[-1]], [starts[0] + v.k, starts[-1] + v.k]]))
+    first = min(max(int(own[0][0]), 0), len(where) - 1)
+    last = min(max(int(own[1][1]) - 1, first), len(where) - 1)
+    return int(where[first]), int(where[_block_end(where, first, last)]) + 1
+
+
+def links(x: Any, y: Any, where_x: np.ndarray, where_y: np.ndarray, held: Any) -> tuple[tuple[int, int, int, int, int], ...]:
+    """The shared stretches of ``x`` matched up with where ``y`` has them: runs of overlapping
+    shared k-grams of ``x``, cut where starter code comes between, each as (start, end in x's
+    text, start, end in y's text, documents holding it); ``where_*`` place each character of an
+    own part in its text."""
+    found = matches(x, y)
+    if not found or not len(where_x) or not len(where_y):
+        return ()
+    starts = unfiltered(x, np.array([[p for p, _ in found]] * 2))[0].clip(0, len(where_x) - 1)
+    runs: list[list[tuple[int, int]]] = []
+    for i, (p, h) in enumerate(found):
+        if runs and p - runs[-1][-1][0] < x.k and \
+                where_x[starts[i]] - where_x[starts[i - 1]] == starts[i] - starts[i - 1]:
+            runs[-1].append((p, h))
+        else:
+            runs.append([(p, h)])
+    out = []
+    for run in runs:
+        hashes = sorted({h for _, h in run})
+        there = sorted(int(q) for h in hashes for q in y.hash_idx[h])
+        out.append((*_place(x, where_x, [p for p, _ in run]), *_place(y, where_y, there), rarity(held, hashes)))
+    return tuple(out)

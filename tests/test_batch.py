@@ -113,7 +113,7 @@ def _every_field_report() -> GradeReport:
                             review="score raised by 1 point(s) because check 1.1 (sigmoid) fails"), 0.123456789),
         CheckResult("train_uas", "parser", "dev UAS", "5.9", 4.0, 0.0, "after_due_date",
                     Outcome(0, 1, ("run.py: train is not implemented yet",), status=NOT_IMPLEMENTED,
-                            leaderboard=(("dev UAS", 81.25),), ran=False), 2.5, "code"),
+                            leaderboard=(("dev UAS", 81.25),), ran=False), 2.5, "code", tags=("training", "uas")),
         CheckResult("1d", "written", "∂J/∂u_w", "6.4", 2.0, 2.0, "hidden",
                     Outcome(1, 1, ("read: (ŷ_w − y_w) v_c",)), 0.01, "written",
                     WrittenRead("(\\hat{y}_w - y_w) v_c", "(ŷ_w − y_w) v_c", "answers.md, line 40",

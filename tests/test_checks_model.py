@@ -203,7 +203,7 @@ def feedback_of(bug: str, check: str, tmp_path) -> str:
     ("run_no_train_mode", "train_loop", "call parser.model.train()"),
     ("run_cuda", "train_loop", "There is no GPU on the grading machine"),
     ("model_layout_transposed", "model_forward", "(transposed): tolerated"),
-    ("run_train_uses_main_globals", "train_setup", "python run.py -d"),
+    ("run_train_uses_main_globals", "train_setup", "read the global(s) `model` that only `python run.py`"),
     # A bug charged once: the checks that depend on it say where it is charged.
     ("model_lookup_interleaved", "model_forward", "the lookup bug is charged there only"),
     ("model_lookup_not_flattened", "model_gradients", "the lookup bug is charged there only"),

@@ -4,7 +4,7 @@ The attacks: eight 4 MB ``.tex`` files of control bytes in a 41 KB zip (JSON wri
 byte as six, so the writeup reader's request passed its 128 MiB frame cap: ``grader grade`` exited
 1 with "internal grader error" and 0 points, similarity crashed), and 39 x 5 MiB ``.tex`` in a
 220 KB zip (similarity reached 3 GB). Each upload's written files are now read by one rule
-(:func:`grader.run.submission.read_written`: count, size per file and size in all capped), a frame
+(:func:`grader.run.written_inputs.read_written`: count, size per file and size in all capped), a frame
 is refused while it is written, and a reading error costs the written item alone (flagged for a TA).
 """
 
@@ -28,7 +28,7 @@ from a2.registry import STUDENT_FILES
 from a2.written.grade import grade_written
 from a2.written.process import InProcess
 from grader.cli import main
-from grader.run import submission
+from grader.run import submission, written_inputs
 from grader.run.engine import grade
 from grader.run.rubric import load_rubric
 from grader.run.settings import GradingSettings
@@ -74,11 +74,11 @@ def test_written_files_are_read_within_one_rule(tmp_path: Path):
         path.write_bytes(b"\x01" * (2 * 2**20))
         paths.append(path)
     (tmp_path / "answers.md").write_text("### 1(a)\nfine\n")
-    files, notes = submission.read_written([*paths, tmp_path / "answers.md"])
+    files, notes = written_inputs.read_written([*paths, tmp_path / "answers.md"])
     assert files[0][0] == "answers.md"
-    assert sum(len(text) for _, text in files) <= submission.MAX_WRITTEN_BYTES
-    assert all(len(text) <= submission.MAX_WRITTEN_FILE_BYTES for _, text in files)
-    assert len(files) <= submission.MAX_WRITTEN_FILES
+    assert sum(len(text) for _, text in files) <= written_inputs.MAX_WRITTEN_BYTES
+    assert all(len(text) <= written_inputs.MAX_WRITTEN_FILE_BYTES for _, text in files)
+    assert len(files) <= written_inputs.MAX_WRITTEN_FILES
     assert any("only its start was read" in n for n in notes)
     assert any("more written files were not read" in n for n in notes)
     worst = wire.encode_message({"files": [list(f) for f in files]})
@@ -234,7 +234,7 @@ def test_a_zip_of_many_tex_files_still_gives_its_answers_md(tmp_path: Path):
     work.mkdir()
     prepared = submission.prepare(upload, work)
     names = [p.name for p in prepared.written]
-    assert "answers.md" in names and len(names) == submission.MAX_WRITTEN_FILES + 1
+    assert "answers.md" in names and len(names) == written_inputs.MAX_WRITTEN_FILES + 1
     assert any("only the first 20 were extracted" in n for n in prepared.notes)
-    files, _ = submission.read_written(prepared.written)
+    files, _ = written_inputs.read_written(prepared.written)
     assert files[0] == ("answers.md", "### 1(a)\nmine\n")

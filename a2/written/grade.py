@@ -35,7 +35,7 @@ from grader.run.results import (
     score,
 )
 from grader.run.rubric import Part, written_check
-from grader.run.submission import read_written
+from grader.run.written_inputs import read_written
 from grader.sandbox import ProbeError, ProbeResult, Runner
 
 LOCATE_TIMEOUT = 30.0
@@ -83,7 +83,7 @@ def might_answer(name: str, question: str) -> bool:
 
 def read_writeups(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str]]:
     """(name, text) of each written file, answers.md first then by name, and notes about what was
-    not read: the framework's one rule for reading uploads (:func:`grader.run.submission.read_written`);
+    not read: the framework's one rule for reading uploads (:func:`grader.run.written_inputs.read_written`);
     files that cannot be read (:func:`unread_files`) are left out (grade_written names them)."""
     paths = list(paths)
     unread = set(unread_files(paths))

@@ -99,7 +99,7 @@ def report_from_json(doc: dict[str, Any]) -> GradeReport:
         c["id"], c.get("part", ""), c.get("name", c["id"]), str(c.get("number", "")),
         float(c.get("max_score", 0.0)), float(c.get("score", 0.0)), c.get("visibility", "visible"),
         _outcome_from_json(c), float(c.get("seconds", 0.0)), c.get("kind", "code"),
-        _written_from_json(c.get("written")))
+        _written_from_json(c.get("written")), tuple(str(t) for t in c.get("tags", ())))
         for c in doc.get("checks", []))
     manual = tuple(ManualItem(
         str(m["id"]), str(m.get("name", m["id"])), str(m.get("number", "")), float(m.get("points", 0.0)),

@@ -25,7 +25,7 @@ def to_json(report: GradeReport) -> dict[str, Any]:
             "visibility": c.visibility,
             "trials_passed": c.outcome.trials_passed, "trials_total": c.outcome.trials_total,
             "feedback": list(c.outcome.feedback), "seconds": c.seconds, "ran": c.outcome.ran,
-            "review": c.outcome.review,
+            "review": c.outcome.review, "tags": list(c.tags),
             "leaderboard": [[name, value] for name, value in c.outcome.leaderboard],
             "charged": [{"check_id": charge.check_id, "trials": charge.trials,
                          "proofs": [{"what": p.what, "got": list(p.got), "expected": list(p.expected)}

@@ -36,16 +36,6 @@ DEFAULT_BUDGET_S = GRADESCOPE_TIMEOUT_S - BUDGET_MARGIN_S
 MAX_BUDGET_S = 6 * 3600.0
 
 
-def hidden_points_problem(where: str, what: str, visibility: Any, points: Any) -> str | None:
-    """The rule "a hidden item carries no points", as a problem line (None when it holds)."""
-    if visibility != "hidden" or not _number(points) or points <= 0:
-        return None
-    return (f"{where}: {what} is hidden but worth {points:g} point(s); Gradescope never shows a hidden test to "
-            "students yet adds its points to the total they see, which gives its verdict away. Use "
-            f"visibility: {SECRET_VISIBILITIES[0]} (or {SECRET_VISIBILITIES[1]}) to keep it secret until then, "
-            "or give it 0 points")
-
-
 class RubricError(ValueError):
     """rubric.yaml is malformed; the message lists every problem with its line."""
 
@@ -183,12 +173,16 @@ def _number(value: Any) -> bool:
 def _visibility(entry: dict[str, Any], default: Any, where: str, what: str, points: Any,
                 problems: list[str]) -> str:
     """The ``visibility`` of a check or written part (``what`` names it), validated: one of
-    VISIBILITIES, and never hidden with points (:func:`hidden_points_problem`)."""
+    VISIBILITIES, and never hidden with points: Gradescope never shows a hidden test to students yet
+    adds its points to the total they see, which gives its verdict away."""
     visibility = entry.get("visibility", default)
     if visibility not in VISIBILITIES:
         problems.append(f"{where}: {what} has visibility {visibility!r}; use one of {', '.join(VISIBILITIES)}")
-    elif problem := hidden_points_problem(where, what, visibility, points):
-        problems.append(problem)
+    elif visibility == "hidden" and _number(points) and points > 0:
+        problems.append(f"{where}: {what} is hidden but worth {points:g} point(s); Gradescope never shows a hidden "
+                        "test to students yet adds its points to the total they see, which gives its verdict away. "
+                        f"Use visibility: {SECRET_VISIBILITIES[0]} (or {SECRET_VISIBILITIES[1]}) to keep it secret "
+                        "until then, or give it 0 points")
     return str(visibility)
 
 

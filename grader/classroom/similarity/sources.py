@@ -18,7 +18,8 @@ from pathlib import Path
 
 from grader import assignment
 from grader.classroom.gradebook import BatchError, Submission
-from grader.run.submission import MAX_STUDENT_FILE_BYTES, SubmissionError, read_written, student_files
+from grader.run.submission import MAX_STUDENT_FILE_BYTES, SubmissionError, student_files
+from grader.run.written_inputs import read_written
 
 #: The document name of the written answers (answers.md, or .tex files, read as text).
 WRITTEN = "written answers"

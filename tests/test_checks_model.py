@@ -118,6 +118,7 @@ def test_bug_and_the_uas_floor(bug, tmp_path):
     ("run_onehot_long_targets", "train_loop", "5.7 (train_for_epoch"),
     ("model_lookup_not_flattened", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
     ("model_lookup_interleaved", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
+    ("model_fixed_mask", "model_dropout", "5.5 (ParserModel.forward: dropout"),
 ])
 def test_a_bug_that_breaks_training_is_charged_once_over_its_check_and_5_9_at_the_larger_loss(
         bug, prerequisite, label, tmp_path):

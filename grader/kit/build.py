@@ -39,7 +39,7 @@ FRAMEWORK_KIT_MODULES = (
     "grader/run/__init__.py", "grader/run/budget.py", "grader/run/check_api.py", "grader/run/compare.py",
     "grader/run/engine.py", "grader/run/replay.py",
     "grader/run/results.py", "grader/run/rubric.py", "grader/run/rubric_schema.py", "grader/run/settings.py",
-    "grader/run/settle.py", "grader/run/submission.py", "grader/run/workers.py",
+    "grader/run/settle.py", "grader/run/submission.py", "grader/run/workers.py", "grader/run/written_inputs.py",
     "grader/reports/__init__.py", "grader/reports/jsonout.py", "grader/reports/student.py",
     "grader/sandbox/frames.py", "grader/sandbox/portable.py", "grader/sandbox/runner.py", "grader/sandbox/sweep.py",
     "grader/untrusted/__init__.py", "grader/untrusted/probes.py", "grader/untrusted/wire.py", "grader/untrusted/worker.py",

@@ -51,3 +51,15 @@ def test_a_rubric_without_an_assignment_says_how_to_name_one(tmp_path):
         assignment.package_name(rubric)
     rubric.write_text("assignment: next_year   # this year's package\nbudget: 540\n", encoding="utf-8")
     assert assignment.package_name(rubric) == "next_year"
+
+
+def test_the_test_file_registry_keeps_the_whole_contract():
+    """A course whose checks are its own test files (rubric.yaml's ``tests:``) gets a registry from
+    grader/testfiles/ that answers every CONTRACT name, alone and beside a package's registry; a
+    name added to CONTRACT without a default there fails here, not in the slow end-to-end tests."""
+    from grader.testfiles.registry import test_file_registry
+
+    alone = assignment.checked(test_file_registry({"folder": "tests", "files": ["arrays.py"]}, None))
+    assert alone.STUDENT_FILES == ("arrays.py",) and alone.WRITTEN_FILES == ()
+    beside = assignment.checked(test_file_registry("tests", assignment.registry()))
+    assert beside.WRITTEN_FILES == assignment.registry().WRITTEN_FILES

@@ -112,12 +112,14 @@ def test_file_registry(value: Any, base: ModuleType | None) -> ModuleType:
         vars(module)["TESTS"] = settings
         return module
     vars(module).update(
-        TESTS=settings, STUDENT_FILES=student_files(settings), WRITTEN_FILES=(), SUPPORT_DIRS=(),
+        TESTS=settings, STUDENT_FILES=student_files(settings), WRITTEN_FILES=(), WRITTEN_SUFFIXES=(),
+        UNREAD_WRITTEN_SUFFIXES=(), NOT_WRITTEN=(), SUPPORT_DIRS=(),
         TORCH_FILES=frozenset(), TRAINING_CHECK_PREFIX=NO_PREFIX, CHECK_MODULES=(CHECKS_MODULE,), UNTRUSTED=folder,
         load_reference=lambda root=None: SimpleNamespace(), reference_modules=lambda: [],
         missing_module=lambda kind, message: None, missing_module_lines=lambda file, module: ("", ""),
         explain_error=lambda kind, message: None, written_checkers=lambda: {}, grade_written=_no_written,
-        reader_process=_no_reader, question_title=str, group_kind=lambda checker: "prose",
+        reader_process=_no_reader, question_title=str, question_text=lambda question: "",
+        reference_answer=lambda question, reference: "", group_kind=lambda checker: "prose",
         group_label=lambda *args: "", answer_items=lambda *args: None, key_disagreements=lambda reference: [],
         ANSWER_SHAPES={}, KIT_DIST=f"{title.replace('_', '-')}-student-kit", KIT_FOLDER=f"{title}_student",
         KIT_DESCRIPTION="Local checks: the course's visible tests (no solution inside).", KIT_README=KIT_README,

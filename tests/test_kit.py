@@ -420,3 +420,13 @@ def test_installing_the_kit_leaves_no_build_litter_and_its_readme_says_what_to_u
     for name in (*assignment.student_files(), assignment.written_files()[0]):
         assert f"`{name}`" in upload, name
     assert "`utils/`" in upload and "Do not upload" in upload
+
+
+def test_the_upload_section_of_a_course_without_a_written_part_or_support_folders():
+    """A test-file course (no written file, no support folder) gets a whole sentence, not an
+    IndexError; the assignment's own section names its written file and its support folder."""
+    plain = kit.upload_section(code=("arrays.py", "stats.py"), written=(), support=())
+    assert "`arrays.py`, `stats.py`." in plain and "written answers" not in plain
+    assert "Do not upload the kit's own files" in plain
+    own = kit.upload_section()
+    assert f"written answers, `{assignment.written_files()[0]}`" in own and "`utils/`, `data/`, the kit's own" in own

@@ -320,14 +320,19 @@ def course_total() -> float:
     return course_points(load_rubric(paths.RUBRIC_PATH))
 
 
-def upload_section() -> str:
-    """KIT_README's last section: which files to upload, from the assignment's own lists."""
-    code = ", ".join(f"`{name}`" for name in assignment.student_files())
-    written = assignment.written_files()
-    kept = ", ".join(f"`{d}/`" for d in assignment.support_dirs())
+def upload_section(code: Sequence[str] | None = None, written: Sequence[str] | None = None,
+                   support: Sequence[str] | None = None) -> str:
+    """KIT_README's last section: which files to upload, from the assignment's own lists (or those
+    given): the code, the written part's file if the course has one, never the support folders."""
+    code = assignment.student_files() if code is None else code
+    written = assignment.written_files() if written is None else written
+    support = assignment.support_dirs() if support is None else support
     own = ", ".join(f"`{top}/`" for top in sorted({rel.split("/", 1)[0] for rel in kit_modules()}))
-    return (f"## What to upload\n\nUpload these files, as they are in this folder (not in a sub-folder): {code},\n"
-            f"and your written answers, `{written[0]}`. Do not upload {kept} or the kit's own files\n"
+    files = ", ".join(f"`{name}`" for name in code)
+    answers = f",\nand your written answers, `{written[0]}`" if written else ""
+    kept = "".join(f"`{d}/`, " for d in support)
+    return (f"## What to upload\n\nUpload these files, as they are in this folder (not in a sub-folder): "
+            f"{files}{answers}.\nDo not upload {kept}the kit's own files\n"
             f"({own}, `pyproject.toml`, `KIT.json`, this README): the grader uses its own copies.\n")
 
 

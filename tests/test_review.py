@@ -440,3 +440,40 @@ def test_an_item_change_leaves_alone_a_mark_changed_since_in_the_spreadsheet(bat
     assert (first.points, first.source) == (1.5, "grader review: item 1 changed")
     assert (second.points, second.comment) == (0.5, "regraded by hand")
     assert "marked outside the rubric items" in review.question("1a")
+
+
+def test_an_answer_marked_alone_leaves_no_group_without_points(batch, tmp_path):
+    """A group marked as a whole, then one of its answers marked alone with other points: every
+    answer has points, so neither `grader points` nor `grader grades` may say the group is without
+    points (they did: the differing marks read as a group still to mark). A group with an answer no
+    TA marked is still named."""
+    from click.testing import CliRunner
+
+    from grader.classroom.review import Review
+    from grader.cli import main
+
+    out = tmp_path / "out"
+    shutil.copytree(batch, out)
+    review = Review(out, who="ta-eve")
+    ta = [g for g in review.groups if g["slot"] == "1a" and g["ta"]]
+    split = next(g for g in ta if len({m["text"].strip().lower() for m in g["members"]}) > 1)
+    post = {"token": review.token, "back": "/q/1a"}
+    for g in ta:
+        review.post("mark", {**post, "fingerprint": g["fingerprint"], "points": "2", "comment": ""})
+    review.post("mark", {**post, "fingerprint": split["fingerprint"], "answer": split["members"][-1]["submission"],
+                         "points": "0.5", "comment": "only the one-hot step"})
+    for command in ("points", "grades"):
+        result = CliRunner().invoke(main, [command, str(out)])
+        assert result.exit_code == 0, result.output
+        assert "1a: " not in result.output and "without points" in result.output, (command, result.output)  # others are
+    with open(out / "ta_points.csv", newline="", encoding="utf-8") as f:
+        got = {r["submission"]: r["1a"] for r in csv.DictReader(f)}
+    assert got[split["members"][-1]["submission"]] == "0.5" and got[split["members"][0]["submission"]] == "2"
+    # Control: an answer no TA has marked keeps its group named (one answer of a fresh batch alone).
+    fresh = tmp_path / "fresh"
+    shutil.copytree(batch, fresh)
+    review = Review(fresh, who="ta-eve")
+    review.post("mark", {**post, "token": review.token, "fingerprint": split["fingerprint"],
+                         "answer": split["members"][-1]["submission"], "points": "0.5", "comment": ""})
+    result = CliRunner().invoke(main, ["points", str(fresh)])
+    assert f"1a: {len(ta)} groups without points" in result.output, result.output

@@ -292,7 +292,7 @@ def import_table(path: Path, store: MarkStore, groups: Sequence[Mapping[str, Any
 class PointsTable:
     header: list[str]
     rows: list[list[str]]
-    unmarked: dict[str, int]           # item -> groups a TA has still to mark (never marked, or new answers)
+    unmarked: dict[str, int]           # item -> groups with an answer a TA has still to mark (never marked, or new)
     comments: dict[str, dict[str, str]]   # submission -> item -> the TA's comment
     pending: dict[str, tuple[str, ...]] = field(default_factory=dict)  # submission -> TA items without points
     new: dict[str, int] = field(default_factory=dict)  # item -> answers new since their group was marked
@@ -330,14 +330,14 @@ def points_table(groups: Sequence[Mapping[str, Any]], store: MarkStore, grades: 
             continue
         slot = g["slot"]
         res = resolve(store, g)
-        if res.pending:
-            unmarked[slot] = unmarked.get(slot, 0) + 1
         if res.new:
             new_counts[slot] = new_counts.get(slot, 0) + len(new_members(g, res))
-        for member in g["members"]:
+        empty = False     # a group is without points when one of its answers is (never for marks that differ:
+        for member in g["members"]:      # a group mark and an answer marked alone each give points)
             mark = member_mark(store, g, member["text"])
             if mark is None or mark.points is None:
                 pending.setdefault(member["submission"], []).append(slot)
+                empty = True
             if mark is None:
                 continue
             if mark.points is not None:
@@ -346,6 +346,8 @@ def points_table(groups: Sequence[Mapping[str, Any]], store: MarkStore, grades: 
                     slots.append(slot)
             if mark.comment:
                 comments.setdefault(member["submission"], {})[slot] = mark.comment
+        if empty or not g["members"]:
+            unmarked[slot] = unmarked.get(slot, 0) + 1
     slot_order = list(dict.fromkeys(g["slot"] for g in groups))
     slots.sort(key=slot_order.index)
     who = who_is_who(grades)

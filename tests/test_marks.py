@@ -215,6 +215,14 @@ def test_grades_add_ta_points_to_the_autograders_and_write_the_comments(marked_c
             assert "well argued (1a)" in text
         if key in overridden:
             assert "changed by a TA from 0 to 1 points: right up to notation" in text
+            assert "1b_i: 0 -> 1 by ta1" in row["overrides"]
+            results = json.loads((out / "submissions" / key / "results.json").read_text(encoding="utf-8"))
+            test = next(t for t in results["tests"] if t["extra_data"].get("question") == "1b_i" and "score" in t
+                        and "explains" not in t["extra_data"])
+            assert test["score"] == 1.0 and test["extra_data"]["ta_decision"]["reason"] == "right up to notation"
+            assert results["score"] == pytest.approx(expected_auto)       # what Gradescope shows is the book's
+        else:
+            assert row["overrides"] == "" and not (out / "submissions" / key / "results.json").exists()
     assert float(book[next(iter(book))]["max_total"]) == sum(p.points for p in load_rubric().parts)
     assert oct((out / "final_grades.csv").stat().st_mode & 0o777) == "0o644"
 
@@ -488,7 +496,7 @@ def test_an_unreadable_upload_has_nothing_pending_and_an_unfinished_grading_has_
     book = {r["submission"]: r for r in _rows(out / "final_grades.csv")}
     items = [c for c in book["crashed"] if c not in ("submission", "names", "sids", "emails", "status", "autograder",
                                                       "autograder_max", "ta_total", "ta_max", "total", "max_total",
-                                                      "total_so_far", "pending")]
+                                                      "total_so_far", "pending", "overrides")]
     assert book["broken_zip"]["pending"] == "" and book["broken_zip"]["total"] == "0"
     assert "0 (no answer)" in (out / "feedback" / "broken_zip.md").read_text(encoding="utf-8")
     assert book["crashed"]["pending"].split() == items and book["crashed"]["total"] == f"pending {len(items)} items"
@@ -518,3 +526,67 @@ def test_a_row_without_its_fingerprint_never_marks_a_renumbered_group(marked_cla
     first["members"] = [*first["members"], {**first["members"][0], "submission": "late_one", "text": "other"}]
     with pytest.raises(MarksError, match="holds other answers now than when this file was written"):
         import_table(path, MarkStore.open(tmp_path / "scratch2"), moved)
+
+
+def _decided_batch(out: Path) -> tuple[Path, float]:
+    """A batch folder of one graded submission whose 5.9 was not run (the budget ran out), as
+    `grader batch` writes it: report.json, results.json, grades.csv and the review list."""
+    from grader.classroom.groups.build import REVIEW_COLUMNS
+    from grader.reports import gradescope, jsonout
+    from grader.run.results import NOT_RUN, GradeReport, Outcome, score
+
+    specs = {s.id: s for s in load_rubric().checks}
+    checks = (score(specs["w2v_sigmoid"], Outcome(3, 3, ("ok",)), 0.1),
+              score(specs["train_uas"], Outcome(0, 1, ("Not run: the grading's time budget ran out",), status=NOT_RUN), 0.0))
+    report = GradeReport("s1", 5, checks, 1.0)
+    folder = out / "submissions" / "s1"
+    folder.mkdir(parents=True)
+    doc = jsonout.to_json(report)
+    doc["batch"] = {"status": "graded", "message": ""}
+    (folder / "report.json").write_text(json.dumps(doc), encoding="utf-8")
+    gradescope.write_results(report, folder / "results.json")
+    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([["submission", "names", "sids", "emails", "status", "total", "max_total"],
+                                 ["s1", "Ada Lovelace", "123", "ada@example.edu", "graded", f"{report.score:g}", "3"]])
+    with open(out / "review_queue.csv", "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([REVIEW_COLUMNS, ["s1", "Ada Lovelace", "train_uas", specs["train_uas"].name, "0", "2",
+                                                  "not run: the grading ran out of its time budget", "", ""]])
+    (out / "groups").mkdir()
+    (out / "groups" / SNAPSHOT).write_text(json.dumps({"groups": []}), encoding="utf-8")   # no written answer
+    return folder / "results.json", report.score
+
+
+def test_a_decision_on_a_code_check_reaches_results_json_the_grade_book_and_the_exports(tmp_path: Path):
+    """A TA's decision on a code check of the review list is what Gradescope shows (results.json:
+    the check's score and status, the reason in its output, who and when in extra_data, the total),
+    what final_grades.csv says (with who and why) and what the LMS files hold; taken back, results.json
+    is the autograder's again."""
+    from grader.classroom.check_overrides import read_queue, record
+
+    out = tmp_path / "batch"
+    results, auto = _decided_batch(out)
+    before = json.loads(results.read_text(encoding="utf-8"))
+    store = MarkStore.open(out)
+    record(store, read_queue(out)[0], 2.0, "trained to 0.87 UAS when run alone with a longer budget", "ta-alice")
+    result = CliRunner().invoke(main, ["grades", str(out), "--final"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    test = next(t for t in doc["tests"] if t["extra_data"].get("check_id") == "train_uas")
+    assert (test["score"], test["status"]) == (2.0, "passed")
+    assert test["output"].startswith("Changed by course staff from 0 to 2 points: trained to 0.87 UAS")
+    decision = test["extra_data"]["ta_decision"]
+    assert (decision["who"], decision["autograder"], decision["points"]) == ("ta-alice", 0.0, 2.0) and decision["when"]
+    assert doc["score"] == auto + 2 and doc["extra_data"]["autograder_score"] == before["extra_data"]["autograder_score"]
+    assert "5.9 " in doc["output"] and "ta-alice" not in doc["output"]       # students read the reason, not the name
+    row = _rows(out / "final_grades.csv")[0]
+    assert float(row["autograder"]) == auto + 2
+    assert "train_uas: 0 -> 2 by ta-alice at " in row["overrides"] and "longer budget" in row["overrides"]
+    exported = _rows(out / "export" / "gradescope.csv")[0]
+    assert exported["Email"] == "ada@example.edu" and float(exported["Total Score"]) == auto + 2
+    feedback = next((out / "export" / "feedback").iterdir()).read_text(encoding="utf-8")
+    assert "changed by a TA from 0 to 2 points: trained to 0.87 UAS" in feedback
+    # Taken back (no points, a reason): the autograder's score again, everywhere.
+    record(store, read_queue(out)[0], None, "the budget was right after all", "ta-alice")
+    assert CliRunner().invoke(main, ["grades", str(out)]).exit_code == 0
+    assert json.loads(results.read_text(encoding="utf-8")) == before
+    assert float(_rows(out / "final_grades.csv")[0]["autograder"]) == auto

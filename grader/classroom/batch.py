@@ -288,11 +288,13 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
     files += grouped.files
     from grader.classroom import final_grades
     from grader.classroom.groups.store import MarkStore
-    from grader.classroom.reports import final
+    from grader.classroom.reports import decided, final
 
     store = MarkStore.open(out)
     if store.journal:       # TA marks exist: the grade book adds them to the autograder's scores
-        files += tuple(final.write(final_grades.grade_book(out, rubric, store), out)[:1])
+        book = final_grades.grade_book(out, rubric, store)
+        files += tuple(final.write(book, out)[:1])
+        decided.write(book, out)        # a regraded submission's results.json gets its TA decisions again
     similar = similarity.run(out) if similarity is not None else None
     files += similar.files if similar is not None else ()
     return BatchOutcome(settings, ordered, len(todo), resumed, time.monotonic() - started, files, stats, grouped,

@@ -28,6 +28,7 @@ class CheckOverride:
     points: float         # what the TA gives instead
     reason: str
     who: str
+    when: str = ""
 
 
 def check_print(check: str, submission: str) -> GroupPrint:
@@ -79,5 +80,5 @@ def overrides(out: Path, store: MarkStore, code_checks: Iterable[str]) -> dict[s
         if m is None or m.points is None:
             continue
         result.setdefault(r["submission"], []).append(
-            CheckOverride(r["id"], r["submission"], _float(r.get("score")), m.points, m.comment, m.who))
+            CheckOverride(r["id"], r["submission"], _float(r.get("score")), m.points, m.comment, m.who, m.when))
     return result

@@ -32,6 +32,7 @@ class Override:
     points: float        # what the TA gives instead
     reason: str
     who: str
+    when: str = ""
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def overrides(groups: list[dict[str, Any]], store: MarkStore) -> dict[str, list[
             most = _float(m.get("max_score"))
             auto = _float(m.get("score")) / most * float(g["max_points"]) if most else 0.0
             out.setdefault(m["submission"], []).append(Override(g["slot"], round(auto, 6), mark.points,
-                                                                mark.comment, mark.who))
+                                                                mark.comment, mark.who, mark.when))
     return out
 
 
@@ -125,7 +126,7 @@ def grade_book(out: Path, rubric: Rubric, store: MarkStore) -> GradeBook:
     slots = table.header[4:-2]                  # the item columns (then total, pending)
     changed = overrides(groups, store)
     for key, found in check_overrides.overrides(out, store, (c.id for c in rubric.checks)).items():
-        changed.setdefault(key, []).extend(Override(o.check, o.auto, o.points, o.reason, o.who) for o in found)
+        changed.setdefault(key, []).extend(Override(o.check, o.auto, o.points, o.reason, o.who, o.when) for o in found)
     auto_max = max((_float(r.get("max_total")) for r in who.values()), default=0.0) or \
         sum(c.points for c in rubric.checks + rubric.written_checks)
     rows = []

@@ -54,7 +54,7 @@ def grades_cmd(batch_dir: Path, marked: Path | None, final: bool, allow_pending:
     keyed like grades.csv) and BATCH_DIR/feedback/<submission>.md with the TA's comments. A
     submission with TA items still to mark says "pending N items" instead of a total."""
     from grader.classroom import final_grades
-    from grader.classroom.reports import exports
+    from grader.classroom.reports import decided, exports
     from grader.classroom.reports import final as book_files
 
     _, store = marked_store(batch_dir, marked)
@@ -64,7 +64,12 @@ def grades_cmd(batch_dir: Path, marked: Path | None, final: bool, allow_pending:
         raise click.ClickException(str(exc)) from None
     book = final_grades.grade_book(batch_dir, rubric, store)
     files = book_files.write(book, batch_dir)
+    rebuilt = decided.write(book, batch_dir)
     console = cli_output.console()
+    if rebuilt:
+        console.print(f"{len(rebuilt)} results.json rebuilt with the TA's decisions on auto-graded items (what "
+                      f"Gradescope shows: {batch_dir / decided.SUBMISSIONS_DIR}/<submission>/results.json)",
+                      highlight=False)
     for slot, n in book.unmarked_groups.items():
         console.print(f"[yellow]{slot}: {n} group{'s' if n != 1 else ''} without points[/yellow]", highlight=False)
     for slot, n in book.new_answers.items():

@@ -19,7 +19,13 @@ FEEDBACK_DIR = "feedback"
 def header(book: GradeBook) -> list[str]:
     return ["submission", "names", "sids", "emails", "status", "autograder", "autograder_max",
             *(slot for slot, _, _ in book.ta_items), "ta_total", "ta_max", "total", "max_total", "total_so_far",
-            "pending"]
+            "pending", "overrides"]
+
+
+def decisions_cell(r: FinalRow) -> str:
+    """The TA's decisions on auto-graded items: what, from and to, who, when and why."""
+    return "; ".join(f"{o.slot}: {o.auto:g} -> {o.points:g} by {o.who or 'a TA'}"
+                     + (f" at {o.when}" if o.when else "") + f" ({o.reason})" for o in r.overrides)
 
 
 def total_cell(r: FinalRow) -> str:
@@ -31,7 +37,7 @@ def row(book: GradeBook, r: FinalRow) -> list[str]:
     return [r.submission, r.names, r.sids, r.emails, r.status, f"{r.auto:g}", f"{book.auto_max:g}",
             *(f"{r.ta[s]:g}" if s in r.ta else "" for s, _, _ in book.ta_items),
             f"{r.ta_total:g}", f"{book.ta_max:g}", total_cell(r), f"{book.max_total:g}", f"{r.total:g}",
-            " ".join(r.unmarked)]
+            " ".join(r.unmarked), decisions_cell(r)]
 
 
 def feedback(book: GradeBook, r: FinalRow) -> str:

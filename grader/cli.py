@@ -319,6 +319,15 @@ def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | Non
     print_notes(console, outcome.groups.notes if outcome.groups is not None else ())
     if outcome.similarity is not None:
         similarity_lines(outcome.similarity, out, console)
+    if outcome.groups is not None:
+        next_step(console, out)
+
+
+def next_step(console, batch_dir: Path) -> None:
+    """What a TA does after `grader batch` or `grader groups`: mark, then the grade book."""
+    console.print(f"next: mark the TA-graded answers with `grader review {batch_dir}` (a browser) or in "
+                  f"{batch_dir / 'groups' / 'groups.csv'} (column points), then run `grader grades {batch_dir}`",
+                  highlight=False)
 
 
 @main.command("groups")
@@ -339,8 +348,7 @@ def groups_cmd(batch_dir: Path) -> None:
     if outcome.imported:
         console.print(f"{outcome.imported} mark{'s' if outcome.imported != 1 else ''} from groups.csv added to "
                       f"{batch_dir / 'marks'} (every mark is kept)", highlight=False)
-    console.print(f"mark with `grader review {batch_dir}` (a browser) or in {batch_dir / 'groups' / 'groups.csv'} "
-                  f"(column points), then run `grader grades {batch_dir}`", highlight=False)
+    next_step(console, batch_dir)
     print_notes(console, outcome.notes)
 
 

@@ -234,6 +234,7 @@ def test_batch_writes_groups_and_grader_groups_regroups_without_grading(tmp_path
     run = subprocess.run([*grader, "batch", str(classdir), "--out", str(out), "--workers", "2", "--seed", "3", *only],
                          capture_output=True, text=True, timeout=600, cwd=REPO)
     assert run.returncode == 0, run.stderr[-3000:]
+    assert f"next: mark the TA-graded answers with `grader review {out}`" in " ".join(run.stdout.split())
     first = (out / "answer_groups.csv").read_text(encoding="utf-8")
     rows = _read(out / "answer_groups.csv")
     items = {(r["question"], r["item"]) for r in rows}

@@ -477,3 +477,14 @@ def test_an_answer_marked_alone_leaves_no_group_without_points(batch, tmp_path):
                          "answer": split["members"][-1]["submission"], "points": "0.5", "comment": ""})
     result = CliRunner().invoke(main, ["points", str(fresh)])
     assert f"1a: {len(ta)} groups without points" in result.output, result.output
+
+
+def test_the_index_says_auto_graded_not_zero_of_zero_groups(batch, tmp_path):
+    """The fresh-clone walk's index read "1b_i: 0 of 0 groups marked (auto-graded)"."""
+    from grader.classroom.review import Review
+
+    shutil.copytree(batch, tmp_path / "out")
+    page = Review(tmp_path / "out", who="ta-fay").index()
+    assert "0 of 0" not in page
+    assert '1b_i</a>: <span class="progress">auto-graded: verdicts to read' in page
+    assert '1a</a>: <span class="progress">0 of ' in page

@@ -243,8 +243,9 @@ class Review:
                          html.nav(self.questions(), bool(self.checks)), self.generation)
 
     def index(self) -> str:
-        rows = "".join(f'<li><a href="/q/{q}">{q}</a>: <span class="progress">{html.progress_line(d, t)}</span>'
-                       f'{"" if t else " (auto-graded)"}</li>' for q, _, d, t in self.progress())
+        rows = "".join(f'<li><a href="/q/{q}">{q}</a>: <span class="progress">'
+                       f'{html.progress_line(d, t) if t else "auto-graded: verdicts to read, override one with a reason"}'
+                       '</span></li>' for q, _, d, t in self.progress())
         checks = (f'<p><a href="/checks">Code checks on the review list</a>: {html.plural(len(self.checks), "decision")} '
                   "to make (confirm the autograder's score or override it with a reason).</p>") if self.checks else ""
         body = (f"<h1>Answer groups: {self.out.name}</h1><p>Mark each TA-graded group once: its points and comment "

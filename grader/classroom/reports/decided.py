@@ -6,9 +6,10 @@ verdict (:func:`grader.classroom.final_grades.overrides`). The grade book applie
 ``autograder`` column; here they are applied to ``OUT/submissions/<key>/results.json``, rebuilt each
 time from the autograder's own record (``report.json``, never changed), so a decision taken back
 returns the check to the autograder's score. The test of each decided item gets the TA's points,
-a status from them, an output that starts with the change and its reason, and ``extra_data.ta_decision``
-(also who decided and when: extra_data is shown to staff only); the top-level score is the sum again and its output lists the
-decisions; ``extra_data.autograder_score`` stays the autograder's own.
+a status from them, an output that starts with the change and its reason (what the student reads),
+and ``extra_data.ta_decision`` with who decided and when (extra_data is shown to staff only); the
+top-level score is the tests' sum again, its output lists the decisions, and
+``extra_data.autograder_score`` stays the autograder's own.
 """
 
 from __future__ import annotations

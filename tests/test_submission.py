@@ -208,3 +208,20 @@ def test_an_untouched_starter_folder_gets_no_warning_and_a_changed_one_says_what
     notes = [n for n in prepare(starter, work2).notes if "utils/" in n]
     assert notes == ["your utils/ folder differs from the starter's (utils/utils.py): the grader uses its own "
                      "copy, so changes there are not used"]
+
+
+@pytest.mark.parametrize("entries", [
+    {"a2_answer.md": "# 1(b)\n", "a2/sgd.py": "x = 1\n", "a2/word2vec.py": "x = 1\n"},
+    {"a2_answer.md": "# 1(b)\n", "code/sgd.py": "x = 1\n", "code/word2vec.py": "x = 1\n",
+     "figures/loss.png": "png"},
+    {"report/a2_answer.md": "# 1(b)\n", "a2/sgd.py": "x = 1\n", "a2/word2vec.py": "x = 1\n"},
+])
+def test_a_writeup_beside_the_code_folder_is_read_with_the_code(tmp_path, entries):
+    """The writeup at the top of a zip (or in its own folder) and the code in a folder of its own:
+    the code is graded from its folder, wherever it is, and the writeup is read."""
+    archive = make_zip(tmp_path / "s.zip", entries)
+    work = tmp_path / "work"
+    work.mkdir()
+    prepared = prepare(archive, work)
+    assert set(prepared.present) == {"sgd.py", "word2vec.py"}
+    assert "a2_answer.md" in [p.name for p in prepared.written]

@@ -221,6 +221,10 @@ def _find_root(folder: Path) -> tuple[Path, list[str]]:
         return folder, []
     dirs = [p for p in entries if p.is_dir() and not p.is_symlink()]
     files = [p for p in entries if p.is_file()]
+    code = set(assignment.student_files()) | set(notebooks())
+    holding = [d for d in dirs if any((d / name).is_file() for name in code)]
+    if len(holding) == 1:        # a writeup at the top (a2_answer.md, report.tex) beside the code's folder
+        return holding[0], [f"files were read from the folder {holding[0].name}/ inside the upload"]
     if len(dirs) == 1 and not any(f.suffix == ".py" for f in files):
         return dirs[0], [f"files were read from the folder {dirs[0].name}/ inside the upload"]
     return folder, []
@@ -241,14 +245,21 @@ def _file_problem(path: Path, name: str) -> str | None:
     return None
 
 
-def _written_files(root: Path) -> list[Path]:
+def _upload_written(source: Path, root: Path) -> list[Path]:
+    """The written files of an upload whose code is in ``root``: when that is a folder inside the
+    upload, the writeup beside that folder (``a2_answer.md`` at the top, the code in ``a2/``) is read
+    too, one level deeper."""
+    return _written_files(root) if root == source else _written_files(source, depth=MAX_FOLDER_DEPTH + 1)
+
+
+def _written_files(root: Path, *, depth: int = MAX_FOLDER_DEPTH) -> list[Path]:
     """Written answers at the top of the upload and in its folders (``tex/q1.tex``), two levels
     deep, never through a link; top-level files first. Any Markdown, text or LaTeX file that is not
     course code, whatever its name, and the files that may hold answers the reader cannot read
     (a spreadsheet, a PDF, an image: the written grader names them)."""
     found: list[Path] = []
     folders = [root]
-    for _depth in range(MAX_FOLDER_DEPTH):
+    for _depth in range(depth):
         nested: list[Path] = []
         for folder in folders:
             for p in sorted(folder.iterdir()):
@@ -278,7 +289,7 @@ def student_files(upload: Path, scratch: Path) -> tuple[dict[str, Path], tuple[P
     root, _ = _find_root(source)
     code = {name: root / name for name in assignment.student_files()
             if (root / name).is_file() and _file_problem(root / name, name) is None}
-    return code, tuple(p for p in _written_files(root) if assignment.is_written(p.name))
+    return code, tuple(p for p in _upload_written(source, root) if assignment.is_written(p.name))
 
 
 def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
@@ -333,7 +344,8 @@ def prepare(upload: Path, workdir: Path) -> PreparedSubmission:
             shown = ", ".join(f"{support}/{c}" for c in changed[:3]) + (" ..." if len(changed) > 3 else "")
             notes.append(f"your {support}/ folder differs from the starter's ({shown}): the grader uses its own "
                          "copy, so changes there are not used")
-    return PreparedSubmission(run_dir, tuple(present), tuple(missing), tuple(notes), tuple(_written_files(root)),
+    return PreparedSubmission(run_dir, tuple(present), tuple(missing), tuple(notes),
+                              tuple(_upload_written(source, root)),
                               refused)
 
 

@@ -66,6 +66,19 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
     "12_markdown_3f_groups": {      # 3(f) only: one "Error type" group per sentence, no numerals, no sentences
         "1b_i": (0, "", 0), "1d": (0, "", 0), "1e": (0, "", 0), "2b_i": (0, "", 0), "3a": (0, "", 0),
         "3b": (0, "", 0), "3e_i": (0, "", 0), "3e_ii": (0, "", 0), "3f": (12, "", 12)},
+    # Markdown written by tools (issue 33), every answer right:
+    "13_github_math_syntax": {      # GitHub's ```math fences and $`...`$, a file named a2_writeup.md
+        "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (1, "", 1), "2b_i": (1, "", 1), "3a": (4, "", 4),
+        "3b": (1, "", 1), "3e_i": (3, "", 3), "3e_ii": (3, "", 3), "3f": (12, "", 12)},
+    "14_pandoc_from_word": {        # pandoc from Word: \widehat, \left\lbrack, a simple table of \[ROOT\] cells,
+        "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (1, "", 1), "2b_i": (1, "", 1), "3a": (4, "", 4),
+        "3b": (1, "", 1), "3e_i": (3, "", 3), "3e_ii": (3, "", 3), "3f": (12, "", 12)},   # 3(f) items 1.-4. with \ breaks
+    "15_notebook_export": {         # code cells and outputs, an inline formula hard-wrapped over two lines
+        "1b_i": (2, "", 2), "1d": (4, "", 4), "1e": (1, "", 1), "2b_i": (1, "", 1), "3a": (0, "", 0),
+        "3b": (1, "", 1), "3e_i": (0, "", 0), "3e_ii": (0, "", 0), "3f": (12, "", 12)},
+    "16_space_aligned_table": {     # a .txt whose 3(a) table is aligned with spaces, one stack row wrong
+        "1b_i": (0, "", 0), "1d": (0, "", 0), "1e": (0, "", 0), "2b_i": (0, "", 0), "3a": (3.7647, "", 3.7647),
+        "3b": (1, "", 1), "3e_i": (0, "", 0), "3e_ii": (0, "", 0), "3f": (0, "", 0)},
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain
@@ -87,7 +100,7 @@ MESSAGES = {  # (writeup, item) -> words its feedback must contain
 
 
 def files_of(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".tex"))
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".md", ".tex", ".txt"))
 
 
 def graded(name: str, seed: int = 11):

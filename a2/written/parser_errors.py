@@ -20,6 +20,7 @@ from a2.written.keys import ERROR_TYPES, parser_error_keys
 from a2.written.registry import Verdict, WrittenContext, missing, written_check
 from a2.written.sections import Section
 from a2.written.tables import Dependency, clean, dependencies_in, table_rows
+from grader.reading.blocks import list_items
 
 VP, MOD, PP, COORD = ERROR_TYPES
 
@@ -71,6 +72,19 @@ def split_items(body: str) -> dict[str, str]:
             end = marks[k + 1][0] if k + 1 < len(marks) else len(body)
             parts.setdefault(roman, body[start:end])
         return parts
+    # A list (``1.`` ... ``4.``, bullets) with one item per sentence: each names its sentence by
+    # its words, else by its place when there is one item per sentence.
+    items = list_items(body)
+    named = [{key.roman for key in KEYS if re.search(key.clue, item, re.I)} for item in items]
+    if len(items) == len(KEYS) or (len(items) >= 2 and all(len(n) == 1 for n in named)
+                                   and len(set().union(*named)) == len(items)):
+        for k, (item, names) in enumerate(zip(items, named, strict=True)):
+            roman = next(iter(names)) if len(names) == 1 else KEYS[k].roman if len(items) == len(KEYS) else None
+            if roman is not None:
+                parts.setdefault(roman, item)
+        if len(parts) >= 2:
+            return parts
+        parts.clear()
     # No numerals, but one "Error type" line per sentence: each opens that sentence's part, which
     # its words name (else its place, when there is one such line per sentence).
     openings = [m.start() for m in _TYPE_OPENING.finditer(body)]

@@ -21,6 +21,7 @@ _FORMAT = re.compile(r"\\(?:text|textrm|texttt|textsf|textsc|textbf|textit|mathr
                      r"mathit|operatorname|emph|mbox)\s*\{([^{}]*)\}")
 _RIGHT = re.compile(r"\\(?:rightarrow|to|longrightarrow|Rightarrow|mapsto)(?![A-Za-z])|→|⟶|⇒|-+>|=>")
 _LEFT = re.compile(r"\\(?:leftarrow|gets|longleftarrow|Leftarrow)(?![A-Za-z])|←|⟵|⇐|<-+")
+_ESCAPED = re.compile(r"\\([\[\]*#_{}<>])")
 EMPTY_CELL = re.compile(r"^\s*(?:|-+|—|–|∅|\\emptyset|\\varnothing|empty|none|n/?a|\[\s*\]|\\\{\s*\\\}|\{\s*\})\s*$", re.I)
 
 
@@ -37,14 +38,70 @@ def clean(cell: str) -> str:
         text = _FORMAT.sub(r"\1", text)
     text = text.replace("$", " ").replace("`", " ").replace("**", " ").replace("__", " ")
     text = re.sub(r"\\[,;:! ]|\\(?:quad|qquad|left|right|big|Big|bigg|Bigg)(?![A-Za-z])", " ", text)
-    text = text.replace("\\_", "_").replace("\\{", "{").replace("\\}", "}")
+    text = _ESCAPED.sub(r"\1", text)       # Markdown escapes (pandoc writes \[ROOT\], \_, \*)
     text = text.replace("\\langle", "[").replace("\\rangle", "]").replace("⟨", "[").replace("⟩", "]")
     return " ".join(text.split())
 
 
+_GAP = re.compile(r"\t+| {2,}")
+_DASHES = re.compile(r"-{3,}")
+
+
+def _chunks(line: str) -> list[tuple[int, str]]:
+    """The pieces of a line between runs of two or more spaces (or tabs), with their columns."""
+    out, at = [], 0
+    for piece in _GAP.split(line):
+        start = line.find(piece, at) if piece else at
+        if piece.strip():
+            out.append((start, piece.strip()))
+        at = start + len(piece)
+    return out
+
+
+def aligned_tables(text: str) -> str:
+    """Tables aligned with spaces or tabs (pandoc's simple and multiline tables, a spreadsheet
+    pasted as text) as pipe rows: the columns start where the dashes under the header start
+    (``-----  ------``), else where the header's cells start; each piece of a row goes to the
+    column it starts in, so an empty cell stays empty. Pipe rows and other lines are unchanged."""
+    lines = text.split("\n")
+
+    def row(line: str, starts: list[int]) -> str:
+        if not line.replace("-", "").strip():
+            return "|" + " --- |" * len(starts)
+        cells = [""] * len(starts)
+        at = 0
+        for col, piece in _chunks(line):     # the nearest column to its right of the last one filled
+            at = min(range(at, len(starts)), key=lambda n: abs(starts[n] - col), default=len(starts) - 1)
+            cells[at] = f"{cells[at]} {piece}".strip()
+        return "| " + " | ".join(cells) + " |"
+
+    k = 0
+    while k < len(lines):
+        line, first = lines[k], k
+        if "|" in line:
+            k += 1
+            continue
+        dashes = [m.start() for m in _DASHES.finditer(line)]
+        if len(dashes) >= 2 and not line.replace("-", "").strip():
+            starts = dashes
+            if k > 0 and lines[k - 1].strip() and "|" not in lines[k - 1]:
+                first = k - 1                        # the header above the dashes
+        elif len(_chunks(line)) >= 3 and k + 1 < len(lines) and len(_chunks(lines[k + 1])) >= 2 \
+                and "|" not in lines[k + 1]:
+            starts = [c for c, _ in _chunks(line)]
+        else:
+            k += 1
+            continue
+        k = first
+        while k < len(lines) and lines[k].strip() and "|" not in lines[k]:
+            lines[k] = row(lines[k], starts)
+            k += 1
+    return "\n".join(lines)
+
+
 def table_rows(body: str) -> list[list[TableRow]]:
     """Every table of ``body`` as rows of cells (separator rows dropped), tables in order."""
-    text = latex_tables(body)
+    text = aligned_tables(latex_tables(body))
     tables: list[list[TableRow]] = []
     current: list[TableRow] = []
     for k, line in enumerate(text.split("\n")):

@@ -324,6 +324,13 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
         evidence = TableEvidence(done.reversed, _wrong_heads(rows, done.reversed))
         why[:0] = [mistake.text(evidence) for mistake in every_known("3a", evidence)]
     earned = passed + int(tree_ok)
+    unread = [r.number for r in rows if not r.transition]
+    if unread and not review:
+        review = (f"no transition was read in row{'s' if len(unread) > 1 else ''} "
+                  f"{', '.join(map(str, unread[:5]))}: the table was not read whole")
+    if tree_ok and not review and passed < len(rows) / 2:
+        review = (f"the transitions build exactly the gold tree, yet only {passed} of the {len(rows)} rows' "
+                  "stack and buffer were read as right: the cells may not have been read as written")
     if review and earned >= total:
         earned = total - 1            # the rows' configurations are part of the answer: never full without them
     return Verdict(earned, total, lines, read=read, why=why, review=review)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -69,6 +70,58 @@ def markdown_tokens(text: str) -> list:
     """The token stream of a Markdown text: the one Markdown tokenizer of the reader (the section
     finder reads its headings and paragraphs, :func:`markdown_blocks` its blocks and math)."""
     return _markdown().parse(text)
+
+
+MATH_FENCES = frozenset({"math", "latex", "tex", "katex", "mathjax"})
+"""Info strings of a fenced block that holds math (GitHub renders ```` ```math ```` as display math)."""
+
+
+def github_math(text: str) -> str:
+    """GitHub's math syntax as the ``$`` math the reader reads: a fenced block whose info string is
+    one of :data:`MATH_FENCES` becomes display math (``$$`` lines), `` $`...`$ `` inline math
+    (``$...$``). Which lines are fences, and which are code (left exactly as they are), comes from
+    markdown-it's tokens."""
+    if "```" not in text and "~~~" not in text and "$`" not in text:
+        return text
+    lines = text.split("\n")
+    code: set[int] = set()
+    for tok in markdown_tokens(text):
+        if tok.type not in ("fence", "code_block") or not tok.map:
+            continue
+        start, end = tok.map
+        if tok.type == "fence" and tok.info.strip().lower() in MATH_FENCES:
+            at = lines[start].find(tok.markup)
+            lines[start] = lines[start][:at] + "$$"
+            close = lines[end - 1].rfind(tok.markup) if end - 1 > start else -1
+            if close >= 0 and not lines[end - 1][close:].strip(tok.markup[0] + " \t"):
+                lines[end - 1] = lines[end - 1][:close] + "$$"
+            else:
+                lines.insert(end, "$$")      # an unclosed fence runs to the end of its container
+        else:
+            code.update(range(start, end))
+    return "\n".join(line if k in code or "$`" not in line else _GITHUB_INLINE.sub(r"$\1$", line)
+                     for k, line in enumerate(lines))
+
+
+_GITHUB_INLINE = re.compile(r"\$`([^`\n]+)`\$")
+
+
+def list_items(text: str) -> list[str]:
+    """The source text of each top-level item of the first Markdown list of ``text`` (its nested
+    lists inside it), from markdown-it's tokens: ``1.`` ... ``4.`` with an item per sentence."""
+    lines = text.split("\n")
+    items: list[str] = []
+    depth = 0
+    for tok in markdown_tokens(text):
+        if tok.type in ("bullet_list_open", "ordered_list_open"):
+            depth += 1
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            depth -= 1
+            if depth == 0 and items:
+                break
+        elif tok.type == "list_item_open" and depth == 1 and tok.map:
+            items.append("\n".join(lines[tok.map[0]:tok.map[1]]))
+    return items
 
 
 def markdown_blocks(text: str, file: str) -> list[Block]:

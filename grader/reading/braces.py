@@ -143,16 +143,24 @@ DISPLAY_ENVS = ("equation", "equation*", "align", "align*", "gather", "gather*",
 """Environments whose body is display math when they appear in a section's text."""
 
 
+MAX_WRAPS = 2
+"""Line breaks an inline ``$...$`` may span (a writeup hard-wrapped at 72 columns), never a blank line."""
+
+
 def _math_end(text: str, i: int) -> tuple[int, int, int, bool] | None:
     """The math group opening at ``i``: (body start, body end, group end, display), or None."""
     if text.startswith("$$", i):
         stop = text.find("$$", i + 3)
         return (i + 2, stop, stop + 2, True) if stop >= 0 else None
     if text[i] == "$":
-        k = i + 1
-        while k < len(text) and text[k] not in "$\n":
+        k, wraps = i + 1, 0
+        while k < len(text) and text[k] != "$":
+            if text[k] == "\n":     # a hard wrap inside a formula; a blank line ends the paragraph
+                wraps += 1
+                if wraps > MAX_WRAPS or not text[k + 1:text.find("\n", k + 1) % (len(text) + 1)].strip():
+                    return None
             k += 2 if text[k] == "\\" else 1
-        if k >= len(text) or text[k] != "$" or k == i + 1 or text.startswith("$$", k):
+        if k >= len(text) or k == i + 1 or text.startswith("$$", k) or (wraps and text[i + 1].isspace()):
             return None
         return i + 1, k, k + 1, False
     if text.startswith("\\[", i) or text.startswith("\\(", i):
@@ -173,7 +181,8 @@ def _math_end(text: str, i: int) -> tuple[int, int, int, bool] | None:
 
 def math_groups(text: str) -> Iterator[tuple[int, int, str, bool]]:
     """(start, end, body, display) of every math group of ``text`` in order: ``$$..$$``, ``\\[..\\]``,
-    the display environments, ``$..$`` (on one line) and ``\\(..\\)``. A backslash escapes the
+    the display environments, ``$..$`` (on one line, or hard-wrapped over up to
+    :data:`MAX_WRAPS` line breaks) and ``\\(..\\)``. A backslash escapes the
     character after it here as in :func:`closing` (``\\$`` is a dollar, not a delimiter)."""
     i = 0
     while i < len(text):

@@ -54,9 +54,11 @@ def test_one_group_scanner(text, start, end):
 
 
 def test_math_spans_come_from_the_group_scanner_with_its_escapes():
-    text = "cost \\$5, $a$ and $$b = 1$$ \\[c\\] \\(d\\) \\begin{align*}e\\end{align*} $f\\$g$ $open\nline$"
+    # an inline formula may be hard-wrapped onto the next line, never over a blank line (a paragraph's end)
+    text = "cost \\$5, $a$ and $$b = 1$$ \\[c\\] \\(d\\) \\begin{align*}e\\end{align*} $f\\$g$ $h -\ni$ $open\n\nline"
     spans = [(body, display) for _s, _e, body, display in braces.math_groups(text)]
-    assert spans == [("a", False), ("b = 1", True), ("c", True), ("d", False), ("e", True), ("f\\$g", False)]
+    assert spans == [("a", False), ("b = 1", True), ("c", True), ("d", False), ("e", True), ("f\\$g", False),
+                     ("h -\ni", False)]
     assert [(s.latex, s.start) for s in math_spans("x $y$")] == [("y", 2)]
 
 

@@ -25,6 +25,7 @@ import re
 from pathlib import PurePosixPath
 
 from a2.written.evidence import attach, outside_sections
+from a2.written.instances import stated_convention
 from a2.written.latex_doc import tex_to_markdown
 from a2.written.sections import (
     _DERIVATIVE_FAMILY,
@@ -39,8 +40,8 @@ from a2.written.sections import (
 )
 from a2.written.targets import split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
-from grader.reading.blocks import github_math
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
+from grader.reading.blocks import github_math
 from grader.reading.tex_macros import Macro, definitions, expand_safely
 from grader.reading.tex_walk import inputs, read_to
 
@@ -176,6 +177,9 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     for name, why in unread.items():
         for q in questions - set(merged):
             merged[q] = Section(q, "", where=name, unread=why)
+    if any(stated_convention(text) for _, text in files):
+        for section in merged.values():
+            section.convention = True
     model = [(name, parsed.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
     attach(merged, questions, outside_sections(model, merged, questions,
                                                lambda latex: expand_safely(latex, macros)[0]))

@@ -20,11 +20,14 @@ from a2.written.catalogue import CREDIT_STEPS, KnownMistake, credit_steps, known
 from a2.written.instances import (
     _CONVENTION_W2V,
     CENTER,
+    CONVENTIONS,
     MATRIX,
     RELU,
     SOFTMAX_CE,
+    Convention,
     Instance,
     MathQuestion,
+    under,
 )
 from a2.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from a2.written.sections import Section
@@ -259,11 +262,16 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
     if isinstance(got, Verdict):
         return got
     ok, lines = judge(got.formula, question, ctx.rng)
+    stated = _stated(got.formula, question, ctx) if not ok and section.convention else None
+    if stated is not None:
+        ok, lines = True, [f"Read {stated.statement}: right there."]
     read = f"{question.what} = {got.text}"
     verdict = "right at every random instance" if ok else "wrong"
     # What was read and the verdict are shown at once; why it is wrong only with the explanation.
     out = Verdict(int(ok), 1, [f"read: {read}", f"{question.what}: {verdict}."], read=read,
                   raw=got.candidate.latex, why=list(lines))
+    if stated is not None:
+        out.feedback.append(f"Read {stated.statement}.")
     conflict = [r for r in rivals(section, got, question) if judge(r.formula, question, ctx.rng)[0] != ok]
     if conflict:
         other = conflict[0]
@@ -286,6 +294,17 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
                 out.passed, out.total = credit_steps(mistake.credit), CREDIT_STEPS
                 out.feedback.append(f"Partial credit for this known mistake: {mistake.credit:g} of the points.")
     return out
+
+
+def _stated(formula: Formula, question: MathQuestion, ctx: WrittenContext) -> Convention | None:
+    """The layout the writeup states under which ``formula`` is right (U is |V|×d, row vectors), if any:
+    a TA reads an answer in the convention its writeup declares."""
+    if "U" not in question.make(np.random.default_rng(PROBE_SEED), 0).env.arrays:
+        return None
+    for convention in CONVENTIONS:
+        if judge(formula, under(question, convention), np.random.default_rng(ctx.seed))[0]:
+            return convention
+    return None
 
 
 # ---------------------------------------------------------------------------------------------

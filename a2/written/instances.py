@@ -8,8 +8,9 @@ case: w = o and w ≠ o, z_i > 0 and z_i < 0, i = c and i ≠ c.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -156,3 +157,61 @@ MATRIX = MathQuestion("∂J/∂U", make_matrix, "d×|V|, the shape of U", vector
 RELU = MathQuestion("∂h_i/∂x_j", make_relu, "a number")
 SOFTMAX_CE = MathQuestion("∂CE/∂l_i", make_softmax_ce, "a number",
                           full_gradient=lambda inst: inst.env.arrays["__full_gradient__"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Conventions a writeup may state: the word2vec answers read under them
+
+@dataclass(frozen=True)
+class Convention:
+    """Another way to lay out word2vec's arrays: U's rows are the outside vectors (U is |V|×d),
+    and/or every vector is a row."""
+
+    u_rows: bool
+    vector_rows: bool
+
+    @property
+    def statement(self) -> str:
+        return ("under the convention your writeup states ("
+                + ", ".join(s for s, on in (("U's rows are the outside vectors, U is |V|×d", self.u_rows),
+                                            ("vectors are rows", self.vector_rows)) if on) + ")")
+
+
+CONVENTIONS = (Convention(True, False), Convention(True, True), Convention(False, True))
+"""The layouts tried when a writeup states one other than the assignment's (columns of U, column vectors)."""
+ROW_WORDS = ("row vector", "row-vector", "rows of u", "u's rows", "each row of u", "rows of the matrix u")
+"""Words that state a row layout (lowercase; found in the writeup's text)."""
+_U_SHAPE = re.compile(r"(?<![A-Za-z])(?:\\(?:mathbf|bm|boldsymbol)\s*\{\s*U\s*\}|\\bU|U)\$?\s*(?:\\in|∈|is|:|has\s+shape)"
+                      r"\s*[^\n]{0,24}?\|\s*V\s*\|\s*(?:\\times|×|x|\*|,)\s*d(?![A-Za-z])")
+"""U's shape stated as |V|×d (``U \\in \\mathbb{R}^{|V| \\times d}``, ``U is |V| x d``)."""
+
+
+def stated_convention(text: str) -> bool:
+    """Whether ``text`` states a layout other than the assignment's (U's shape |V|×d, row vectors)."""
+    low = text.lower()
+    return bool(_U_SHAPE.search(text)) or any(words in low for words in ROW_WORDS)
+
+
+def _laid(family: Callable, lay: Callable) -> Callable:
+    return lambda *index: lay(family(*index), False)
+
+
+def under(question: MathQuestion, convention: Convention) -> MathQuestion:
+    """``question`` with its arrays laid out by ``convention``: a matrix answer is expected in U's
+    layout there, a vector in either orientation."""
+    def lay(value, is_u: bool):
+        if not isinstance(value, np.ndarray) or value.ndim != 2:
+            return value
+        return value.T if (convention.u_rows if is_u else convention.vector_rows and 1 in value.shape) else value
+
+    def make(rng: np.random.Generator, k: int) -> Instance:
+        inst = question.make(rng, k)
+        env = inst.env
+        arrays = {name: lay(value, name == "U") for name, value in env.arrays.items()}
+        families = {name: _laid(fam, lay) for name, fam in env.families.items()}
+        expected = inst.expected
+        if isinstance(expected, np.ndarray) and expected.ndim == 2 and 1 not in expected.shape and convention.u_rows:
+            expected = expected.T
+        return Instance(Env(arrays, env.indices, families, env.sum_range, env.dims, convention.statement, env.allowed),
+                        expected, inst.describe)
+    return replace(question, make=make)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from a2.written.targets import fraction, question_of, topic_title
+from a2.written.targets import fraction, pretty, question_of, swapped_numbering, topic_title
 from grader.reading.blocks import markdown_tokens
 
 MAX_FILE_CHARS = 1_000_000
@@ -54,6 +54,7 @@ class Section:
     evidence: list[list[str]] = field(default_factory=list)   # [text, where] of equations naming its target
     unread: str = ""             # why part of its file was not read (an answer below full is then flagged)
     doubt: str = ""              # why its place is uncertain (found by its heading's topic): below full is flagged
+    convention: bool = False     # the writeup states another layout of word2vec's arrays (U is |V|×d, row vectors)
 
     @property
     def empty(self) -> bool:
@@ -317,6 +318,7 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
     first_labelled = spans[0][0] if spans else len(lines)
 
     sections: dict[str, Section] = {}
+    found: list[tuple[str | None, str | None, Section]] = []     # (labelled as, about, section)
     for start, end, q, mk, _implicit in spans:
         body_lines = [lines[k] for k in range(start, end)
                       if k not in excluded and not (mk.is_heading and k == start)]
@@ -333,6 +335,9 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
             section.notes.append(f"The section headed {heading!r} ({where}) is about the question "
                                  f"{pretty(target)}, not {pretty(q)}, so it was read as {pretty(target)}.")
             section.question = target
+        found.append((q, target, section))
+    swapped_numbering(found, questions)
+    for _, _, section in found:
         if section.question:
             merge_section(sections, section)
 
@@ -380,14 +385,3 @@ def merge_section(sections: dict[str, Section], new: Section) -> None:
     old.body = old.body + "\n\n" + new.body
     old.notes.append(f"{pretty(new.question)} has more than one section ({old.where}; {new.where}); "
                      "they were read together.")
-
-
-def pretty(question: str | None) -> str:
-    """``1b_i`` -> ``1(b)(i)``."""
-    if not question:
-        return "?"
-    m = re.fullmatch(r"(\d)([a-z])(?:_([ivx]+))?", question)
-    if not m:
-        return question
-    part, letter, roman = m.groups()
-    return f"{part}({letter})" + (f"({roman})" if roman else "")

@@ -68,6 +68,8 @@ def aligned_tables(text: str) -> str:
     def row(line: str, starts: list[int]) -> str:
         if not line.replace("-", "").strip():
             return "|" + " --- |" * len(starts)
+        if tabs:                             # tab-separated (a spreadsheet pasted): one tab, one cell
+            return "| " + " | ".join(cell.strip() for cell in line.split("\t")) + " |"
         cells = [""] * len(starts)
         at = 0
         for col, piece in _chunks(line):     # the nearest column to its right of the last one filled
@@ -78,6 +80,7 @@ def aligned_tables(text: str) -> str:
     k = 0
     while k < len(lines):
         line, first = lines[k], k
+        tabs = line.count("\t") >= 2
         if "|" in line:
             k += 1
             continue

@@ -148,3 +148,37 @@ def topic_title(heading: str, questions: set[str], taken: set[str]) -> str | Non
     another section already answers it."""
     found = [q for q, pattern in TOPIC_HEADINGS.items() if q in questions and pattern.search(heading)]
     return found[0] if len(found) == 1 and found[0] not in taken else None
+
+
+def pretty(question: str | None) -> str:
+    """``1b_i`` -> ``1(b)(i)``."""
+    if not question:
+        return "?"
+    m = re.fullmatch(r"(\d)([a-z])(?:_([ivx]+))?", question)
+    if not m:
+        return question
+    part, letter, roman = m.groups()
+    return f"{part}({letter})" + (f"({roman})" if roman else "")
+
+
+SWAPPED = (("1d", "1e"),)
+"""Questions another handout of the assignment numbers the other way round (the Winter reruns ask
+∂J/∂U as (d) and ∂J/∂u_w as (e))."""
+
+
+def swapped_numbering(found: list, questions: set[str]) -> None:
+    """A writeup whose section labelled ``b`` is about ``a`` follows the swapped handout: its section
+    labelled ``a`` that does not say what it is about answers ``b`` (and a TA checks a score below full)."""
+    for pair in SWAPPED:
+        for a, b in (pair, pair[::-1]):
+            moved = any(label == b and about == a for label, about, _ in found)
+            answered = any(s.question == b for _, _, s in found)
+            if not moved or answered or b not in questions:
+                continue
+            for label, about, section in found:
+                if label == a and about is None and section.question == a:
+                    section.question = b
+                    section.doubt = (f"the section labelled {pretty(a)} ({section.where}) was read as {pretty(b)}: "
+                                     f"the writeup's {pretty(b)} is about {pretty(a)}'s question (a handout that swaps them)")
+                    section.notes.append(f"Your section labelled {pretty(b)} answers {pretty(a)}'s question, so the "
+                                         f"one labelled {pretty(a)} ({section.where}) was read as {pretty(b)}.")

@@ -287,6 +287,26 @@ def _sequence_only(body: str) -> list[Row]:
     return [Row(k + 1, transition_name(t), t, None, None, None, False) for k, t in enumerate(tokens)]
 
 
+HANDOUT_GIVEN = 3
+"""Steps the handout's own table already shows: a table may start after them (a TA gives full)."""
+
+
+def _after_given(rows: list[Row]) -> tuple[list[Row], int]:
+    """``rows`` with the handout's given steps put back in front when the table starts after them
+    (its first row shows the gold configuration after step 2 .. HANDOUT_GIVEN + 1), and how many."""
+    if not rows or rows[0].stack is None or rows[0].buffer is None:
+        return rows, 0
+    for first in range(2, min(HANDOUT_GIVEN + 2, len(GOLD_PATH))):
+        if (rows[0].stack, rows[0].buffer) == (GOLD_PATH[first].stack, GOLD_PATH[first].buffer) \
+                and rows[0].transition == oracle(GOLD_PATH[first - 1]):
+            given = [Row(k, oracle(GOLD_PATH[k - 1]), "", GOLD_PATH[k].stack, GOLD_PATH[k].buffer, None, False)
+                     for k in range(1, first)]
+            for k, row in enumerate(rows, start=first):
+                row.number = k
+            return given + rows, first - 1
+    return rows, 0
+
+
 @written_check("transition_table")
 def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     """3(a): the configuration table replayed row by row against the gold tree."""
@@ -302,6 +322,9 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
                      "be checked, so this answer gets partial credit at most and a TA reads it.")
         review = (f"no configuration table was read, only a sequence of {len(rows)} transitions: the stack and "
                   "buffer of each step are unchecked (a table the reader missed, or a list of steps?)")
+    rows, given = _after_given(rows)
+    if given:
+        notes.append(f"Your table starts at step {given + 1}; the handout's first {given} steps were taken as given.")
     done = replay(rows)
     passed, tree_ok = done.passed, done.tree_ok
     total = max(STEPS, len(rows)) + 1

@@ -206,13 +206,16 @@ _CHAIN_ENVS = re.compile(r"\\(?:begin|end)\s*\{(?:aligned|align\*?|split|gathere
                          r"array)\}(?:\s*\{[^{}]*\})?")
 _CONDITION_WORDS = re.compile(r"\s+(?=(?:when|if|for)\b)", re.I)
 _LATEX_REMARK = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag|intertext)(?![A-Za-z])|\\[,;]\s*\\text|,")
-_NOTATION_TEXT = re.compile(r"\s*(?:[A-Za-z]|T|drop|CE|softmax|ReLU|relu|sign|diag|otherwise)\s*")
+NOTATION_WORDS = ("T", "drop", "CE", "softmax", "ReLU", "relu", "sign", "diag", "step", "Heaviside", "exp", "log",
+                  "max", "min", "sum")
+"""Words that are notation inside math (``\\text{softmax}``, ``\\text{step}(z)``), never a remark or prose."""
+_NOTATION_TEXT = re.compile(r"\s*(?:[A-Za-z]|otherwise|" + "|".join(NOTATION_WORDS) + r")\s*")
 _TEXT_REMARK = re.compile(
     r",\s*(?:i\.\s?e\.?|e\.\s?g\.?|where|which|so|since|because|as|this|that|with|note|here|by|using)(?![A-Za-z])"
     r"|,\s+(?!else|otherwise)(?=[a-z]{3,}\s)"
     r"|\s+(?:where|since|because|which|so\s+that|i\.\s?e\.|e\.\s?g\.)\s|[.;](?:\s|$)", re.I)
-_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:exp|log|max|min|sum|drop|softmax|relu|sign|diag|[a-z]?hat|gamma|"
-                         r"delta|sigma|theta|partial)\b)[a-z]{3,}\b", re.I)
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:" + "|".join(NOTATION_WORDS) + r"|[a-z]?hat|gamma|delta|sigma|theta|"
+                         r"partial)\b)[a-z]{3,}\b", re.I)
 
 
 def _remark_paren(text: str) -> int:

@@ -120,7 +120,7 @@ def list_items(text: str) -> list[str]:
             if depth == 0 and items:
                 break
         elif tok.type == "list_item_open" and depth == 1 and tok.map:
-            items.append("\n".join(lines[tok.map[0]:tok.map[1]]))
+            items.append("\n".join(lines[tok.map[0]:tok.map[1]]).rstrip())
     return items
 
 

@@ -34,9 +34,15 @@ _TRANSPOSE = re.compile(
     r"|\\textsf\s*\{\s*T\s*\})\s*\}|T)")
 _P_DROP = re.compile(r"p_\s*((?:\{\s*|\\(?:text|mathrm|rm|textrm|mathit|operatorname)\s*)*)"
                      r"(?:drop(?:out)?|d)(?![A-Za-z])")
-_RELU_PRIME = re.compile(r"\\?(?:operatorname|mathrm|text|textrm|textsf|mathsf)?\s*\{?\s*(?:ReLU|ReLu|relu|RELU|Relu)"
-                         r"\s*\}?\s*(?:'|\^\s*\{?\s*\\prime\s*\}?)")
-_STEP_FUNCS = re.compile(r"\\?(?:operatorname|mathrm|text)?\s*\{?\s*(?:H|Heaviside|step|u)\s*\}?(?=\s*\()")
+STEP_FUNCTIONS = ("ReLU'", "Heaviside", "H", "step", "\\theta", "\\Theta")
+"""Spellings of the unit step 1{x > 0} applied to a bracket: ``ReLU'(z)`` (also ``relu'``,
+``\\mathrm{ReLU}^\\prime``), Heaviside's ``H(z)``, ``\\text{step}(z)``, ``\\theta(z)``. Data: a new
+spelling is a new entry."""
+_STEP = re.compile(
+    r"(?<![A-Za-z{])\\?(?:operatorname|mathrm|text|textrm|textsf|mathsf)?\s*\{?\s*(?:"
+    + "|".join("(?i:" + re.escape(name[:-1]) + r")\s*\}?\s*(?:'|\^\s*\{?\s*\\prime\s*\}?)" if name.endswith("'")
+               else re.escape(name) + r"(?![A-Za-z])\s*\}?(?=\s*(?:\\left\s*)?\()" for name in STEP_FUNCTIONS)
+    + ")")
 _ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
 """``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
 _PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([ijk])([ijk])(?![A-Za-z{])")
@@ -157,7 +163,7 @@ def normalise(latex: str) -> str:
     text = _SIZING.sub(lambda m: m.group(1) or "", text)
     text = _SPACING.sub(" ", text)
     text = _brace_cases(text)
-    text = _RELU_PRIME.sub(r" \\relustep ", text)
+    text = _STEP.sub(r" \\relustep ", text)
     text = _TRANSPOSE.sub("^{T}", text)
     text = _hats(text)
     text = _p_drop(text)

@@ -1,0 +1,220 @@
+"""Shapes of real writeups the reader met only on held-out data (issue 33): tool-written Markdown,
+notation students declare, another handout's numbering, a 3(a) table after the handout's rows.
+
+Each writeup here is our own, a few lines in the shape; every item is graded as a whole upload
+would be (the written grader, in process).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from a2.written.grade import grade_written
+from a2.written.process import InProcess
+from a2.written.transitions import GOLD_PATH, HANDOUT_GIVEN, oracle
+from grader.reading.blocks import github_math, list_items
+from grader.reading.braces import math_groups
+from grader.run.rubric import load_rubric
+
+PARTS = load_rubric().written
+RUNNER = InProcess()
+
+
+def graded(tmp_path, text: str, name: str = "answers.md"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    results, _, _ = grade_written([path], PARTS, 5, runner=RUNNER)
+    return {r.id: r for r in results}
+
+
+def full(r) -> bool:
+    return r.score >= r.max_score - 1e-9
+
+
+# --- Markdown written by tools --------------------------------------------------------------
+
+def test_github_math_becomes_dollar_math_and_code_is_left_alone():
+    text = ("Inline $`\\gamma = 2`$ here.\n\n```math\nJ = -\\log \\hat{y}_o\n```\n\n"
+            "```python\nprint('$`not math`$')\n```\n\n    $`indented code`$\n")
+    out = github_math(text)
+    assert "Inline $\\gamma = 2$ here." in out
+    assert "$$\nJ = -\\log \\hat{y}_o\n$$" in out
+    assert "print('$`not math`$')" in out and "    $`indented code`$" in out
+
+
+def test_an_unclosed_math_fence_is_closed_at_the_end():
+    assert github_math("```math\nx = 1\n").split("\n") == ["$$", "x = 1", "$$", ""]
+
+
+@pytest.mark.parametrize(("text", "bodies"), [
+    ("we get $\\frac{a}{b} = U(y -\ny)$, so", ["\\frac{a}{b} = U(y -\ny)"]),    # a hard wrap at 72 columns
+    ("costs $5\n\nand $x$", ["x"]),                                              # never over a blank line
+    ("$a\nb\nc\nd$", []),                                                        # nor over three wraps
+])
+def test_inline_math_may_be_hard_wrapped_but_not_over_a_paragraph(text, bodies):
+    assert [body for _, _, body, _ in math_groups(text)] == bodies
+
+
+def test_list_items_are_the_top_level_items_with_their_nested_lines():
+    items = list_items("1. first\n   - a\n   - b\n2. second\n\nAfter.\n")
+    assert items == ["1. first\n   - a\n   - b", "2. second"]
+
+
+def test_gfm_math_answers_are_read(tmp_path):
+    auto = graded(tmp_path, "### 1(b)(i)\n\nSo $`\\hat{y}`$ appears:\n\n```math\n"
+                            "\\frac{\\partial J}{\\partial v_c} = U(\\hat{y} - y)\n```\n\n"
+                            "### 2(b)(i)\n\n```math\n\\gamma = \\frac{1}{1 - p_{drop}}\n```\n", "a2_writeup.md")
+    assert full(auto["1b_i"]) and full(auto["2b_i"])
+
+
+_3F = """### 3(f)
+
+1.  Error type: Verb Phrase Attachment Error\\
+    Incorrect dependency: acquisition → citing\\
+    Correct dependency: blocked → citing
+
+2.  Error type: Modifier Attachment Error\\
+    Incorrect dependency: elements → most\\
+    Correct dependency: crucial → most
+
+3.  Error type: Prepositional Phrase Attachment Error\\
+    Incorrect dependency: declined → decision\\
+    Correct dependency: reasons → decision
+
+4.  Error type: Coordination Attachment Error\\
+    Incorrect dependency: affects → one\\
+    Correct dependency: plants → one
+"""
+
+
+def test_3f_as_a_numbered_list_with_pandoc_line_breaks(tmp_path):
+    assert graded(tmp_path, _3F)["3f"].score == 12
+
+
+def _table(rows, gap: str = "   ") -> str:
+    widths = [max(len(r[k]) for r in rows) for k in range(4)]
+    return "\n".join(gap.join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows)
+
+
+def _gold_rows(escape: bool = False, first: int = 1):
+    rows = [("Stack", "Buffer", "New dependency", "Transition")]
+    for k in range(first, len(GOLD_PATH)):
+        before, after = GOLD_PATH[k - 1], GOLD_PATH[k]
+        arc = sorted(after.arcs - before.arcs)
+        word_list = ("\\[{}\\]" if escape else "[{}]").format
+        rows.append((word_list(", ".join(after.stack)), word_list(", ".join(after.buffer)),
+                     f"{arc[0][0]} -> {arc[0][1]}" if arc else "", oracle(before)))
+    return rows
+
+
+@pytest.mark.parametrize("shape", ["spaces", "pandoc dashes with escaped brackets", "tabs"])
+def test_3a_tables_aligned_with_spaces_are_tables(tmp_path, shape):
+    rows = _gold_rows(escape="pandoc" in shape)
+    if shape == "tabs":
+        table = "\n".join("\t".join(r) for r in rows)
+    else:
+        table = _table(rows)
+        if "dashes" in shape:
+            lines = table.split("\n")
+            dashes = "   ".join("-" * max(len(r[k]) for r in rows) for k in range(4))
+            table = "\n".join([lines[0], dashes, *lines[1:], dashes])
+    r = graded(tmp_path, f"3(a)\n\n{table}\n", "part3.txt" if shape != "pandoc dashes with escaped brackets"
+               else "answers.md")["3a"]
+    assert full(r) and not r.needs_review, r.outcome.feedback
+
+
+def test_a_wrong_stack_row_in_an_aligned_table_is_not_a_pass(tmp_path):
+    rows = _gold_rows()
+    stack = rows[5][0].replace("my, ", "")
+    rows[5] = (stack, *rows[5][1:])
+    r = graded(tmp_path, f"3(a)\n\n{_table(rows)}\n", "part3.txt")["3a"]
+    assert 0 < r.score < r.max_score
+
+
+def test_a_table_row_whose_transition_is_not_read_is_flagged(tmp_path):
+    rows = _gold_rows()
+    rows[7] = (*rows[7][:2], f"{rows[7][2]} {rows[7][3]}", "")     # the transition written in the arc's cell
+    table = "| " + " |\n| ".join(" | ".join(r) for r in [rows[0], ("---",) * 4, *rows[1:]]) + " |"
+    r = graded(tmp_path, f"### 3(a)\n\n{table}\n")["3a"]
+    assert r.score < r.max_score and r.needs_review
+
+
+# --- 3(a) after the handout's given rows ----------------------------------------------------
+
+def test_3a_from_step_4_gets_full_credit_with_a_note(tmp_path):
+    rows = _gold_rows(first=HANDOUT_GIVEN + 1)
+    table = "| " + " |\n| ".join(" | ".join(r) for r in [rows[0], ("---",) * 4, *rows[1:]]) + " |"
+    r = graded(tmp_path, f"### 3(a)\n\nContinuing the handout's table:\n\n{table}\n")["3a"]
+    assert full(r), r.outcome.feedback
+    assert any("taken as given" in line for line in r.outcome.feedback)
+
+
+def test_3a_from_step_6_is_not_full(tmp_path):
+    rows = _gold_rows(first=HANDOUT_GIVEN + 3)
+    table = "| " + " |\n| ".join(" | ".join(r) for r in [rows[0], ("---",) * 4, *rows[1:]]) + " |"
+    assert not full(graded(tmp_path, f"### 3(a)\n\n{table}\n")["3a"])
+
+
+# --- notation -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("step", ["H(z_i)", "H\\left((xW+b_1)_i\\right)", "\\text{step}(z_i)", "\\theta(z_i)",
+                                  "\\operatorname{H}(z_i)", "\\mathrm{ReLU}'(z_i)", "\\mathrm{relu}^\\prime(z_i)"])
+def test_the_heaviside_step_in_its_usual_spellings(tmp_path, step):
+    r = graded(tmp_path, f"### 3(e)(i)\n\n$$\\frac{{\\partial h_i}}{{\\partial x_j}} = {step}\\, W_{{ji}}$$ "
+                         "where $z = xW + b_1$ and the step is Heaviside's.\n")["3e_i"]
+    assert full(r), r.outcome.feedback
+
+
+@pytest.mark.parametrize("wrong", ["H(z_i)", "H(x_j) W_{ji}", "\\theta(z_i) W_{ij}"])
+def test_a_wrong_answer_with_a_step_is_not_full(tmp_path, wrong):
+    r = graded(tmp_path, f"### 3(e)(i)\n\n$$\\frac{{\\partial h_i}}{{\\partial x_j}} = {wrong}$$ with $z = xW + b_1$.\n")
+    assert not full(r["3e_i"])
+
+
+ROWS = ("We write every vector as a row vector ($v_c$ is $1 \\times d$) and $U \\in \\mathbb{R}^{|V| \\times d}$, "
+        "so $\\hat{y} = \\mathrm{softmax}(v_c U^\\top)$.\n\n")
+
+
+@pytest.mark.parametrize(("item", "answer", "lhs"), [
+    ("1e", "(\\hat{y} - y)^\\top v_c", "U"),
+    ("1b_i", "(\\hat{y} - y) U", "v_c"),
+])
+def test_an_answer_in_the_row_convention_the_writeup_states_is_right(tmp_path, item, answer, lhs):
+    head = {"1e": "### 1(e)", "1b_i": "### 1(b)(i)"}[item]
+    r = graded(tmp_path, f"{ROWS}{head}\n\n$$\\frac{{\\partial J}}{{\\partial {lhs}}} = {answer}$$\n")[item]
+    assert full(r), r.outcome.feedback
+    assert any("convention your writeup states" in line for line in r.outcome.feedback)
+
+
+def test_u_with_rows_of_vectors_and_column_vectors(tmp_path):
+    r = graded(tmp_path, "Here $U$ is $|V| \\times d$: its rows are the outside vectors.\n\n### 1(e)\n\n"
+                         "$$\\frac{\\partial J}{\\partial U} = (\\hat{y} - y) v_c^\\top$$\n")["1e"]
+    assert full(r)
+
+
+@pytest.mark.parametrize("stated", [False, True])
+def test_a_wrong_answer_stays_wrong_whatever_the_convention(tmp_path, stated):
+    r = graded(tmp_path, (ROWS if stated else "") + "### 1(e)\n\n"
+                         "$$\\frac{\\partial J}{\\partial U} = (y - \\hat{y})^\\top v_c$$\n")["1e"]
+    assert r.score == 0
+
+
+def test_without_a_stated_convention_the_transposed_answer_is_not_full(tmp_path):
+    r = graded(tmp_path, "### 1(e)\n\n$$\\frac{\\partial J}{\\partial U} = (\\hat{y} - y) v_c^\\top$$\n")["1e"]
+    assert not full(r)
+
+
+# --- another handout's numbering ------------------------------------------------------------
+
+def test_the_winter_handouts_d_and_e_swapped_without_a_derivative_in_the_d_section(tmp_path):
+    auto = graded(tmp_path, "# Part 1\n\n## d)\n\nThe gradient for the whole matrix of outside vectors "
+                            "is an outer product:\n\n$$v_c(\\hat y - y)^\\top$$\n\n## e)\n\n"
+                            "$$\\frac{\\partial J}{\\partial u_w} = \\begin{cases}(\\hat y_w - 1)v_c & w = o\\\\ "
+                            "\\hat y_w v_c & w \\ne o\\end{cases}$$\n")
+    assert full(auto["1d"]) and full(auto["1e"]), (auto["1d"].outcome.feedback, auto["1e"].outcome.feedback)
+
+
+def test_a_swapped_section_that_is_wrong_is_flagged(tmp_path):
+    auto = graded(tmp_path, "# Part 1\n\n## d)\n\n$$(\\hat y - y) v_c$$\n\n## e)\n\n"
+                            "$$\\frac{\\partial J}{\\partial u_w} = (\\hat y_w - y_w) v_c$$\n")
+    assert not full(auto["1e"]) and auto["1e"].needs_review

@@ -27,12 +27,22 @@ VP, MOD, PP, COORD = ERROR_TYPES
 KEYS = parser_error_keys()
 """The four sentences' keys: data, in a2/written/keys.yaml (the one place they are written)."""
 
-_KIND_PATTERNS = (
-    (VP, re.compile(r"verb[\s\-_]*phrase|\bvp\b|verbal[\s\-]+phrase", re.I)),
-    (MOD, re.compile(r"modifi\w*|\bmod\b|adverb\w*|adjectiv\w*", re.I)),
-    (PP, re.compile(r"prepositional[\s\-_]*(?:phrase)?|preposition\w*|\bpp\b|prep\.?\s+phrase", re.I)),
-    (COORD, re.compile(r"coordinat\w*|conjunct\w*|\bcoord\b", re.I)),
-)
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    VP: ("verb phrase", "vp", "verbal phrase"),
+    MOD: ("modifi*", "mod", "adverb*", "adjectiv*"),
+    PP: ("prepositional phrase", "prepositional", "preposition*", "pp", "prep phrase", "prep. phrase"),
+    COORD: ("coordinat*", "conjunct*", "coord"),
+}
+"""How students name each error type: words (``*`` any ending; a space any run of spaces, hyphens
+or underscores). Data: a new spelling is a new entry."""
+
+
+def _words_pattern(words: tuple[str, ...]) -> str:
+    return "|".join(r"\b" + r"[\s\-_]*".join(re.escape(w).replace(r"\*", r"\w*") for w in phrase.split())
+                    + ("" if phrase.endswith("*") else r"\b") for phrase in words)
+
+
+_KIND_PATTERNS = tuple((kind, re.compile(_words_pattern(words), re.I)) for kind, words in KIND_WORDS.items())
 _FUZZY = {"verb": VP, "modifier": MOD, "prepositional": PP, "preposition": PP, "coordination": COORD,
           "coordinating": COORD}
 _ROMAN_START = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\(?\s*(iv|iii|ii|i)\s*[.):|]|\(\s*(iv|iii|ii|i)\s*\)|(iv|iii|ii|i)\s*$)")

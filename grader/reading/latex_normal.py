@@ -27,7 +27,6 @@ _STYLE_WITH_ARG = ("mathbf", "boldsymbol", "bm", "mathbfit", "mathit", "pmb", "v
                    "mathrm", "textrm", "text", "textit", "textbf", "mbox", "operatorname", "mathnormal",
                    "underline", "overrightarrow", "mathtt", "texttt", "textsf", "emph")
 _HAT_WITH_ARG = ("hat", "widehat")
-_FRAC_VARIANTS = re.compile(r"\\[dt]frac(?![A-Za-z])")
 _TRANSPOSE = re.compile(
     r"\^\s*(?:\\top(?![A-Za-z])|\\intercal(?![A-Za-z])|\\mathsf\s*\{\s*T\s*\}|\\mathrm\s*\{\s*T\s*\}|\\text\s*\{\s*T\s*\}"
     r"|\{\s*(?:\\top|\\intercal|T|\\mathsf\s*\{\s*T\s*\}|\\mathrm\s*\{\s*T\s*\}|\\text\s*\{\s*T\s*\}"
@@ -43,6 +42,15 @@ _STEP = re.compile(
     + "|".join("(?i:" + re.escape(name[:-1]) + r")\s*\}?\s*(?:'|\^\s*\{?\s*\\prime\s*\}?)" if name.endswith("'")
                else re.escape(name) + r"(?![A-Za-z])\s*\}?(?=\s*(?:\\left\s*)?\()" for name in STEP_FUNCTIONS)
     + ")")
+SYNONYMS: dict[str, str] = {
+    "ell": "l", "cdotp": "\\cdot", "bullet": "\\cdot", "ast": "\\cdot",
+    "ldots": "\\dots", "cdots": "\\dots", "dotsc": "\\dots", "dotsb": "\\dots",
+    "lvert": "|", "rvert": "|", "vert": "|", "lbrack": "[", "rbrack": "]", "lbrace": "\\{", "rbrace": "\\}",
+    "ge": "\\geq", "le": "\\leq", "ne": "\\neq", "gt": ">", "lt": "<",
+    "dfrac": "\\frac", "tfrac": "\\frac", "widehat": "\\hat",
+}
+"""LaTeX commands with the same meaning as another (or a character): one table, one rewrite."""
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
 _ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
 """``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
 _PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([ijk])([ijk])(?![A-Za-z{])")
@@ -77,7 +85,6 @@ def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
 
 def _hats(text: str) -> str:
     """``\\hat y``, ``\\widehat{\\mathbf{y}}`` -> ``\\hat{y}``."""
-    text = re.sub(r"\\widehat(?![A-Za-z])", r"\\hat", text)
     text = re.sub(r"\\hat\s+\{", r"\\hat{", text)                     # \hat \mathbf{y} once unwrapped
     text = re.sub(r"\\hat\s*([A-Za-z])", r"\\hat{\1}", text)
     # \hat{y_o} -> \hat{y}_o; {\hat{y}}_{i} -> \hat{y}_{i} (a subscript on a braced group)
@@ -158,7 +165,7 @@ def normalise(latex: str) -> str:
     text = text.replace("$", " ")
     text = re.sub(r"\\(?:boxed|fbox|colorbox\{[^{}]*\}|color\{[^{}]*\})\s*(?=\{)", "", text)
     text = re.sub(r"\\tag\*?\s*\{[^{}]*\}|\\label\s*\{[^{}]*\}|\\nonumber|\\notag", " ", text)
-    text = _FRAC_VARIANTS.sub(r"\\frac", text)
+    text = _COMMAND.sub(lambda m: SYNONYMS.get(m.group(1), m.group(0)), text)
     text = re.sub(r"\\(?:left|right)\s*\.", "", text)
     text = _SIZING.sub(lambda m: m.group(1) or "", text)
     text = _SPACING.sub(" ", text)
@@ -172,19 +179,6 @@ def normalise(latex: str) -> str:
     text = _p_drop(text)
     text = _PLAIN_PAIR.sub(r"_{\1\2}", text)     # W_ji typed without braces is W_{ji}
     text = _COMMA_PAIR.sub(r"_{\1\2}", text)     # W_{j,i} is W_{ji}
-    text = re.sub(r"\\(?:ell)(?![A-Za-z])", "l", text)
-    text = re.sub(r"\\(?:cdotp|bullet|ast)(?![A-Za-z])", r"\\cdot", text)
-    text = re.sub(r"\\(?:ldots|cdots|dotsc|dotsb|dots)(?![A-Za-z])", r"\\dots", text)
-    text = re.sub(r"\\(?:lvert|rvert|vert)(?![A-Za-z])", "|", text)
-    text = re.sub(r"\\lbrack(?![A-Za-z])", "[", text)
-    text = re.sub(r"\\rbrack(?![A-Za-z])", "]", text)
-    text = re.sub(r"\\(?:lbrace)(?![A-Za-z])", r"\\{", text)
-    text = re.sub(r"\\(?:rbrace)(?![A-Za-z])", r"\\}", text)
-    text = re.sub(r"\\(?:ge)(?![A-Za-z])", r"\\geq", text)
-    text = re.sub(r"\\(?:le)(?![A-Za-z])", r"\\leq", text)
-    text = re.sub(r"\\(?:ne)(?![A-Za-z])", r"\\neq", text)
-    text = re.sub(r"\\(?:gt)(?![A-Za-z])", ">", text)
-    text = re.sub(r"\\(?:lt)(?![A-Za-z])", "<", text)
     text = _strip_braced_singletons(text)
     text = re.sub(r"\s+", " ", text).strip()
     return _TRAILING.sub("", text)

@@ -12,7 +12,7 @@ import pytest
 from a2.written.grade import grade_written
 from a2.written.process import InProcess
 from a2.written.transitions import GOLD_PATH, HANDOUT_GIVEN, oracle
-from grader.reading.blocks import github_math, list_items
+from grader.reading.blocks import github_math, list_items, pandoc_unescaped
 from grader.reading.braces import math_groups
 from grader.run.rubric import load_rubric
 
@@ -53,6 +53,26 @@ def test_an_unclosed_math_fence_is_closed_at_the_end():
 ])
 def test_inline_math_may_be_hard_wrapped_but_not_over_a_paragraph(text, bodies):
     assert [body for _, _, body, _ in math_groups(text)] == bodies
+
+
+def test_pandoc_escapes_are_undone_outside_math_and_display_math_is_kept():
+    text = "p\\_drop and u\\_o\n\\[ROOT, I\\]   \\[presented\\]   SHIFT\n\\[ \\frac{a}{b} \\]\nso \\[i = c\\], $y\\_1$"
+    assert pandoc_unescaped(text) == "p_drop and u_o\n[ROOT, I]   [presented]   SHIFT\n\\[ \\frac{a}{b} \\]\nso [i = c], $y\\_1$"
+    assert pandoc_unescaped("\\[ \\frac{a}{b} \\] with [x]") == "\\[ \\frac{a}{b} \\] with [x]"   # not pandoc's
+
+
+def test_plain_formulas_written_by_pandoc_are_read(tmp_path):
+    auto = graded(tmp_path, "### 1(e)\n\ndJ/dU = v\\_c (y\\_hat - y)^T\n\n### 3(e)(ii)\n\n"
+                            "With \\[i = c\\] the indicator of the true class,\n\n"
+                            "dCE/dl\\_i = y\\_hat\\_i - 1 if i = c, y\\_hat\\_i otherwise\n")
+    assert full(auto["1e"]) and full(auto["3e_ii"]), (auto["1e"].outcome.feedback, auto["3e_ii"].outcome.feedback)
+
+
+def test_a_plain_formula_hard_wrapped_inside_its_remark_is_read(tmp_path):
+    auto = graded(tmp_path, "### 3(e)(ii)\n\n∂CE/∂l_i = ŷ_i − 1 if i = c, ŷ_i otherwise (this holds for every\n"
+                            "training pair)\n\n### 3(e)(i)\n\nFinal answer: dh_i/dx_j = 1{(xW + b1)_i > 0} W_ji (for\n"
+                            "every pair)\n")
+    assert full(auto["3e_ii"]) and full(auto["3e_i"]), (auto["3e_ii"].outcome.feedback, auto["3e_i"].outcome.feedback)
 
 
 def test_list_items_are_the_top_level_items_with_their_nested_lines():

@@ -18,6 +18,7 @@ class Transform:
     name: str
     kinds: frozenset[str]            # "md", "txt", "tex": the files it applies to
     rewrite: Callable[[str], str]
+    rename: Callable[[str], str] | None = None     # the file's new name (None: kept)
 
 
 def _kind(name: str) -> str:
@@ -39,6 +40,65 @@ def _display_opening(text: str) -> str:
     return re.sub(r"\$\$\\displaystyle ([^$]*)\$\$\\displaystyle ", r"$$\\displaystyle \1$$", text)
 
 
+def _outside_math_and_code(text: str, rewrite: Callable[[str], str]) -> str:
+    """``rewrite`` applied to the text outside math spans, fenced code and tables' word lists only."""
+    from grader.reading.braces import math_groups
+    out, pos = [], 0
+    for start, end, _body, _display in math_groups(text):
+        out.append(rewrite(text[pos:start]))
+        out.append(text[start:end])
+        pos = end
+    out.append(rewrite(text[pos:]))
+    return "".join(out)
+
+
+def _pandoc_escapes(text: str) -> str:
+    """What pandoc writes for literal characters of text: ``\\_``, ``\\*`` inside words, ``\\[`` ``\\]``."""
+    def escape(chunk: str) -> str:
+        chunk = re.sub(r"(?<=\w)_(?=\w)", r"\\_", chunk)
+        return re.sub(r"(?<![\\\]])\[([^\[\]\n$]*)\](?![(:])", r"\\[\1\\]", chunk)
+    return _outside_math_and_code(text, escape)
+
+
+def _github_math(text: str) -> str:
+    """GitHub's math: ``$$`` blocks on their own lines as ```` ```math ```` fences, ``$x$`` as ``$`x`$``."""
+    text = re.sub(r"(?m)^\$\$[ \t]*\n(.+?)\n[ \t]*\$\$[ \t]*$", lambda m: f"```math\n{m.group(1)}\n```", text, flags=re.S)
+    return _INLINE_DOLLAR.sub(lambda m: f"$`{m.group(1)}`$" if "`" not in m.group(1) else m.group(0), text)
+
+
+_NOT_PROSE = re.compile(r"^\s*(?:#|\||\$\$|```|>|-{3,}|\\\[|\\\]|\d+\.\s|[-*+]\s|\s{4})")
+
+
+def _hard_wrap(text: str, width: int = 72) -> str:
+    """Paragraph lines longer than ``width`` broken at spaces (inside inline math too), as an editor's
+    hard wrap does; headings, tables, list items, display math and code are left as they are."""
+    out: list[str] = []
+    in_block = False
+    for line in text.split("\n"):
+        if line.strip().startswith(("$$", "```")) and line.strip().count("$$") != 2:
+            in_block = not in_block
+        if in_block or len(line) <= width or _NOT_PROSE.match(line) or "\\begin" in line:
+            out.append(line)
+            continue
+        current = ""
+        for word in line.split(" "):
+            if current and len(current) + 1 + len(word) > width and not re.match(r"[-+*#>|]|\d+[.)]", word):
+                out.append(current)
+                current = word
+            else:
+                current = f"{current} {word}" if current else word
+        out.append(current)
+    return "\n".join(out)
+
+
+def _renamed(name: str) -> str:
+    """The file names students choose: ``a2_answer.md``, ``p1.txt`` -> ``p1 answers.txt``."""
+    path = name.rsplit("/", 1)
+    base = path[-1]
+    new = "a2_answer.md" if base == "answers.md" else base.replace(".txt", " answers.txt")
+    return "/".join([*path[:-1], new])
+
+
 TRANSFORMS: tuple[Transform, ...] = (
     Transform("CRLF line endings", frozenset({"md", "txt", "tex"}), lambda t: t.replace("\n", "\r\n")),
     Transform("trailing spaces and tabs", frozenset({"md", "txt", "tex"}),
@@ -58,9 +118,18 @@ TRANSFORMS: tuple[Transform, ...] = (
     Transform("\\[ \\] for display $$", frozenset({"md"}), lambda t: _DISPLAY_DOLLAR.sub(r"\\[\n\1\n\\]", t)),
     Transform("deeper headings", frozenset({"md"}), lambda t: re.sub(r"(?m)^(#{1,5}) ", r"#\1 ", t)),
     Transform("blank line after every heading", frozenset({"md"}), lambda t: re.sub(r"(?m)^(#{1,6} .*)$", "\\1\n", t)),
+    Transform("GitHub math (```math fences, $`...`$)", frozenset({"md"}), _github_math),
+    Transform("pandoc escapes in text (\\_, \\[ \\])", frozenset({"md"}), _pandoc_escapes),
+    Transform("hard wraps at 72 columns", frozenset({"md"}), _hard_wrap),
+    Transform("the student's own file names", frozenset({"md", "txt"}), lambda t: t, rename=_renamed),
 )
 """Meaning-preserving transforms, each applied on its own."""
 
 
 def apply(transform: Transform, files: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    return [(name, transform.rewrite(text) if _kind(name) in transform.kinds else text) for name, text in files]
+    out = []
+    for name, text in files:
+        if _kind(name) in transform.kinds:
+            name, text = (transform.rename or (lambda n: n))(name), transform.rewrite(text)
+        out.append((name, text))
+    return out

@@ -132,8 +132,9 @@ def candidates(text: str) -> list[Candidate]:
             span = after[0]
             add(Candidate(span.latex, MARKED, span.start, _line_before(text, span.start), span.end))
         elif line_rest.strip(" *_"):
+            line_rest, line_end = _wrapped(text, line_rest, line_end)
             add(Candidate(line_rest.strip(" *_"), MARKED_TEXT, m.end(), text[max(0, m.start() - 80):m.start()],
-                          m.end() + len(line_rest)))
+                          line_end))
     for start, inner in reversed(boxed_contents(text)):
         add(Candidate(inner, BOXED, start, _line_before(text, start), start + len(inner)))
     for span in reversed([s for s in spans if s.display]):
@@ -187,16 +188,33 @@ def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
         masked = masked[:s.start] + " " * (s.end - s.start) + masked[s.end:]
     out = []
     for m in _PLAIN_EQUATION.finditer(masked):
-        raw = m.group("rhs")
+        raw, end = _wrapped(masked, m.group("rhs"), m.end("rhs"))
         rhs = cut_remark(raw).strip(" ,")
         rest = raw[len(rhs):] if raw.startswith(rhs) else ""
         condition = rest if _CONDITION_WORDS.match(rest) else ""
         if not rhs or not re.search(r"[A-Za-z0-9ŷ]", rhs):
             continue
         latex = f"{m.group('lhs')} = {rhs}"
-        out.append(Candidate(latex, PLAIN, m.start("lhs"), _line_before(text, m.start("lhs")), m.end("rhs"),
-                             condition))
+        out.append(Candidate(latex, PLAIN, m.start("lhs"), _line_before(text, m.start("lhs")), end, condition))
     return out
+
+
+WRAPPED_LINES = 2
+"""Lines a plain-text equation may continue on when it was hard-wrapped (an open bracket, a trailing operator)."""
+
+
+def _wrapped(text: str, rhs: str, end: int) -> tuple[str, int]:
+    """``rhs`` with the lines it was hard-wrapped onto: while a bracket is open or the line ends with an
+    operator or a comma, the next non-blank line of the paragraph continues it."""
+    for _ in range(WRAPPED_LINES):
+        if not (rhs.count("(") > rhs.count(")") or rhs.rstrip().endswith(("+", "-", "−", "*", "·", ",", "(", "="))):
+            break
+        stop = text.find("\n", end + 1)
+        line = text[end + 1:stop if stop >= 0 else len(text)]
+        if text[end:end + 1] != "\n" or not line.strip():
+            break
+        rhs, end = f"{rhs} {line.strip()}", end + 1 + len(line)
+    return rhs, end
 
 
 # ---------------------------------------------------------------------------------------------

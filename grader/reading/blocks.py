@@ -34,6 +34,7 @@ from pylatexenc.latexwalker import (
 )
 
 from grader.reading import tex_walk
+from grader.reading.braces import math_groups
 
 HEADING = "heading"
 PARAGRAPH = "paragraph"
@@ -104,6 +105,47 @@ def github_math(text: str) -> str:
 
 
 _GITHUB_INLINE = re.compile(r"\$`([^`\n]+)`\$")
+PANDOC_ESCAPED = "_*#<>~^`"
+"""Characters pandoc escapes in Markdown text (``p\\_drop``, ``\\*``); brackets too (``\\[ROOT\\]``)."""
+
+
+def pandoc_unescaped(text: str) -> str:
+    """A Markdown file written by pandoc (its text has ``\\_`` or ``\\*`` outside math) with its escapes
+    undone, as a Markdown renderer shows it: ``\\[ROOT, I\\]`` is a bracketed list there, never
+    display math, and ``u\\_o`` is ``u_o``. Math (``$...$``) is left as it is; other files are unchanged."""
+    if not any(text[start:end].count(f"\\{ch}") for start, end in _outside_math(text) for ch in "_*"):
+        return text
+    text = _brackets(text)
+    out, pos = [], 0
+    for start, end in _outside_math(text):
+        out.append(text[pos:start])
+        chunk = text[start:end]
+        for ch in PANDOC_ESCAPED:
+            chunk = chunk.replace(f"\\{ch}", ch)
+        out.append(chunk)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_ESCAPED_BRACKETS = re.compile(r"\\\[([^\n]*?)\\\]")
+
+
+def _brackets(text: str) -> str:
+    """``\\[...\\]`` on one line: escaped brackets after text or around words, display math when it
+    opens the line and holds LaTeX commands."""
+    def one(m: re.Match[str]) -> str:
+        opens_line = not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip()
+        return m.group(0) if opens_line and "\\" in m.group(1) else f"[{m.group(1)}]"
+    return _ESCAPED_BRACKETS.sub(one, text)
+
+
+def _outside_math(text: str) -> list[tuple[int, int]]:
+    spans, pos = [], 0
+    for start, end, _body, _display in math_groups(text):
+        spans.append((pos, start))
+        pos = end
+    return [*spans, (pos, len(text))]
 
 
 def list_items(text: str) -> list[str]:

@@ -129,10 +129,17 @@ def test_evidence_flags_instead_of_a_silent_zero_and_never_raises_a_score():
     verdict = reconsider(checker, wrong_last, _ctx("1b_i"), first)
     assert verdict.passed == first.passed == 0 and "not the only formula" in verdict.review and "U(\\hat{y} - y)" in verdict.raw
     assert "scores more" in " ".join(verdict.why) and "scores more" not in verdict.review  # the review is shown at once
+    # No section, but the writeup names the target elsewhere: read as a TA would, kept only when right;
+    # a right step before a wrong final answer is never credited (the two disagree: flagged, 0).
     no_section = Section("1b_i", "", where="answers.md, line 9",
                          evidence=[["dJ/dv_c = U(y_hat - y)", "answers.md, line 9", ""]])
     verdict = reconsider(checker, no_section, _ctx("1b_i"), checker(no_section, _ctx("1b_i")))
-    assert verdict.passed == 0 and verdict.review.startswith("no section was found")
+    assert verdict.passed == verdict.total and "left-hand side names 1(b)(i)" in verdict.feedback[-1]
+    step_then_wrong = Section("1b_i", "", where="answers.md, line 9",
+                              evidence=[["dJ/dv_c = -u_o + U y_hat", "answers.md, line 7", ""],
+                                        ["dJ/dv_c = U(y - y_hat)", "answers.md, line 9", ""]])
+    verdict = reconsider(checker, step_then_wrong, _ctx("1b_i"), checker(step_then_wrong, _ctx("1b_i")))
+    assert verdict.passed == 0 and verdict.review
 
 
 def test_an_answer_under_a_neighbours_heading_is_read_by_its_left_hand_side():

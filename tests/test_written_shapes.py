@@ -238,3 +238,65 @@ def test_a_swapped_section_that_is_wrong_is_flagged(tmp_path):
     auto = graded(tmp_path, "# Part 1\n\n## d)\n\n$$(\\hat y - y) v_c$$\n\n## e)\n\n"
                             "$$\\frac{\\partial J}{\\partial u_w} = (\\hat y_w - y_w) v_c$$\n")
     assert not full(auto["1e"]) and auto["1e"].needs_review
+
+
+# --- answers outside any labelled section ---------------------------------------------------
+
+_NUMBERED = ("## Q3. Parsing\n\n### Q3-3. Gradients of the network\n\nFrom the definitions,\n\n"
+             "$$\\frac{{\\partial h_i}}{{\\partial x_j}} = {relu}$$\n\nand for the logits\n\n"
+             "$$\\frac{{\\partial J}}{{\\partial l_i}} = {ce}$$\n")
+
+
+def test_answers_under_a_heading_of_another_numbering_are_read_by_their_left_hand_side(tmp_path):
+    auto = graded(tmp_path, _NUMBERED.format(relu="\\mathbb{1}\\{(xW + b_1)_i > 0\\} W_{ji}", ce="\\hat{y}_i - y_i"))
+    assert full(auto["3e_i"]) and full(auto["3e_ii"]), (auto["3e_i"].outcome.feedback, auto["3e_ii"].outcome.feedback)
+    assert any("left-hand side names" in line for line in auto["3e_ii"].outcome.feedback)
+
+
+def test_a_wrong_answer_outside_any_section_is_flagged_not_credited(tmp_path):
+    auto = graded(tmp_path, _NUMBERED.format(relu="W_{ij}", ce="y_i - \\hat{y}_i"))
+    for item in ("3e_i", "3e_ii"):
+        assert auto[item].score == 0 and auto[item].needs_review
+
+
+def test_the_templates_own_shorthands_are_read_without_its_preamble(tmp_path):
+    tex = ("\\titledquestion{Neural transition-based dependency parsing}[44]\n\\begin{parts}\n"
+           "\\part[4] a\n\\part[2] b\n\\part[8] c\n\\part[8] d\n\\part[12] e\n\\begin{subparts}\n"
+           "\\subpart[4] ReLU\n\\subpart[4] Compute $\\frac{\\partial CE(\\by, \\byt)}{\\partial \\bl_i}$.\n"
+           "\\ifans{$$\\frac{\\partial CE}{\\partial \\bl_i} = \\byt_i - \\by_i$$}\n\\end{subparts}\n\\end{parts}\n")
+    r = graded(tmp_path, "\\documentclass{exam}\n\\begin{document}\n\\begin{questions}\n" + tex
+               + "\\end{questions}\n\\end{document}\n", "q3.tex")["3e_ii"]
+    assert full(r), r.outcome.feedback
+
+
+def test_which_case_of_1d_is_right_is_told_with_the_explanation_only(tmp_path):
+    r = graded(tmp_path, "### 1(d)\n\nFor $w = o$: $$\\frac{\\partial J}{\\partial u_w} = (\\hat{y}_o - 1) v_c$$\n\n"
+                         "For $w \\neq o$: $$\\frac{\\partial J}{\\partial u_w} = -\\hat{y}_w v_c$$\n")["1d"]
+    assert 0 < r.score < r.max_score
+    shown = " ".join(r.outcome.feedback)
+    assert "read (w = o)" in shown and "read (w ≠ o)" in shown
+    assert "right" not in shown and "wrong" not in shown, shown
+    assert "case w ≠ o: wrong." in r.written.why and "case w = o: right at every random instance." in r.written.why
+
+
+def test_3a_as_a_list_of_steps_with_the_stack_after_each(tmp_path):
+    lines = ["Start: S=[ROOT], B=[I, presented, my, findings, at, the, NLP, conference]"]
+    for k in range(1, len(GOLD_PATH)):
+        before, after = GOLD_PATH[k - 1], GOLD_PATH[k]
+        arc = sorted(after.arcs - before.arcs)
+        shown = f" ({arc[0][0]} -> {arc[0][1]})" if arc else ""
+        lines.append(f"{k}. {oracle(before)}{shown} -> S=[{', '.join(after.stack)}]")
+    r = graded(tmp_path, "### 3(a)\n\n" + "\n".join(lines) + "\n")["3a"]
+    assert full(r) and not r.needs_review, r.outcome.feedback
+    lines[5] = lines[5].replace("findings]", "findings, at]")          # one stack shown wrong
+    r = graded(tmp_path, "### 3(a)\n\n" + "\n".join(lines) + "\n")["3a"]
+    assert 0 < r.score < r.max_score
+
+
+def test_1d_case_results_without_a_left_side_then_one_formula_for_both(tmp_path):
+    r = graded(tmp_path, "### 1(d)\n\nTwo cases: $w$ ($w=o$) and the others.\n\n"
+                         "- Case $w = o$: both terms count, result $(\\hat{y}_o - 1) v_c$.\n"
+                         "- Case $w \\neq o$: only the second term, result $\\hat{y}_w v_c$.\n\n"
+                         "Both at once: $$\\frac{\\partial J}{\\partial u_w} = (\\hat{y}_w - y_w) v_c$$(since for "
+                         "$w \\neq o$, $y_w=0$, it is $\\hat{y}_w v_c$; for $w=o$, $y_w=1$, it is $(\\hat{y}_o - 1) v_c$).\n")["1d"]
+    assert full(r), r.outcome.feedback

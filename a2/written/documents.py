@@ -51,6 +51,11 @@ _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
 _NAME_HINT = re.compile(r"(?:part|p|q)[_\- ]?([1-3])(?!\d)", re.I)
 
 
+TEMPLATE_SHORTHANDS = {"byt": r"\hat{\mathbf{y}}", "smx": r"\mathrm{softmax}", "relu": r"\mathrm{ReLU}",
+                       "R": r"\mathbb{R}"}
+"""Macros the course's template preamble defines and its prompts use (``\\byt`` is ŷ), which students
+use in answers without uploading the preamble (bold ``\\bX`` is read as X in bold by the reader)."""
+
 _INVISIBLE = str.maketrans({"\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
                             "\u00a0": " ", "\u202f": " ", "\u2009": " "})
 """Characters that do not change what a writeup says (zero-width and non-breaking spaces, a byte
@@ -142,6 +147,8 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         defs, _ = definitions(text)
         for key, macro in defs.items():
             macros.setdefault(key, macro)
+    for key, body in TEMPLATE_SHORTHANDS.items():       # the course template's, unless the writeup defines them
+        macros.setdefault(key, Macro(key, 0, body))
     order, _included, input_notes = resolve_inputs(tex)
     unread: dict[str, str] = {}
     parsed: dict[str, str] = {}

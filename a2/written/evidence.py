@@ -9,10 +9,12 @@ found, when the chosen answer scores below full and
 (a) another candidate for the same target, graded by the same checker, scores more;
 (b) the chosen text could not be read whole (it is unreadable, or a formula naming the target
     could not be parsed and another one was read in its place); or
-(c) no section was found for the item, but an equation elsewhere names its target.
+(c) no section was found for the item, but an equation elsewhere names its target: those equations
+    are read as the item's answer (a heading of another numbering, ``### Q3-3``), and kept only
+    when that reading is right; otherwise the item is flagged.
 
-It never changes the score: credit for a right intermediate step under a wrong final answer stays
-forbidden (a false pass is worse than a flag).
+Otherwise it never changes the score: credit for a right intermediate step under a wrong final
+answer stays forbidden (a false pass is worse than a flag).
 """
 
 from __future__ import annotations
@@ -117,6 +119,9 @@ def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: S
         return _elsewhere_disagrees(checker, section, ctx, verdict)
     items = [(text, where) for text, where, *_ in section.evidence]
     if section.empty and items:
+        moved = _from_elsewhere(checker, section, ctx, items)     # read as a TA would, kept only when right
+        if moved is not None:
+            return moved
         texts = "  |  ".join(f"{t} ({w})" for t, w in items)
         return replace(verdict, review=f"no section was found for {pretty(section.question)}, but the writeup "
                                        f"has equations naming its target: {texts}",

@@ -78,11 +78,15 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
             chosen.setdefault(case, (cand, formula))
         else:
             implicit[case] = (cand, formula)
-    for case, pick in implicit.items():
-        chosen.setdefault(case, pick)
     preferred = ([u for u in unified if u[0].kind in (MARKED, BOXED)]
                  or [u for u in unified if derivative_lhs(u[0])][-1:] or unified[-1:])
     fallback = preferred[0] if preferred else None
+    for case, pick in implicit.items():
+        # A bare formula of a case ("result: (ŷ_o − 1)v_c") gives way to a later one-formula answer for
+        # both cases that names ∂J/∂u_w (the section's conclusion).
+        if not (fallback and derivative_lhs(fallback[0]) and not derivative_lhs(pick[0])
+                and fallback[0].start > pick[0].start):
+            chosen.setdefault(case, pick)
     steps = 0                     # in 1/CREDIT_STEPS of a case
     lines: list[str] = []
     reads: list[str] = []
@@ -107,13 +111,14 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
         reads.append(f"{title}: ∂J/∂u_w = {text}")
         ok, why = judge(formula, question, ctx.rng)
         steps += CREDIT_STEPS * int(ok)
-        lines.append(f"read ({title}): ∂J/∂u_w = {text}: {'right at every random instance' if ok else 'wrong'}.")
+        # What was read is shown at once; which case is right only with the explanation (the score tells
+        # how many cases are right, not which one: per case, a few resubmissions would find the key).
+        lines.append(f"read ({title}): ∂J/∂u_w = {text}.")
         mistake = None if ok else known_mistake(f"1d:{case}", formula, question)
         explained = [mistake.message] if mistake is not None else []
         explained += why
-        if explained:
-            teach.append(f"case {title}:")
-            teach.extend(f"  {w}" for w in explained)
+        teach.append(f"case {title}: {'right at every random instance' if ok else 'wrong'}.")
+        teach.extend(f"  {w}" for w in explained)
         if mistake is not None:
             steps += credit_steps(mistake.credit)
     status = "" if reads else UNREADABLE

@@ -187,3 +187,48 @@ def dependencies_in(text: str) -> list[tuple[re.Match[str], Dependency]]:
             found.append((m, Dependency(b, a) if flip else Dependency(a, b)))
     found.sort(key=lambda item: item[0].start())
     return found
+
+
+_STACK_OR_BUFFER = re.compile(r"\b(S|B|stack|buffer)\s*[=:]\s*(\[[^\]\n]*\])", re.I)
+_TRANSITION = re.compile(r"\b((?i:SHIFT|LEFT[- ]?ARC|RIGHT[- ]?ARC)|LA|RA|S)\b(?!\s*[=:])")    # not "S = [ROOT]"
+
+
+def step_lines(body: str) -> list[tuple[str, list[str], list[str] | None]]:
+    """Steps written one per line with the configuration after them (``4. SHIFT → S=[ROOT, presented,
+    my]``, ``B=[...]`` optional): (transition, stack, buffer or None) of each line that shows both."""
+    out = []
+    for line in map(clean, body.split("\n")):
+        step = _TRANSITION.search(line)
+        shown = {m.group(1)[0].upper(): m.group(2) for m in _STACK_OR_BUFFER.finditer(line)}
+        if step is not None and "S" in shown:
+            out.append((step.group(0), word_list(shown["S"]) or [], word_list(shown["B"]) if "B" in shown else None))
+    return out
+
+
+def transition_words(body: str) -> list[str]:
+    """The transitions of a sequence written without a table ("S, S, LA, ...", "Shift, Left-Arc, ...")."""
+    return _TRANSITION.findall(clean(body))
+
+
+def listed(items: list[str], most: int = 3) -> str:
+    """``a``, ``a and b``, ``a, b and 2 more``."""
+    if len(items) > most:
+        items = [*items[:most - 1], f"{len(items) - most + 1} more"]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+SHIFT, LEFT, RIGHT = "SHIFT", "LEFT-ARC", "RIGHT-ARC"
+
+
+def transition_name(cell: str) -> str | None:
+    """SHIFT / LEFT-ARC / RIGHT-ARC from any spelling, "" for an initial row, None if unknown."""
+    t = re.sub(r"[^A-Z]", "", clean(cell).upper())
+    if not t or "INIT" in t or t.startswith("START") or t in ("NONE", "NA"):
+        return ""
+    if t in ("S", "SH", "SHIFT") or t.startswith("SHIFT"):
+        return SHIFT
+    if t in ("LA", "L") or t.startswith("LEFT") or t.startswith("LARC"):
+        return LEFT
+    if t in ("RA", "R") or t.startswith("RIGHT") or t.startswith("RARC"):
+        return RIGHT
+    return None

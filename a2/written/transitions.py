@@ -14,21 +14,34 @@ gold tree ...").
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from a2.arcstandard import ArcStandardParse
 from a2.written.catalogue import every_known
 from a2.written.registry import Verdict, WrittenContext, missing, written_check
 from a2.written.sections import Section
-from a2.written.tables import Dependency, TableRow, clean, dependency, norm_word, table_rows, word_list
+from a2.written.tables import (
+    LEFT,
+    RIGHT,
+    SHIFT,
+    Dependency,
+    TableRow,
+    clean,
+    dependency,
+    listed,
+    norm_word,
+    step_lines,
+    table_rows,
+    transition_name,
+    transition_words,
+    word_list,
+)
 
 SENTENCE = ("I", "presented", "my", "findings", "at", "the", "NLP", "conference")
 GOLD = frozenset({("ROOT", "presented"), ("presented", "I"), ("presented", "findings"), ("findings", "my"),
                   ("presented", "conference"), ("conference", "at"), ("conference", "the"),
                   ("conference", "NLP")})
 STEPS = 2 * len(SENTENCE)
-SHIFT, LEFT, RIGHT = "SHIFT", "LEFT-ARC", "RIGHT-ARC"
 _CANON = {w.lower(): w for w in SENTENCE} | {"root": "ROOT"}
 
 
@@ -43,20 +56,6 @@ class Config:
 
 
 INITIAL = Config(("ROOT",), SENTENCE, frozenset())
-
-
-def transition_name(cell: str) -> str | None:
-    """SHIFT / LEFT-ARC / RIGHT-ARC from any spelling, "" for an initial row, None if unknown."""
-    t = re.sub(r"[^A-Z]", "", clean(cell).upper())
-    if not t or "INIT" in t or t.startswith("START") or t in ("NONE", "NA"):
-        return ""
-    if t in ("S", "SH", "SHIFT") or t.startswith("SHIFT"):
-        return SHIFT
-    if t in ("LA", "L") or t.startswith("LEFT") or t.startswith("LARC"):
-        return LEFT
-    if t in ("RA", "R") or t.startswith("RIGHT") or t.startswith("RARC"):
-        return RIGHT
-    return None
 
 
 _CODES = {SHIFT: "S", LEFT: "LA", RIGHT: "RA"}
@@ -278,13 +277,15 @@ def built(rows: list[Row]) -> tuple[Config, list[tuple[str, str]]]:
     return config, arcs
 
 
-def _sequence_only(body: str) -> list[Row]:
-    """A transition sequence written without a table ("S, S, LA, ...", "Shift, Left-Arc, ..."), as rows
-    without configurations."""
-    tokens = re.findall(r"\b((?i:SHIFT|LEFT[- ]?ARC|RIGHT[- ]?ARC)|LA|RA|S)\b(?!\s*[=:])", clean(body))  # not "S = [ROOT]"
-    if len(tokens) < STEPS // 2:
-        return []
-    return [Row(k + 1, transition_name(t), t, None, None, None, False) for k, t in enumerate(tokens)]
+def _without_table(body: str) -> tuple[list[Row], bool]:
+    """Rows of an answer without a table: steps one per line with the stack after each (checked as a
+    table's rows), else a bare transition sequence (no configurations: True)."""
+    steps, words = step_lines(body), transition_words(body)
+    if len(steps) >= STEPS // 2:
+        return [Row(k, transition_name(t), t, _canon(stack), None if buffer is None else _canon(buffer), None, False)
+                for k, (t, stack, buffer) in enumerate(steps, start=1)], False
+    return [Row(k, transition_name(t), t, None, None, None, False) for k, t in enumerate(words, start=1)
+            if len(words) >= STEPS // 2], True
 
 
 HANDOUT_GIVEN = 3
@@ -314,10 +315,12 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
         return missing(section)
     rows, notes = read_table(section)
     review = ""
+    bare = False
     if not rows:
-        rows = _sequence_only(section.body)
-        if not rows:
-            return missing(section, "no configuration table")
+        rows, bare = _without_table(section.body)
+    if not rows:
+        return missing(section, "no configuration table")
+    if bare:
         notes.append("No table was found, only a sequence of transitions: the configurations could not "
                      "be checked, so this answer gets partial credit at most and a TA reads it.")
         review = (f"no configuration table was read, only a sequence of {len(rows)} transitions: the stack and "
@@ -376,12 +379,6 @@ def _wrong_heads(rows: list[Row], written_reversed) -> tuple[tuple[str, str], ..
     return tuple(sorted(wrong, key=lambda a: SENTENCE.index(a[1])))
 
 
-def _listed(items: list[str], most: int = 3) -> str:
-    if len(items) > most:
-        items = [*items[:most - 1], f"{len(items) - most + 1} more"]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 @dataclass(frozen=True)
 class TableEvidence:
     """What the catalogue sees of a 3(a) table: the dependencies written reversed to the arc their
@@ -393,7 +390,7 @@ class TableEvidence:
     def fields(self) -> dict[str, str]:
         """The words a catalogue message names ({reversed}, {right_way}, {attached}, {gold})."""
         attached = [f"{d} {'is attached ' if k == 0 else ''}to {h}" for k, (h, d) in enumerate(self.wrong_heads)]
-        return {"reversed": _listed([_dep_text(a) for a in self.reversed] or ["?"]),
-                "right_way": _listed([_dep_text((d, h)) for h, d in self.reversed] or ["?"]),
-                "attached": _listed(attached or ["?"]),
-                "gold": _listed([_dep_text((_HEADS[d], d)) for _, d in self.wrong_heads] or ["?"])}
+        return {"reversed": listed([_dep_text(a) for a in self.reversed] or ["?"]),
+                "right_way": listed([_dep_text((d, h)) for h, d in self.reversed] or ["?"]),
+                "attached": listed(attached or ["?"]),
+                "gold": listed([_dep_text((_HEADS[d], d)) for _, d in self.wrong_heads] or ["?"])}

@@ -85,10 +85,10 @@ def split_items(body: str) -> dict[str, str]:
     # A list (``1.`` ... ``4.``, bullets) with one item per sentence: each names its sentence by
     # its words, else by its place when there is one item per sentence.
     items = list_items(body)
-    named = [{key.roman for key in KEYS if re.search(key.clue, item, re.I)} for item in items]
-    if len(items) == len(KEYS) or (len(items) >= 2 and all(len(n) == 1 for n in named)
-                                   and len(set().union(*named)) == len(items)):
-        for k, (item, names) in enumerate(zip(items, named, strict=True)):
+    sentences_named = [{key.roman for key in KEYS if re.search(key.clue, item, re.I)} for item in items]
+    if len(items) == len(KEYS) or (len(items) >= 2 and all(len(n) == 1 for n in sentences_named)
+                                   and len(set().union(*sentences_named)) == len(items)):
+        for k, (item, names) in enumerate(zip(items, sentences_named, strict=True)):
             roman = next(iter(names)) if len(names) == 1 else KEYS[k].roman if len(items) == len(KEYS) else None
             if roman is not None:
                 parts.setdefault(roman, item)

@@ -27,6 +27,9 @@ from conftest import REFERENCE, REPO, RESULTS_SCHEMA
 from a2.registry import STUDENT_FILES
 from a2.written.grade import grade_written
 from a2.written.process import InProcess
+from grader.classroom.similarity import detect
+from grader.classroom.similarity.sources import MAX_COMPARED_CHARS, WRITTEN, Document, cut_note
+from grader.common.paths import TEMPLATE_DIR
 from grader.cli import main
 from grader.run import submission, written_inputs
 from grader.run.engine import grade
@@ -141,10 +144,20 @@ def _zip_of_big_tex(path: Path) -> Path:
     return path
 
 
+#: The writeup reader in the probe below, when it does not answer (a timeout under load: the
+#: written answers are then compared whole, the route CI took when similarity peaked at 2.4 GB).
+SILENT_READER = ("import a2.registry\nfrom grader.sandbox.runner import ProbeResult\n"
+                 "class Silent:\n    def call(self, *a, **k):\n        return ProbeResult('timeout')\n"
+                 "    def close(self):\n        pass\n"
+                 "a2.registry.reader_process = Silent\n")
+
+
 @pytest.mark.slow
-def test_similarity_of_a_class_with_both_attacks_stays_small(tmp_path: Path):
+@pytest.mark.parametrize("reader", ["answers", "silent"])
+def test_similarity_of_a_class_with_both_attacks_stays_small(tmp_path: Path, reader: str):
     """`grader similarity` on a class holding both zips, a folder upload of big .tex files and two
-    plain submissions: exit 0, its CSV written, its own peak memory under 512 MiB."""
+    plain submissions: exit 0, its CSV written, its own peak memory under 512 MiB, whether the
+    writeup reader finds the sections or the answers are compared whole."""
     classdir, out = tmp_path / "class", tmp_path / "out"
     classdir.mkdir()
     control_zip(classdir / "control.zip")
@@ -161,7 +174,7 @@ def test_similarity_of_a_class_with_both_attacks_stays_small(tmp_path: Path):
             shutil.copy(REFERENCE / file, classdir / name / file)
     out.mkdir()
     (out / "batch.json").write_text(json.dumps({"source": str(classdir), "seed": 1, "checks": []}))
-    probe = ("import resource, sys\nfrom grader.cli import main\ncode = 0\n"
+    probe = ((SILENT_READER if reader == "silent" else "") + "import resource, sys\nfrom grader.cli import main\ncode = 0\n"
              "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    code = exc.code or 0\n"
              "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)\nsys.exit(code)\n")
     done = subprocess.run([sys.executable, "-c", probe, "--root", str(REPO), "similarity", str(out)],
@@ -170,6 +183,26 @@ def test_similarity_of_a_class_with_both_attacks_stays_small(tmp_path: Path):
     peak = int(done.stdout.rsplit("PEAK", 1)[1].split()[0])
     assert peak < MAX_SIMILARITY_RSS, f"similarity peaked at {peak / 2**20:.0f} MiB"
     assert (out / "similarity.csv").is_file()
+    if reader == "silent":
+        assert "control: the written answers are longer than" in " ".join(done.stdout.split())
+
+
+@pytest.mark.parametrize("file", [WRITTEN, "word2vec.py"])
+def test_what_similarity_compares_of_one_document_is_bounded(file: str):
+    """Two documents of 4 MB (control bytes, as a writeup compared whole; or code): the comparison
+    reads the first MAX_COMPARED_CHARS characters of each, says so, and holds tens of MiB, not the
+    gigabyte that fingerprinting 4 MB took."""
+    text = "\x01" * CONTROL_FILE_BYTES if file == WRITTEN else "x = y + 1\n" * (CONTROL_FILE_BYTES // 10)
+    docs = [Document(owner, file, text) for owner in ("a", "b")]
+    tracemalloc.start()
+    try:
+        found = detect.survey(docs, [], bases=detect.template_bases(TEMPLATE_DIR))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20, f"{peak / 2**20:.0f} MiB"
+    assert found.notes == [cut_note(doc) for doc in docs]
+    assert str(MAX_COMPARED_CHARS) in found.notes[0]
 
 
 # -- zip entries of one name -----------------------------------------------------------------------

@@ -171,7 +171,8 @@ def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: fl
                                       threshold=threshold, submissions=len(submissions), known=known,
                                       not_compared=found.not_compared, bases=[Path(b) for b in bases])
     outcome = SimilarityOutcome(tuple(pairs), threshold, len(submissions), len(others), compared,
-                                time.monotonic() - started, (), tuple(notes + read_notes), tuple(found.not_compared))
+                                time.monotonic() - started, (), tuple(notes + read_notes + found.notes),
+                                tuple(found.not_compared))
     summary = batch_dir / SUMMARY_FILE
     if summary.is_file():
         lines = [line for line in summary.read_text(encoding="utf-8").splitlines() if not line.startswith(SUMMARY_PREFIX)]

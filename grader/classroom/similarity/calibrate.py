@@ -22,14 +22,13 @@ threshold (``--threshold``) replaces the score tests by ``score >= threshold``.
 
 from __future__ import annotations
 
-import copy
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+
+from grader.classroom.similarity.prints import Held, Prints, matches, overlap, positions_of, without
 
 #: Fewest tokens of student code a pair must share to count at all.
 MIN_MATCHED = 60
@@ -56,29 +55,17 @@ def passage_limit(documents: int) -> int:
     return max(COMMON_MIN_DOCS, math.ceil(COMMON_SHARE * documents))
 
 
-def common_hashes(hash_sets: Sequence[set[int]]) -> tuple[Counter, set[int], int]:
-    """How many documents hold each fingerprint, those held by too many, and the limit."""
-    held: Counter = Counter()
-    for hashes in hash_sets:
-        held.update(hashes)
+def common_hashes(hash_sets: Sequence[frozenset[int]]) -> tuple[Held, np.ndarray, int]:
+    """How many documents hold each fingerprint, those held by too many (sorted), and the limit."""
+    held = Held(hash_sets)
     limit = passage_limit(len(hash_sets))
-    return held, {h for h, n in held.items() if n > limit}, limit
+    return held, held.above(limit), limit
 
 
-def discounted(fp: Any, common: set[int]) -> Any:
-    """``fp`` (a copydetect.CodeFingerprint) without the ``common`` fingerprints, its token
-    coverage recounted; None when nothing is left."""
-    from copydetect.utils import get_token_coverage
-
-    if fp is None:
-        return None
-    if not common.intersection(fp.hashes):
-        return fp
-    view = copy.copy(fp)
-    view.hashes = fp.hashes - common
-    view.hash_idx = {h: fp.hash_idx[h] for h in view.hashes}
-    view.token_coverage = int(get_token_coverage(view.hash_idx, fp.k, len(fp.filtered_code))) if view.hashes else 0
-    return view if view.token_coverage > 0 else None
+def discounted(fp: Prints | None, common: np.ndarray) -> Prints | None:
+    """``fp`` without the ``common`` fingerprints, its token coverage recounted; None when
+    nothing is left."""
+    return without(fp, common)
 
 
 @dataclass(frozen=True)
@@ -108,6 +95,10 @@ class FileCalibration:
         return (score - self.median) / self.scale
 
 
+def rounded_median(values: Sequence[float]) -> int:
+    return int(round(float(np.median(values)))) if len(values) else 0
+
+
 def distribution(calibration: FileCalibration, scores: np.ndarray) -> FileCalibration:
     """``calibration`` with the median and scale of ``scores`` (every pair of the file compared)."""
     if len(scores) == 0:
@@ -128,18 +119,18 @@ def flagged(calibration: FileCalibration, score: float, matched: int, threshold:
     return score >= SCORE_ALWAYS or (score >= SCORE_FLOOR and calibration.z(score) >= Z_FLAG)
 
 
-def rarity(held: Counter, hashes: Sequence[int]) -> int:
+def rarity(held: Held, hashes: Sequence[int]) -> int:
     """How many documents hold a shared region: the median over its fingerprints."""
-    counts = sorted(held[h] for h in hashes)
+    counts = sorted(held.of(hashes).tolist())
     return counts[len(counts) // 2] if counts else 0
 
 
-def shares(x: Any, y: Any) -> tuple[int, float, float]:
+def shares(x: Prints, y: Prints) -> tuple[int, float, float]:
     """Tokens of ``x``'s student code found in ``y``, and the two shares (copydetect's
     compare_files without the slices), over two discounted fingerprints."""
-    from copydetect.utils import find_fingerprint_overlap, get_copied_slices
+    from copydetect.utils import get_copied_slices
 
-    idx_x, idx_y = find_fingerprint_overlap(x.hashes, y.hashes, x.hash_idx, y.hash_idx)
+    idx_x, idx_y = overlap(x, y)
     slices_x, slices_y = get_copied_slices(idx_x, x.k), get_copied_slices(idx_y, y.k)
     if len(slices_x[0]) == 0:
         return 0, 0.0, 0.0
@@ -147,7 +138,7 @@ def shares(x: Any, y: Any) -> tuple[int, float, float]:
     return tokens_x, tokens_x / x.token_coverage, tokens_y / y.token_coverage
 
 
-def unfiltered(fp: Any, slices: np.ndarray) -> np.ndarray:
+def unfiltered(fp: Prints, slices: np.ndarray) -> np.ndarray:
     """Slices of ``fp``'s filtered code as positions in the code it was given (copydetect's own
     mapping, as compare_files does it)."""
     slices = np.asarray(slices, dtype=np.int64).reshape(2, -1)
@@ -156,7 +147,7 @@ def unfiltered(fp: Any, slices: np.ndarray) -> np.ndarray:
     return slices
 
 
-def shared_slices(x: Any, y: Any, held: Any) -> tuple[np.ndarray, list[int], float]:
+def shared_slices(x: Prints, y: Prints, held: Held) -> tuple[np.ndarray, list[int], float]:
     """The slices of ``x``'s own part that ``y`` shares (positions in the own part), how many
     documents hold each (the median over its fingerprints), and the evidence: the tokens of the
     slices, each weighted by 2 / (documents holding it), so that code only these two hold counts
@@ -176,18 +167,13 @@ def shared_slices(x: Any, y: Any, held: Any) -> tuple[np.ndarray, list[int], flo
     return unfiltered(x, slices), counts, evidence
 
 
-def matches(x: Any, y: Any) -> list[tuple[int, int]]:
-    """(position in ``x``'s filtered code, fingerprint) of every k-gram of ``x`` that ``y`` holds, in order."""
-    return sorted((int(p), h) for h in x.hashes & y.hashes for p in x.hash_idx[h])
-
-
 def _block_end(where: np.ndarray, start: int, end: int) -> int:
     """The last own-part position from ``start`` up to ``end`` before starter code interrupts."""
     jumps = np.nonzero(np.diff(where[start:end + 1]) != 1)[0]
     return start + int(jumps[0]) if len(jumps) else end
 
 
-def _place(v: Any, where: np.ndarray, starts: Sequence[int]) -> tuple[int, int]:
+def _place(v: Prints, where: np.ndarray, starts: Sequence[int]) -> tuple[int, int]:
     """The k-grams starting at ``starts`` (sorted) of ``v``'s filtered code, as characters of the
     whole text: from the first to the end of the last, cut where starter code interrupts."""
     own = unfiltered(v, np.array([[starts[0], starts[-1]], [starts[0] + v.k, starts[-1] + v.k]]))
@@ -196,7 +182,7 @@ def _place(v: Any, where: np.ndarray, starts: Sequence[int]) -> tuple[int, int]:
     return int(where[first]), int(where[_block_end(where, first, last)]) + 1
 
 
-def links(x: Any, y: Any, where_x: np.ndarray, where_y: np.ndarray, held: Any) -> tuple[tuple[int, int, int, int, int], ...]:
+def links(x: Prints, y: Prints, where_x: np.ndarray, where_y: np.ndarray, held: Held) -> tuple[tuple[int, int, int, int, int], ...]:
     """The shared stretches of ``x`` matched up with where ``y`` has them: runs of overlapping
     shared k-grams of ``x``, cut where starter code comes between, each as (start, end in x's
     text, start, end in y's text, documents holding it); ``where_*`` place each character of an
@@ -215,6 +201,6 @@ def links(x: Any, y: Any, where_x: np.ndarray, where_y: np.ndarray, held: Any) -
     out = []
     for run in runs:
         hashes = sorted({h for _, h in run})
-        there = sorted(int(q) for h in hashes for q in y.hash_idx[h])
+        there = positions_of(y, hashes).tolist()
         out.append((*_place(x, where_x, [p for p, _ in run]), *_place(y, where_y, there), rarity(held, hashes)))
     return tuple(out)

@@ -31,7 +31,6 @@ how few documents hold it.
 from __future__ import annotations
 
 import dataclasses
-import io
 import re
 from array import array
 from collections import defaultdict
@@ -43,17 +42,14 @@ from typing import Any
 import numpy as np
 
 from grader import assignment
-from grader.classroom.similarity import calibrate
+from grader.classroom.similarity import calibrate, prints
 from grader.classroom.similarity.calibrate import MIN_MATCHED
-from grader.classroom.similarity.sources import WRITTEN, Document
+from grader.classroom.similarity.sources import MAX_COMPARED_CHARS, WRITTEN, Document, cut_note
 
 #: copydetect's noise threshold: the length of a k-gram of filtered code (its default, 25).
 CODE_K = 25
-#: Winnowing window over the k-gram hashes (1: keep every k-gram; exact, and fast enough here).
-CODE_WINDOW = 1
 #: k for written answers, in characters of normalized text (about six words).
 TEXT_K = 40
-TEXT_WINDOW = 1
 #: The fixed threshold used before calibration (``--threshold``): on tools/make_class.py
 #: --similarity every planted copy scores above it, no independent pair (README, "Similarity").
 DEFAULT_THRESHOLD = 0.5
@@ -185,7 +181,8 @@ class Fingerprinted:
     text: str                     # what was shown: the file, or the written answers as read
     own: str                      # the own part (normalized for written answers)
     where: np.ndarray             # position in ``text`` of each character of ``own``
-    fp: Any                       # copydetect.CodeFingerprint, None when the own part is empty
+    fp: prints.Prints | None      # None when the own part holds no k-gram
+    cut: bool = False             # the text was longer than MAX_COMPARED_CHARS; its start was compared
 
 
 @dataclass(frozen=True)
@@ -230,21 +227,18 @@ class Base:
 
 
 def fingerprint(doc: Document, text: str, base: Base) -> Fingerprinted:
-    from copydetect import CodeFingerprint
-
+    """The fingerprints of ``doc``'s own part in ``text``, of which at most MAX_COMPARED_CHARS
+    characters are read (``cut`` says when there were more)."""
+    cut = len(text) > MAX_COMPARED_CHARS
+    text = text[:MAX_COMPARED_CHARS]
     own, where = own_part(text, base.keys, doc.file)
     if doc.file == WRITTEN:
         own, where = normalized(own, where)
-        k, window, filtered = TEXT_K, TEXT_WINDOW, False
-    else:
-        k, window, filtered = CODE_K, CODE_WINDOW, True
     fp = None
     if own.strip():
-        fp = CodeFingerprint(doc.file if filtered else "prose.txt", k, window, filter=filtered,
-                             fp=io.StringIO(own), boilerplate=base.hashes)
-        if fp.token_coverage == 0:
-            fp = None
-    return Fingerprinted(doc, text, own, where, fp)
+        code = doc.file != WRITTEN
+        fp = prints.make(own, CODE_K if code else TEXT_K, filename=doc.file if code else "", boilerplate=base.hashes)
+    return Fingerprinted(doc, text, own, where.astype(np.int32), fp, cut)
 
 
 def _regions(slices: np.ndarray, where: np.ndarray, text: str,
@@ -281,7 +275,7 @@ def _regions(slices: np.ndarray, where: np.ndarray, text: str,
     return tuple(trimmed), tuple(held)
 
 
-def _pair(x: Fingerprinted, y: Fingerprinted, vx: Any, vy: Any, held: Any, cal: calibrate.FileCalibration,
+def _pair(x: Fingerprinted, y: Fingerprinted, vx: prints.Prints, vy: prints.Prints, held: prints.Held, cal: calibrate.FileCalibration,
           score: float) -> Pair:
     matched, share_x, share_y = calibrate.shares(vx, vy)
     slices_x, counts_x, evidence = calibrate.shared_slices(vx, vy, held)
@@ -293,10 +287,6 @@ def _pair(x: Fingerprinted, y: Fingerprinted, vx: Any, vy: Any, held: Any, cal: 
                 calibrate.links(vx, vy, x.where, y.where, held))
 
 
-def _median(values: Sequence[float]) -> int:
-    return int(round(float(np.median(values)))) if len(values) else 0
-
-
 @dataclass(frozen=True)
 class Survey:
     """What :func:`survey` found: the pairs listed (strongest evidence first), how many pairs of
@@ -305,6 +295,7 @@ class Survey:
     pairs: list[Pair]
     compared: int
     files: dict[str, calibrate.FileCalibration]
+    notes: list[str] = dataclasses.field(default_factory=list)   # documents of which only the start was compared
 
     @property
     def not_compared(self) -> list[str]:
@@ -318,56 +309,65 @@ def survey(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
     file, common fingerprints discounted (:mod:`grader.classroom.similarity.calibrate`).
     ``texts`` gives, by ``id(doc)``, the text to fingerprint when it is not ``doc.text`` (the
     written answers as read). Every two class documents of a file and every class document and
-    known one are compared once: O(pairs) set intersections over fingerprints computed once."""
+    known one are compared once: O(pairs) set intersections over fingerprints computed once, and
+    only one file's fingerprints are held at a time."""
     texts = texts or {}
-    prints: dict[str, list[Fingerprinted]] = defaultdict(list)
-    known: dict[str, list[Fingerprinted]] = defaultdict(list)
+    by_file: dict[str, list[Document]] = defaultdict(list)
+    known: dict[str, list[Document]] = defaultdict(list)
     for doc in class_docs:
-        prints[doc.file].append(fingerprint(doc, texts.get(id(doc), doc.text), bases.get(doc.file, Base(frozenset()))))
+        by_file[doc.file].append(doc)
     for doc in known_docs:
-        known[doc.file].append(fingerprint(doc, texts.get(id(doc), doc.text), bases.get(doc.file, Base(frozenset()))))
+        known[doc.file].append(doc)
     pairs: list[Pair] = []
     files: dict[str, calibrate.FileCalibration] = {}
+    notes: list[str] = []
     compared = 0
-    for file, docs in prints.items():
-        docs = [d for d in docs if d.fp is not None]
-        others = [d for d in known.get(file, []) if d.fp is not None]
-        if not docs:
-            continue
-        held, common, limit = calibrate.common_hashes([d.fp.hashes for d in [*docs, *others]])
-        views = [calibrate.discounted(d.fp, common) for d in docs]
-        kviews = [calibrate.discounted(d.fp, common) for d in others]
-        cal = calibrate.FileCalibration(
-            file, len(docs) + len(others), limit, len(common),
-            _median([v.token_coverage if v is not None else 0 for v in views]),
-            _median([sum(1 for line in d.own.splitlines() if line.strip()) for d in docs]), True)
-        cal = dataclasses.replace(cal, compared=cal.student_tokens >= MIN_MATCHED)
-        scores = array("d")             # every pair's score, for the file's distribution
-        lowest = calibrate.SCORE_FLOOR if threshold is None else threshold
-        found: list[tuple[int, int, float, int]] = []   # (i, j, score, tokens of the side shared more)
-        everyone = [*views, *kviews]
-        for i, vx in enumerate(views):
-            for j in [*range(i + 1, len(views)), *range(len(views), len(everyone))]:
-                compared += 1
-                vy = everyone[j]
-                if vx is None or vy is None or vx.hashes.isdisjoint(vy.hashes):
-                    scores.append(0.0)
-                    continue
-                tokens_x, share_x, share_y = calibrate.shares(vx, vy)
-                scores.append(max(share_x, share_y))
-                if scores[-1] < lowest:
-                    continue
-                swap = j < len(views) and share_y > share_x      # a known document is always second
-                found.append((j, i, scores[-1], round(share_y * vy.token_coverage)) if swap
-                             else (i, j, scores[-1], tokens_x))
-        cal = calibrate.distribution(cal, np.asarray(scores, dtype=float))
-        files[file] = cal
-        every = [*docs, *others]
-        for i, j, score, matched in found:
-            if calibrate.flagged(cal, score, matched, threshold):
-                pairs.append(_pair(every[i], every[j], everyone[i], everyone[j], held, cal, score))
+    for file, members in by_file.items():
+        base = bases.get(file, Base(frozenset()))
+        made = [fingerprint(d, texts.get(id(d), d.text), base) for d in [*members, *known.get(file, [])]]
+        notes += [cut_note(f.doc) for f in made if f.cut]
+        docs = [f for f in made[:len(members)] if f.fp is not None]
+        if docs:
+            found, count, files[file] = _file_pairs(file, docs, [f for f in made[len(members):] if f.fp is not None],
+                                                    threshold)
+            pairs += found
+            compared += count
     pairs.sort(key=lambda p: (-p.evidence, -p.score, p.a.owner, p.b.owner, p.file))
-    return Survey(pairs, compared, files)
+    return Survey(pairs, compared, files, notes)
+
+
+def _file_pairs(file: str, docs: list[Fingerprinted], others: list[Fingerprinted],
+                threshold: float | None) -> tuple[list[Pair], int, calibrate.FileCalibration]:
+    """The pairs listed of one file, how many pairs were compared, and the file's calibration."""
+    held, common, limit = calibrate.common_hashes([d.fp.hashes for d in [*docs, *others] if d.fp is not None])
+    views = [calibrate.discounted(d.fp, common) for d in docs]
+    kviews = [calibrate.discounted(d.fp, common) for d in others]
+    cal = calibrate.FileCalibration(
+        file, len(docs) + len(others), limit, len(common),
+        calibrate.rounded_median([v.token_coverage if v is not None else 0 for v in views]),
+        calibrate.rounded_median([sum(1 for line in d.own.splitlines() if line.strip()) for d in docs]), True)
+    cal = dataclasses.replace(cal, compared=cal.student_tokens >= MIN_MATCHED)
+    scores = array("d")             # every pair's score, for the file's distribution
+    lowest = calibrate.SCORE_FLOOR if threshold is None else threshold
+    found: list[tuple[int, int, float, int]] = []   # (i, j, score, tokens of the side shared more)
+    everyone = [*views, *kviews]
+    for i, vx in enumerate(views):
+        for j in [*range(i + 1, len(views)), *range(len(views), len(everyone))]:
+            vy = everyone[j]
+            if vx is None or vy is None or vx.hashes.isdisjoint(vy.hashes):
+                scores.append(0.0)
+                continue
+            tokens_x, share_x, share_y = calibrate.shares(vx, vy)
+            scores.append(max(share_x, share_y))
+            if scores[-1] < lowest:
+                continue
+            swap = j < len(views) and share_y > share_x      # a known document is always second
+            found.append((j, i, scores[-1], round(share_y * vy.token_coverage)) if swap
+                         else (i, j, scores[-1], tokens_x))
+    cal = calibrate.distribution(cal, np.asarray(scores, dtype=float))
+    every = [*docs, *others]
+    return ([_pair(every[i], every[j], everyone[i], everyone[j], held, cal, score)
+             for i, j, score, matched in found if calibrate.flagged(cal, score, matched, threshold)], len(scores), cal)
 
 
 def find_pairs(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
@@ -382,16 +382,14 @@ def template_bases(templates: Path | Sequence[Path], written_extra: Iterable[str
     """The base of each file: the lines and k-grams of that file in every one of ``templates``
     (the starter code of each version the instructor names); of written answers, their
     answers.md (or .md/.tex files) and ``written_extra`` (the question labels the reader adds)."""
-    from copydetect import CodeFingerprint
-
     folders = [templates] if isinstance(templates, Path) else list(templates)
     bases = {}
     for name in assignment.student_files():
         texts = [(folder / name).read_text(encoding="utf-8", errors="replace") for folder in folders
                  if (folder / name).is_file()]
         if texts:
-            hashes = set().union(*(CodeFingerprint(name, CODE_K, 1, fp=io.StringIO(t)).hashes for t in texts))
-            bases[name] = Base(base_keys(texts, name), np.array(sorted(hashes)))
+            found = [p for t in texts if (p := prints.make(t, CODE_K, filename=name)) is not None]
+            bases[name] = Base(base_keys(texts, name), np.array(sorted(set().union(*(p.hashes for p in found))), dtype=np.int64))
     prompts = [p.read_text(encoding="utf-8", errors="replace") for folder in folders
                for p in sorted(folder.glob("*.md")) + sorted(folder.glob("*.tex"))]
     bases[WRITTEN] = Base(base_keys([*prompts, *written_extra]))

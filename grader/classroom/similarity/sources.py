@@ -24,6 +24,12 @@ from grader.run.written_inputs import read_written
 #: The document name of the written answers (answers.md, or .tex files, read as text).
 WRITTEN = "written answers"
 WRITTEN_SUFFIXES = (".tex",)
+#: Characters of one document compared (a file, or a submission's written answers as read): of a
+#: longer one only the start is, and the pages say so. Real solutions hold a few thousand (the
+#: reference's largest file 12,000, its answers 15,000). Fingerprinting costs about 80 bytes and
+#: 30 us of CPU a character (pygments), so a hostile upload of megabytes costs some 10 MB and a
+#: few seconds, not the gigabyte and minutes of reading it all.
+MAX_COMPARED_CHARS = 128 * 1024
 #: Folders never walked inside a known folder.
 SKIPPED_DIRS = {".git", ".hg", ".svn", "__pycache__", "__MACOSX", "node_modules", ".venv", "venv"}
 
@@ -45,11 +51,20 @@ class Document:
     parts: tuple[tuple[str, str], ...] = ()  # written answers: (name, text) of each file read
 
 
+def cut_note(doc: Document) -> str:
+    """What the pages say of a document longer than MAX_COMPARED_CHARS."""
+    if doc.file == WRITTEN:
+        return (f"{doc.owner}: the written answers are longer than {MAX_COMPARED_CHARS} characters; only their first "
+                f"{MAX_COMPARED_CHARS} were compared")
+    return f"{doc.owner}: {doc.file} is longer than {MAX_COMPARED_CHARS} characters; only its first {MAX_COMPARED_CHARS} were compared"
+
+
 def _read(path: Path) -> str | None:
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_STUDENT_FILE_BYTES:
             return None
-        return path.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read(MAX_COMPARED_CHARS + 1)      # one more: the comparison notes a longer file
     except OSError:
         return None
 
@@ -61,7 +76,7 @@ def _written(owner: str, paths: Sequence[Path], root: Path, *, known: bool,
     parts = tuple((name, t) for name, t in texts if t.strip())
     if not parts:
         return None
-    return Document(owner, WRITTEN, "\n\n".join(t for _, t in parts), known, names, parts)
+    return Document(owner, WRITTEN, "\n\n".join(t for _, t in parts)[:MAX_COMPARED_CHARS + 1], known, names, parts)
 
 
 def class_documents(submissions: Iterable[Submission]) -> tuple[list[Document], list[str]]:

@@ -38,7 +38,7 @@ from grader.classroom import batch as batch_mod
 from grader.classroom import gradebook, roster
 from grader.classroom.marking_cli import grades_cmd, marked_store, review_cmd
 from grader.classroom.reports import summary as summary_mod
-from grader.classroom.similarity.command import similarity_cmd, similarity_lines, similarity_request
+from grader.classroom.similarity.command import BASE_HELP, similarity_cmd, similarity_lines, similarity_request
 from grader.cli_output import print_notes
 from grader.common import paths
 from grader.common.paths import REFERENCE_DIR, TEMPLATE_DIR
@@ -285,11 +285,13 @@ def kit_cmd(out: Path | None, seeds: str) -> None:
 @click.option("--similarity", "similar", is_flag=True, help="Then compare the submissions (as `grader similarity`).")
 @click.option("--known", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
               help="Then compare them with the known solutions under DIR too (repeatable; implies --similarity).")
-def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | None, quick: bool,
-              only: tuple[str, ...], timeout: float, restart: bool, similar: bool, known: tuple[Path, ...]) -> None:
+@click.option("--base", "bases", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
+              help=BASE_HELP + " (implies --similarity)")
+def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | None, quick: bool, only: tuple[str, ...],
+              timeout: float, restart: bool, similar: bool, known: tuple[Path, ...], bases: tuple[Path, ...]) -> None:
     """Grade every submission in SUBMISSIONS (folders or zips, or a Gradescope export)."""
     console = cli_output.console()
-    similarity = similarity_request(known) if similar or known else None
+    similarity = similarity_request(known, bases=bases) if similar or known or bases else None
     click.echo(paths.root_line())
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as bar:

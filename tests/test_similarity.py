@@ -456,10 +456,39 @@ def test_base_folder_errors_name_it(tmp_path: Path):
 
     out = tmp_path / "out"
     out.mkdir()
-    result = CliRunner().invoke(main, ["similarity", str(out), "--base", str(tmp_path / "nowhere")])
-    assert result.exit_code == 1 and "--base" in result.output and "nowhere" in result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1, result.output
+    for args in (["similarity", str(out), "--base", str(tmp_path / "nowhere")],
+                 ["batch", str(tmp_path), "--out", str(out), "--base", str(tmp_path / "nowhere")]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1 and "--base" in result.output and "nowhere" in result.output
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert len(lines) == 1, result.output
+    assert not (out / "batch.json").exists()       # the batch stopped before grading anything
+
+
+def test_batch_takes_base_folders_to_its_similarity_step(tmp_path: Path, monkeypatch):
+    """`grader batch --base DIR` (repeatable) runs the similarity step with those starter versions
+    removed, as `grader similarity --base` does; --base alone implies --similarity."""
+    from click.testing import CliRunner
+
+    from grader.classroom import batch as batch_mod
+    from grader.cli import main
+
+    asked = {}
+
+    def run_batch(*args, similarity=None, **kwargs):
+        asked["similarity"] = similarity
+        raise batch_mod.BatchError("stopped here by the test")
+
+    monkeypatch.setattr(batch_mod, "run_batch", run_batch)
+    older, oldest = tmp_path / "older", tmp_path / "oldest"
+    for folder in (older, oldest):
+        folder.mkdir()
+        shutil.copy(TEMPLATE_DIR / "sgd.py", folder / "sgd.py")
+    (tmp_path / "class" / "someone").mkdir(parents=True)
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out"),
+                                       "--base", str(older), "--base", str(oldest)])
+    assert "stopped here by the test" in result.output, result.output
+    assert asked["similarity"] is not None and asked["similarity"].bases == (older, oldest)
 
 
 FIT_SCRIPT = """<script>

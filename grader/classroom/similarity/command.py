@@ -15,6 +15,10 @@ from grader.classroom.similarity.detect import DEFAULT_THRESHOLD
 from grader.cli_output import print_notes
 
 
+BASE_HELP = ("Another version of the starter code (a folder of the student files, e.g. last year's template), "
+             "removed like student_template/ (always a base)")
+
+
 def similarity_request(known: tuple[Path, ...], threshold: float | None = None, bases: tuple[Path, ...] = ()) -> Any:
     from grader.classroom.similarity.build import SimilarityRequest
 
@@ -37,8 +41,7 @@ def similarity_lines(outcome: Any, batch_dir: Path, console: Console) -> None:
 @click.option("--known", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
               help="A folder of known solutions (cloned repositories, last year's class), at any depth; repeatable.")
 @click.option("--base", "bases", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
-              help="Another version of the starter code (a folder of the student files, e.g. last year's "
-                   "template), removed like student_template/ (always a base); repeatable.")
+              help=BASE_HELP + "; repeatable")
 @click.option("--threshold", type=float, default=None,
               help="List every pair whose score (the share of a file's student code found in the other) reaches "
                    f"this fixed value, e.g. {DEFAULT_THRESHOLD:g}, instead of the pairs that are unusual for their "

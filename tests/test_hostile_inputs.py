@@ -29,8 +29,8 @@ from a2.written.grade import grade_written
 from a2.written.process import InProcess
 from grader.classroom.similarity import detect
 from grader.classroom.similarity.sources import MAX_COMPARED_CHARS, WRITTEN, Document, cut_note
-from grader.common.paths import TEMPLATE_DIR
 from grader.cli import main
+from grader.common.paths import TEMPLATE_DIR
 from grader.run import submission, written_inputs
 from grader.run.engine import grade
 from grader.run.rubric import load_rubric

@@ -553,3 +553,47 @@ def test_code_outside_the_course_region_marks_is_never_student_code():
 
     assert "### YOUR CODE HERE" in marked[0] and not shared(marked)
     assert shared([corpus.unmarked(t) for t in marked])
+
+
+def _outside_marks(text: str) -> str:
+    """``text`` with the code of every region moved above its ``### YOUR CODE HERE`` mark (the
+    marks left empty), as students who write above the marks, or hide a copy there, have it."""
+    out: list[str] = []
+    held: list[str] = []
+    start = None
+    for line in text.splitlines(keepends=True):
+        if line.lstrip().startswith("### YOUR CODE HERE"):
+            start = len(out)
+            out.append(line)
+        elif line.lstrip().startswith("### END YOUR CODE") and start is not None:
+            out[start:start] = held
+            held, start = [], None
+            out.append(line)
+        elif start is not None and line.strip() and not line.lstrip().startswith("#"):
+            held.append(line)
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def test_code_written_outside_its_functions_marks_is_compared():
+    """A student who writes a function's code above its (empty) marks, or deletes one function's
+    marks and keeps the others', wrote that code: it is compared (so a copy moved out of the marks
+    is still found with its source), while a function the template does not mark (an older
+    quarter's test kept outside the marks) stays starter code."""
+    from class_copies import student_markers
+
+    bases = _bases()
+    source = student_markers((REPO / "reference" / "parser_transitions.py").read_text(encoding="utf-8"))
+    moved = _outside_marks(source)
+    step = moved[moved.index("def parse_step"):]
+    assert step.index("self.stack.append(self.buffer.pop(0))") < step.index("### YOUR CODE HERE")
+    legacy = moved + "\n\ndef test_parse_legacy():\n    pp = PartialParse(['a', 'b'])\n    pp.parse(['S', 'S', 'LA', 'RA'])\n" \
+                     "    assert pp.dependencies == [('b', 'a'), ('ROOT', 'b')]\n"
+    known = Document("public/parser_transitions.py", "parser_transitions.py", source, known=True)
+    found = detect.survey([Document("copier", "parser_transitions.py", moved)], [known], bases=bases, threshold=0.5)
+    assert [(p.a.owner, p.b.owner) for p in found.pairs] == [("copier", known.owner)] and found.pairs[0].score > 0.9
+    own, _ = detect.own_part(legacy, bases["parser_transitions.py"].keys, "parser_transitions.py",
+                             bases["parser_transitions.py"].functions)
+    assert "self.stack.append(self.buffer.pop(0))" in own and "unfinished = partial_parses[:]" in own
+    assert "test_parse_legacy" not in own and "pp.parse" not in own

@@ -14,7 +14,6 @@ from grader.classroom import gradebook
 from grader.classroom.similarity.detect import DEFAULT_THRESHOLD
 from grader.cli_output import print_notes
 
-
 BASE_HELP = ("Another version of the starter code (a folder of the student files, e.g. last year's template), "
              "removed like student_template/ (always a base)")
 

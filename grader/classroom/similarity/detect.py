@@ -31,7 +31,6 @@ how few documents hold it.
 from __future__ import annotations
 
 import dataclasses
-import re
 from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -44,6 +43,7 @@ import numpy as np
 from grader import assignment
 from grader.classroom.similarity import calibrate, prints
 from grader.classroom.similarity.calibrate import MIN_MATCHED
+from grader.classroom.similarity.regions import marked_functions, student_regions, written_elsewhere
 from grader.classroom.similarity.sources import MAX_COMPARED_CHARS, WRITTEN, Document, cut_note
 
 #: copydetect's noise threshold: the length of a k-gram of filtered code (its default, 25).
@@ -111,33 +111,18 @@ def base_keys(texts: Iterable[str], file: str = "") -> frozenset[str]:
     return frozenset(line_key(line) for text in texts for line in text.splitlines())
 
 
-#: The course's marks around the code a student writes (and the reference's).
-REGION_START = re.compile(r"^\s*#+\s*(YOUR CODE HERE|BEGIN SOLUTION)\b", re.I)
-REGION_END = re.compile(r"^\s*#+\s*(END YOUR CODE|END SOLUTION)\b", re.I)
-
-
-def student_regions(lines: Sequence[str]) -> list[bool] | None:
-    """Which lines lie between the course's region marks, or None when the file has none (a
-    student who deleted them: then every line that is not starter code counts)."""
-    inside, marked, out = False, False, []
-    for line in lines:
-        if REGION_START.match(line):
-            inside = marked = True
-        elif REGION_END.match(line):
-            inside = False
-        out.append(inside)
-    return out if marked else None
-
-
-def own_part(text: str, base: frozenset[str], file: str = "") -> tuple[str, np.ndarray]:
+def own_part(text: str, base: frozenset[str], file: str = "", marked: frozenset[str] = frozenset()) -> tuple[str, np.ndarray]:
     """The lines of ``text`` that are not starter code (nor blank, nor comments only), and where
     each of their characters is in ``text``. In a code file that keeps the course's region marks
-    (``### YOUR CODE HERE`` ... ``### END YOUR CODE``), only the lines between them: whatever
-    lies outside is starter code of some version, which students keep from other quarters."""
+    (``### YOUR CODE HERE`` ... ``### END YOUR CODE``), only the lines between them, and those of
+    a function of ``marked`` written outside its marks (:mod:`grader.classroom.similarity.regions`)."""
     regions = None
     if file and file != WRITTEN:
         lines, keys, reach = code_lines(text, file)
         regions = student_regions(lines)
+        if regions is not None and marked:
+            elsewhere = written_elsewhere(text, regions, [bool(k) and k not in base for k in keys], marked)
+            regions = [a or b for a, b in zip(regions, elsewhere)]
     else:
         lines = text.splitlines(keepends=True)
         keys, reach = [line_key(line) for line in lines], list(range(len(lines)))
@@ -224,6 +209,7 @@ class Base:
 
     keys: frozenset[str]
     hashes: Any = None
+    functions: frozenset[str] = frozenset()   # the functions the starter code marks a region in
 
 
 def fingerprint(doc: Document, text: str, base: Base) -> Fingerprinted:
@@ -231,7 +217,7 @@ def fingerprint(doc: Document, text: str, base: Base) -> Fingerprinted:
     characters are read (``cut`` says when there were more)."""
     cut = len(text) > MAX_COMPARED_CHARS
     text = text[:MAX_COMPARED_CHARS]
-    own, where = own_part(text, base.keys, doc.file)
+    own, where = own_part(text, base.keys, doc.file, base.functions)
     if doc.file == WRITTEN:
         own, where = normalized(own, where)
     fp = None
@@ -275,8 +261,9 @@ def _regions(slices: np.ndarray, where: np.ndarray, text: str,
     return tuple(trimmed), tuple(held)
 
 
-def _pair(x: Fingerprinted, y: Fingerprinted, vx: prints.Prints, vy: prints.Prints, held: prints.Held, cal: calibrate.FileCalibration,
-          score: float) -> Pair:
+def _pair(x: Fingerprinted, y: Fingerprinted, vx: prints.Prints | None, vy: prints.Prints | None, held: prints.Held,
+          cal: calibrate.FileCalibration, score: float) -> Pair:
+    assert vx is not None and vy is not None      # a pair found shares fingerprints
     matched, share_x, share_y = calibrate.shares(vx, vy)
     slices_x, counts_x, evidence = calibrate.shared_slices(vx, vy, held)
     slices_y, counts_y, _ = calibrate.shared_slices(vy, vx, held)
@@ -389,7 +376,8 @@ def template_bases(templates: Path | Sequence[Path], written_extra: Iterable[str
                  if (folder / name).is_file()]
         if texts:
             found = [p for t in texts if (p := prints.make(t, CODE_K, filename=name)) is not None]
-            bases[name] = Base(base_keys(texts, name), np.array(sorted(set().union(*(p.hashes for p in found))), dtype=np.int64))
+            bases[name] = Base(base_keys(texts, name), np.array(sorted(set().union(*(p.hashes for p in found))), dtype=np.int64),
+                               frozenset().union(*map(marked_functions, texts)))
     prompts = [p.read_text(encoding="utf-8", errors="replace") for folder in folders
                for p in sorted(folder.glob("*.md")) + sorted(folder.glob("*.tex"))]
     bases[WRITTEN] = Base(base_keys([*prompts, *written_extra]))

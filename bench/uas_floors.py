@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="a2grader-floors-") as tmp:
         upload = assemble(args.submission, Path(tmp) / "submission")
         for size in chosen:
-            training_size.size_for = lambda ctx, seed, lr, size=size: (size, "")  # type: ignore[assignment]
+            training_size.size_for = lambda ctx, seed, lr, substitute=(), size=size: (size, "")  # type: ignore[assignment]
             values, seconds = [], []
             for seed in range(args.seeds):
                 started = time.monotonic()
@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
                                                        include_written=False))
                 seconds.append(time.monotonic() - started)
                 board = dict(report.leaderboard)
+                if "dev UAS" not in board:  # say why (a broken bench must not read as "no model")
+                    print("  " + " ".join(f"{c.id}: {c.outcome.feedback}" for c in report.checks)[:600], flush=True)
                 values.append(board.get("dev UAS", float("nan")))
             finite = [v for v in values if v == v]
             spread = (f"min {min(finite):.2f} mean {statistics.mean(finite):.2f} sd "

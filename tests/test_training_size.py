@@ -44,3 +44,23 @@ def test_allowance_sees_the_budget_through_the_checks_deadline():
     budgeted = BudgetRunner(object(), Budget(100.0))  # type: ignore[arg-type]
     assert sizes.allowance(DeadlineRunner(budgeted, 480), 480) <= 100 * sizes.BUDGET_SHARE
     assert sizes.allowance(DeadlineRunner(object(), 60), 480) <= 60 / sizes.HEADROOM  # type: ignore[arg-type]
+
+
+def test_train_uas_trains_on_as_many_examples_as_it_was_sized_to(tmp_path):
+    """The size chosen is the size trained: train_uas's probe once trained on every example whatever
+    n_train said (only the minibatch shrank), so a slow submission sized down trained as long as in
+    full, or longer, and ran out of its time (slow/rows_everywhere in CI)."""
+    import shutil
+
+    from conftest import REFERENCE
+
+    from grader.sandbox import InProcessRunner
+
+    folder = tmp_path / "submission"
+    shutil.copytree(REFERENCE, folder, ignore=shutil.ignore_patterns("results", "__pycache__"))
+    with InProcessRunner(folder) as runner:
+        result = runner.call("train_uas", {"seed": 1, "lr": 0.0005, "n_train": 96, "n_dev": 5,
+                                           "batch_size": 32, "n_epochs": 2}, timeout=600)
+    assert result.ok, result.error
+    assert len(result.value["losses"]) == 2 * 3  # 2 epochs of 96 examples in minibatches of 32
+    assert len(result.value["uas"]) == 2 and result.value["trained"]

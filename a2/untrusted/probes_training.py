@@ -251,7 +251,7 @@ def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float, own_parse
     the counterfactual run of check 5.9 (course_parts)."""
     torch = get_torch()
     run: Any = importlib.import_module("run")
-    parser, embeddings, train, dev = slices(None, None)
+    parser, embeddings, train, dev = slices(n_train, n_dev)
     rec = Recorder()
     result: dict[str, Any] = {}
     started = time.monotonic()

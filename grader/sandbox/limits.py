@@ -16,12 +16,6 @@ CPU_HARD_GRACE_S = 5
 WORKER_PATH = "/usr/local/bin:/usr/bin:/bin"
 WORKER_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                            "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
-WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "131072"}
-"""glibc's allocator in the worker (and the fork server, whose environment is the workers'): blocks
-of 128 KiB and more are mapped and unmapped, and free memory at the heap's top goes back at once, so
-the tensors of a training's minibatches do not stay resident after they are freed (glibc otherwise
-raises both thresholds as large blocks are freed and keeps them: about 40 MiB for the reference's
-training, measured by bench/gradescope.py)."""
 
 
 def resource_plan(limits: Limits, *, uid: int | None = None) -> list[tuple[int, int, int]]:
@@ -68,6 +62,11 @@ def worker_environment(submission: Path, matplotlib_dir: Path | None = None) -> 
     forces one on, redrawn at most every TQDM_MININTERVAL seconds, so they neither flood the
     captured output nor slow training. ``matplotlib_dir`` is matplotlib's config and font-cache
     folder (see :func:`grader.sandbox.folders.prepared_matplotlib_cache`), kept across the workers of one sandbox.
+    glibc's allocator keeps its default (adaptive) thresholds: fixed low ones (``MALLOC_MMAP_THRESHOLD_``)
+    made every block of 128 KiB or more a fresh mapping, faulted in page by page, and a per-row
+    training loop allocates one per row (its gradient of the hidden layer's weight): 4-7x the CPU of
+    tests/submissions/slow/rows_everywhere. The worker hands freed memory back once a call instead
+    (``grader.untrusted.worker.release_freed_memory``).
     """
     env = {
         "PATH": WORKER_PATH,
@@ -86,5 +85,4 @@ def worker_environment(submission: Path, matplotlib_dir: Path | None = None) -> 
     if matplotlib_dir is not None:
         env["MPLCONFIGDIR"] = str(matplotlib_dir)
     env.update(dict.fromkeys(WORKER_THREAD_VARIABLES, "1"))
-    env.update(WORKER_MALLOC)
     return env

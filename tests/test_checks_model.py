@@ -119,6 +119,8 @@ def test_bug_and_the_uas_floor(bug, tmp_path):
     ("model_lookup_not_flattened", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
     ("model_lookup_interleaved", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
     ("model_fixed_mask", "model_dropout", "5.5 (ParserModel.forward: dropout"),
+    # its train reads model.embed_size, embeddings.shape, ...: the course's model must have them all
+    ("model_lookup_unflattened_train_reads_sizes", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
 ])
 def test_a_bug_that_breaks_training_is_charged_once_over_its_check_and_5_9_at_the_larger_loss(
         bug, prerequisite, label, tmp_path):

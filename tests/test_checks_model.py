@@ -22,6 +22,7 @@ from a2 import arcstandard
 from a2.checks import model as model_checks
 from a2.checks import model_params
 from a2.checks import training as training_checks
+from grader.reports import gradescope
 from grader.run.budget import BudgetExhausted
 from grader.run.engine import grade
 from grader.run.results import NOT_RUN, GradeReport
@@ -161,6 +162,8 @@ def test_a_counterfactual_the_budget_cuts_is_flagged_for_review_never_silently_s
     assert "ran once more with the reference's code in place of what check 5.7 (train_for_epoch" in uas.review
     assert uas.outcome.feedback[0].startswith("Not settled: whether this failure comes from the bug check 5.7")
     assert uas in report.reviews
+    output = gradescope.to_results_json(report)["output"]
+    assert "keep their own loss for now: the grading's time budget ran out" in output and "5.9 " in output
 
 
 @pytest.mark.slow

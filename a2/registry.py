@@ -185,9 +185,10 @@ KIT_MODULES = (
     "a2/untrusted/probes_training.py", "a2/untrusted/probes_word2vec.py", "a2/untrusted/training_support.py",
 )
 #: Never in the kit, whatever KIT_MODULES says (a test checks both): the grader's own correct parser,
-#: the hidden dev set's grammar and parse, the solution math, the stand-in model, the written checkers.
+#: the hidden dev set's grammar and parse, the solution math, the stand-in model, the course's code for
+#: 5.9's counterfactual run, the written checkers.
 KIT_NEVER = ("a2/arcstandard.py", "a2/treebank.py", "a2/dev_parse.py", "a2/untrusted/standin_model.py",
-             "a2/written/", "a2/solution_math.py")
+             "a2/course_parts.py", "a2/written/", "a2/solution_math.py")
 #: Visible checks that never ask the reference (training judges the student's own run).
 KIT_NOT_RECORDED = frozenset({"train_loop", "train_setup", "train_uas"})
 #: What the kit's copy of a check module leaves out: the bug-shape catalogues (their matchers compute

@@ -13,6 +13,13 @@ measured: the trusted process, the sandboxed worker(s) and the writeup reader.
     .venv/bin/python bench/gradescope.py --submission DIR # any submission folder (or several)
     .venv/bin/python bench/gradescope.py --slow-only      # the slow variants and the looping submission
     .venv/bin/python bench/gradescope.py --slow rows_everywhere   # one slow variant
+    sudo .venv/bin/python bench/gradescope.py --reference-only --against 91d3856 --repeat 3
+
+``--against COMMIT`` grades every selected submission with that commit's grader too (a detached
+worktree of it, made and removed here, run with this Python), old and new alternately ``--repeat``
+times, and prints each figure's median for both and new / old, with whether the new one is within
+``--tolerance`` (5%) of the old (CPU seconds are the least noisy figure; wall time under the quota
+follows them on a quiet machine). The reference is each checkout's own ``reference/``.
 
 A slow variant (tests/submissions/slow/NAME) holds files laid over the reference's; the looping
 submission is tools/loop_forever.py's. Figures per grading:
@@ -34,6 +41,7 @@ most half of it, the looping submission must end within it with a valid results.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -43,6 +51,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -220,7 +229,7 @@ class Figures:
     load: tuple[float, float]
 
 
-def measure(submission: Path, seed: int, budget: float, name: str) -> Figures:
+def measure(submission: Path, seed: int, budget: float, name: str, repo: Path = REPO) -> Figures:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     peak = Sample()
     stop = threading.Event()
@@ -231,7 +240,7 @@ def measure(submission: Path, seed: int, budget: float, name: str) -> Figures:
             results = Path(tmp) / "results.json"
             started = time.monotonic()
             proc = subprocess.Popen([*GRADER, "grade", str(submission), "--seed", str(seed), "--budget",
-                                     str(budget), "--results", str(results), "--json"], cwd=REPO,
+                                     str(budget), "--results", str(results), "--json"], cwd=repo,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=quota.enter,
                                     env={**os.environ, "MPLBACKEND": "Agg"})
             sampler = threading.Thread(target=_sampler, args=(proc.pid, stop, peak), daemon=True)
@@ -298,6 +307,43 @@ def report(figures: Figures, budget: float) -> None:
         print(f"  not run: {len(not_run)} checks, {said} of them saying so; statuses {statuses}")
 
 
+@contextlib.contextmanager
+def checkout(commit: str) -> Iterator[Path]:
+    """A detached worktree of ``commit`` in a temporary folder, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="a2grader-bench-old-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(tree), commit], cwd=REPO, check=True)
+        try:
+            yield tree
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, check=False)
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def compare(name: str, old: list[Figures], new: list[Figures], tolerance: float) -> bool:
+    """Print the medians of the old and the new grader's figures for one submission; True when every
+    figure of the new one is within ``tolerance`` of the old one's (or below it)."""
+    within = True
+    print(f"\n{name}: old vs new, median of {len(old)} and {len(new)} gradings run alternately")
+    for label, figure in (("wall (s)", lambda f: f.wall), ("cpu (s)", lambda f: f.cpu),
+                          ("peak PSS (MiB)", lambda f: f.peak.pss / MIB)):
+        a, b = _median([figure(f) for f in old]), _median([figure(f) for f in new])
+        ratio = b / a if a else float("inf")
+        ok = ratio <= 1 + tolerance
+        within = within and ok
+        print(f"  {label:15s} old {a:8.1f}   new {b:8.1f}   new/old {ratio:6.3f}   "
+              f"{'within' if ok else 'OVER'} {tolerance:.0%}")
+    scores = {f.results.get("score") for f in old + new}
+    print(f"  scores: {sorted(scores, key=str)}; load average {min(f.load[0] for f in old + new):.2f}-"
+          f"{max(f.load[1] for f in old + new):.2f} (compare on a quiet machine)")
+    return within
+
+
 def slow_upload(variant: Path, tmp: Path) -> Path:
     """A slow variant's files laid over the reference's (as the tests assemble it)."""
     target = tmp / variant.name
@@ -316,6 +362,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slow", action="append", default=[], help="only this slow variant (repeatable), e.g. rows_everywhere")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--budget", type=float, default=None, help="seconds (default: rubric.yaml's budget)")
+    parser.add_argument("--reference-only", action="store_true", help="only the reference")
+    parser.add_argument("--against", metavar="COMMIT", help="also grade with this commit's grader and compare")
+    parser.add_argument("--repeat", type=int, default=3, help="gradings of each side with --against (default: 3)")
+    parser.add_argument("--tolerance", type=float, default=0.05, help="allowed new/old - 1 with --against")
     args = parser.parse_args(argv)
     budget = args.budget or load_rubric().budget
     trial = Quota()
@@ -323,16 +373,33 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; budget {budget:g} s; "
           f"CPU quota: {trial.kind}")
     with tempfile.TemporaryDirectory(prefix="a2grader-bench-uploads-") as tmp:
-        if args.submission or args.slow:
+        if args.reference_only:
+            runs: list[tuple[Path | None, str]] = [(None, "reference")]
+        elif args.submission or args.slow:
             runs = [(path.resolve(), path.name) for path in args.submission or []]
             runs += [(slow_upload(SLOW_DIR / name, Path(tmp)), f"slow/{name}") for name in args.slow]
         else:
-            runs = [] if args.slow_only else [(REPO / "reference", "reference")]
+            runs = [] if args.slow_only else [(None, "reference")]  # None: the checkout's own reference
             runs += [(slow_upload(v, Path(tmp)), f"slow/{v.name}") for v in sorted(SLOW_DIR.iterdir()) if v.is_dir()]
             runs.append((loop_forever.write(Path(tmp) / "loop_forever"), "every function loops forever"))
-        for path, name in runs:
-            report(measure(path, args.seed, budget, name), budget)
-    return 0
+        if not args.against:
+            for path, name in runs:
+                report(measure(path or REPO / "reference", args.seed, budget, name), budget)
+            return 0
+        with checkout(args.against) as old_repo:
+            verdicts = []
+            for path, name in runs:
+                old: list[Figures] = []
+                new: list[Figures] = []
+                for _ in range(max(args.repeat, 1)):
+                    for repo, figures in ((old_repo, old), (REPO, new)):
+                        figures.append(measure(path or repo / "reference", args.seed, budget,
+                                               f"{name} ({'old' if repo == old_repo else 'new'})", repo))
+                        report(figures[-1], budget)
+                verdicts.append(compare(f"{name}, {args.against} vs this checkout", old, new, args.tolerance))
+        print(f"\nnew within {args.tolerance:.0%} of {args.against} on every figure: "
+              f"{'yes' if all(verdicts) else 'NO'}")
+        return 0 if all(verdicts) else 1
 
 
 if __name__ == "__main__":

@@ -22,8 +22,10 @@ from a2 import arcstandard
 from a2.checks import model as model_checks
 from a2.checks import model_params
 from a2.checks import training as training_checks
+from grader.reports import gradescope
+from grader.run.budget import BudgetExhausted
 from grader.run.engine import grade
-from grader.run.results import GradeReport
+from grader.run.results import NOT_RUN, GradeReport
 from grader.run.settings import GradingSettings
 from grader.sandbox import InProcessRunner
 
@@ -119,6 +121,8 @@ def test_bug_and_the_uas_floor(bug, tmp_path):
     ("model_lookup_not_flattened", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
     ("model_lookup_interleaved", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
     ("model_fixed_mask", "model_dropout", "5.5 (ParserModel.forward: dropout"),
+    # its train reads model.embed_size, embeddings.shape, ...: the course's model must have them all
+    ("model_lookup_unflattened_train_reads_sizes", "model_embedding_lookup", "5.3 (ParserModel.embedding_lookup"),
 ])
 def test_a_bug_that_breaks_training_is_charged_once_over_its_check_and_5_9_at_the_larger_loss(
         bug, prerequisite, label, tmp_path):
@@ -133,6 +137,33 @@ def test_a_bug_that_breaks_training_is_charged_once_over_its_check_and_5_9_at_th
     assert round(pre_loss + uas.max_score - uas.score, 4) == max(pre_loss, uas_own), explain(report, ("train_uas",))
     assert uas.outcome.feedback[0].startswith(f"This comes from the bug check {label}"), uas.outcome.feedback
     assert not uas.needs_review and not pre.needs_review
+
+
+class _BudgetGoneForTheCounterfactual(InProcessRunner):
+    """The grading's budget runs out exactly when the counterfactual run starts."""
+
+    def call(self, probe, args=None, *, timeout=10.0):
+        if args and args.get("substitute"):
+            raise BudgetExhausted
+        return super().call(probe, args, timeout=timeout)
+
+
+@pytest.mark.slow
+def test_a_counterfactual_the_budget_cuts_is_flagged_for_review_never_silently_settled(tmp_path):
+    """Issue 32: 5.7 and 5.9 fail (no optimizer.step()) and the budget runs out when 5.9 runs again
+    with the course's loop: nothing is proven, so each keeps its own loss for now and 5.9 goes to
+    review saying why and what was run (it used to keep its loss with no flag: charged twice, silently)."""
+    report = grade(assemble(BUGGY_DIR / "run_no_optimizer_step", tmp_path / "sub"),
+                   GradingSettings(seed=7, only=("train_loop", "train_uas"), runner_factory=_BudgetGoneForTheCounterfactual))
+    loop, uas = (next(c for c in report.checks if c.id == cid) for cid in ("train_loop", "train_uas"))
+    assert loop.score < loop.max_score and uas.score == 0 and uas.status != NOT_RUN, explain(report, ("train_uas",))
+    assert uas.needs_review and not loop.needs_review
+    assert "time budget ran out" in uas.review
+    assert "ran once more with the reference's code in place of what check 5.7 (train_for_epoch" in uas.review
+    assert uas.outcome.feedback[0].startswith("Not settled: whether this failure comes from the bug check 5.7")
+    assert uas in report.reviews
+    output = gradescope.to_results_json(report)["output"]
+    assert "keep their own loss for now: the grading's time budget ran out" in output and "5.9 " in output
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ checked here too.
 from __future__ import annotations
 
 from grader.run.check_api import all_checks
-from grader.run.results import PASSED, Charge, CheckResult, Outcome, Proof
+from grader.run.results import PASSED, Charge, CheckResult, Outcome, Proof, not_run_outcome
 from grader.run.rubric import CheckSpec, load_rubric
 from grader.run.settle import settle_charges, settle_dependencies
 
@@ -90,14 +90,16 @@ SPECS_59 = {s.id: s for s in (LOOP, UAS)}
 class Rerun:
     """The engine's counterfactual: records each call and answers with a result for 5.9."""
 
-    def __init__(self, passed: bool | None):
-        self.passed = passed
+    def __init__(self, passed: bool | None | str):
+        self.passed = passed  # True, False, None (no course code: the kit) or "not run" (budget gone)
         self.calls: list[tuple[str, frozenset[str]]] = []
 
     def __call__(self, check_id: str, substitute: frozenset[str]) -> CheckResult | None:
         self.calls.append((check_id, substitute))
         if self.passed is None:
             return None
+        if self.passed == "not run":
+            return _result(UAS, not_run_outcome())
         return _result(UAS, Outcome(1, 1) if self.passed else Outcome(0, 1))
 
 
@@ -134,10 +136,31 @@ def test_a_failure_the_counterfactual_does_not_explain_keeps_its_loss_and_names_
     so each check keeps its own loss and 5.9's feedback does not blame 5.7 (nor a review flag)."""
     loop = _result(LOOP, Outcome(3, 4))
     uas = _result(UAS, Outcome(0, 1, ("0/1 randomized trials passed.",)))
-    for rerun in (Rerun(passed=False), Rerun(passed=None)):  # None: budget gone, or the kit
+    for rerun in (Rerun(passed=False), Rerun(passed=None)):  # None: no course code (the kit)
         settled = _settle(loop, uas, rerun)
         assert settled["train_uas"] is uas and uas.score == 0 and not uas.needs_review
         assert rerun.calls
+
+
+def test_a_counterfactual_the_budget_cut_is_flagged_for_a_person_with_what_was_run():
+    """Issue 32: the grading's time budget ran out before or while 5.9 ran again with the reference's
+    loop: nothing is proven, so neither charge once nor silently keep both losses: each keeps its own
+    loss for now, 5.9 goes to review with the reason, what was run and what charging once would give,
+    and its feedback says it is not settled (it used to be kept at its own loss with no flag)."""
+    loop = _result(LOOP, Outcome(3, 4, ("3/4 randomized trials passed.",)))
+    uas = _result(UAS, Outcome(0, 1, ("0/1 randomized trials passed.",)))
+    rerun = Rerun(passed="not run")
+    settled = _settle(loop, uas, rerun)
+    flagged = settled["train_uas"]
+    assert rerun.calls == [("train_uas", frozenset({"train_loop"}))]
+    assert flagged.score == uas.score == 0 and settled["train_loop"] is loop and not loop.needs_review
+    assert flagged.needs_review
+    assert "time budget ran out" in flagged.review
+    assert ("check 5.9 (name of train_uas) ran once more with the reference's code in place of what "
+            "check 5.7 (name of train_loop) judges") in flagged.review
+    assert "1.75 of 2 here, 2 point(s) in all" in flagged.review
+    assert flagged.outcome.feedback[0].startswith("Not settled: whether this failure comes from the bug check 5.7")
+    assert flagged.outcome.feedback[1:] == uas.outcome.feedback
 
 
 def test_the_counterfactual_runs_only_when_both_fail_and_the_dependent_ran():

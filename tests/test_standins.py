@@ -8,11 +8,13 @@ The stand-ins: 3(d)'s partial parses for a wrong PartialParse (probes_parser._Re
 guard around a right one, 3(d)'s scripted model (for the course's model wrappers), the model run.py
 is judged with when ParserModel cannot be used (standin_model.py), word2vec's replayed dataset (for
 the course's dummy dataset), skipgram's scripted loss function, the Parser.parse and
-train_for_epoch that run while student code trains, and forward's replaced embedding_lookup.
+train_for_epoch that run while student code trains, forward's replaced embedding_lookup, and the
+course's ParserModel that 5.9's counterfactual run trains in place of a failing one.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 from typing import Any
@@ -21,7 +23,9 @@ import numpy as np
 import pytest
 import torch
 
+from a2.checks import training_uas
 from a2.untrusted import probes_model, probes_parser, probes_training, probes_word2vec, standin_model, training_support
+from grader.sandbox import folders
 
 
 def _public(names: Any) -> set[str]:
@@ -168,6 +172,53 @@ def test_the_linear_stand_in_has_the_whole_parser_model_api(ref):
     assert stand_in.embedding_lookup(w).shape == reference.embedding_lookup(w).shape
     logits = stand_in(w)
     assert logits.shape == (4, 3) and logits.requires_grad
+
+
+def _course_model(ref: Any, embeddings: np.ndarray) -> Any:
+    """The model 5.9's counterfactual run trains in place of a failing ParserModel, built as the
+    worker builds it: from the text the grader sends with that call."""
+    code = training_uas.COURSE_PARTS.read_text(encoding="utf-8")
+    with probes_training.course_parts(ref.run, ("model",), code) as (build, _train):
+        return build(embeddings=embeddings, n_features=36, hidden_size=20, n_classes=3, dropout_prob=0.5)
+
+
+def test_the_counterfactual_model_is_the_assignments_parser_model_with_its_whole_api(ref):
+    """Issue 32: a student's train or train_for_epoch runs beside the course's model in 5.9's
+    counterfactual and may read any of ParserModel's API (model.embed_size, embeddings.shape,
+    embed_to_hidden_weight, dropout.p...): a name missing there made that run raise, and the bug was
+    charged twice. Same names, parameters (names and shapes: the reference's state_dict loads), and
+    the same logits."""
+    embeddings = np.random.default_rng(1).normal(size=(40, 5)).astype(np.float32)
+    reference = ref.parser_model.ParserModel(embeddings, n_features=36, hidden_size=20, n_classes=3,
+                                             dropout_prob=0.5)
+    course = _course_model(ref, embeddings)
+    assert missing(course, reference, torch.nn.Module()) == set()
+    assert methods_refusing(course, reference, torch.nn.Module()) == {}
+    assert {n: p.shape for n, p in course.named_parameters()} == {n: p.shape for n, p in reference.named_parameters()}
+    for name in ("n_features", "hidden_size", "n_classes", "dropout_prob", "embed_size"):
+        assert getattr(course, name) == getattr(reference, name), name
+    assert isinstance(course.embeddings, torch.nn.Parameter) and course.dropout.p == reference.dropout.p
+    course.load_state_dict(reference.state_dict())
+    course.eval(), reference.eval()
+    w = torch.randint(0, 40, (4, 36))
+    assert torch.equal(course.embedding_lookup(w), reference.embedding_lookup(w))
+    assert torch.allclose(course(w), reference(w))
+
+
+def test_the_course_code_is_never_in_the_workers_folder_and_only_comes_with_the_counterfactual(ref):
+    """The counterfactual's course code is the assignment's solution: no file of the worker's folder
+    defines it, and without its text (the student kit, or any call but the counterfactual) a
+    substitute is refused."""
+    names = {path.name for path in folders.worker_files()}
+    assert training_uas.COURSE_PARTS.name not in names
+    course = {n.name for n in ast.walk(ast.parse(training_uas.COURSE_PARTS.read_text(encoding="utf-8")))
+              if isinstance(n, ast.FunctionDef)}
+    for path in folders.worker_files():
+        defined = {n.name for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.FunctionDef)}
+        assert not defined & (course - {"__init__", "forward", "train"}), path
+    with pytest.raises(RuntimeError, match="not available here"):
+        with probes_training.course_parts(ref.run, ("loop",)):
+            pass
 
 
 def test_the_stand_in_is_what_training_gets_when_parser_model_fails(ref, monkeypatch):

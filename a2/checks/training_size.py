@@ -121,13 +121,15 @@ def choose(costs: Mapping[str, Any] | None, seconds: float) -> TrainingSize:
     return SIZES[-1]
 
 
-def size_for(ctx: CheckContext, seed: int, lr: float, substitute: tuple[str, ...] = ()) -> tuple[TrainingSize, str]:
+def size_for(ctx: CheckContext, seed: int, lr: float, substitute: tuple[str, ...] = (),
+             course_code: str = "") -> tuple[TrainingSize, str]:
     """Measure the student's cost on the first minibatches and choose the size; with a note for
     the feedback when the training was sized down. A calibration that fails (the student's
     train_for_epoch raises) gives the full size: the training itself then says what is wrong; one
-    that times out gives the smallest."""
+    that times out gives the smallest. ``substitute`` and ``course_code``: 5.9's counterfactual run
+    (the parts the course's code replaces, and that code)."""
     seconds = allowance(ctx.runner, ctx.timeout)
-    args = {"seed": seed, "lr": lr, **CALIBRATION, **({"substitute": substitute} if substitute else {})}
+    args = {"seed": seed, "lr": lr, **CALIBRATION, **({"substitute": substitute, "course_code": course_code} if substitute else {})}
     result = ctx.runner.call("train_cost", args,
                              timeout=min(ctx.timeout, max(seconds, 1.0)))
     costs = result.value if result.ok and isinstance(result.value, dict) else None

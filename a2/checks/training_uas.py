@@ -6,6 +6,9 @@ run.py, and the sizes and floors, are in training.py and training_size.py.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 
 from a2.checks import training_size as sizes
@@ -22,6 +25,10 @@ KIT_ADVISORY = ("advisory only: this local check scores the bundled dev set in d
                 "read; the score that counts is the full grader's on submission, on sentences it draws at "
                 "grading time that your code never sees")
 
+
+#: The course's ParserModel, train_for_epoch and train, whose text goes to the worker with the
+#: counterfactual call only (the assignment's solution is never in the worker's folder); not in the kit.
+COURSE_PARTS = Path(__file__).resolve().parent.parent / "course_parts.py"
 
 #: The part of training each prerequisite of train_uas judges, which the course's code replaces when
 #: 5.9 runs once more to prove that prerequisite's bug explains its failure (grader.run.settle).
@@ -40,10 +47,12 @@ def train_uas(ctx: CheckContext) -> Outcome:
     set nor a parser of its own: there the student's own parse of the bundled dev set counts."""
     kit = bool(getattr(ctx.ref, "kit", False))
     substitute = tuple(sorted({SUBSTITUTES[c] for c in ctx.substitute if c in SUBSTITUTES}))
-    if substitute and kit:
+    if substitute and (kit or not COURSE_PARTS.is_file()):
         raise CheckAborted(ERROR, ["the student kit has no course code to run in place of a failing part"])
+    course: dict[str, Any] = ({"substitute": substitute, "course_code": COURSE_PARTS.read_text(encoding="utf-8")}
+                              if substitute else {})
     seed = int(ctx.rng.integers(2**31))
-    size, sized = (sizes.FULL, "") if kit else sizes.size_for(ctx, seed, UAS_LR, substitute)
+    size, sized = (sizes.FULL, "") if kit else sizes.size_for(ctx, seed, UAS_LR, **course)
     scored_on = ("the bundled dev set, parsed by your own minibatch_parse" if kit else
                  f"{size.hidden} sentences the grader draws from the treebank's grammar at grading time")
     what = (f"train(parser, train_data, dev_data, output_path, batch_size={size.batch_size}, "
@@ -52,7 +61,7 @@ def train_uas(ctx: CheckContext) -> Outcome:
             f"{'' if size.n_train is None else f' ({size.n_train} training examples)'}, scored on {scored_on}")
     try:
         got = call(ctx, "train_uas", what, seed=seed, n_epochs=size.n_epochs, batch_size=size.batch_size,
-                   lr=UAS_LR, own_parse=kit, n_train=size.n_train, n_dev=size.n_dev, substitute=substitute)
+                   lr=UAS_LR, own_parse=kit, n_train=size.n_train, n_dev=size.n_dev, **course)
         dev_seed = int(ctx.rng.integers(2**31))
     except CheckAborted as aborted:
         hint = training_error_hint("\n".join(aborted.feedback), dependent="train_loop")

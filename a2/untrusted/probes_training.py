@@ -29,6 +29,7 @@ import importlib
 import math
 import os
 import time
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -56,11 +57,6 @@ from .training_support import (
     spy_adam,
     treebank,
 )
-
-try:  # the course's code for 5.9's counterfactual run; not shipped in the student kit
-    from . import standin_model as standins
-except ImportError:
-    standins = None  # type: ignore[assignment]
 
 # -- train_for_epoch ----------------------------------------------------------------------------
 
@@ -205,18 +201,18 @@ def train_setup(*, seed: int, n_train: int, n_dev: int, batch_size: int, n_epoch
 
 
 def train_cost(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: float,
-               eval_rows: int, substitute: tuple[str, ...] = ()) -> dict[str, Any]:
+               eval_rows: int, substitute: tuple[str, ...] = (), course_code: str = "") -> dict[str, Any]:
     """What training costs with the student's model and train_for_epoch, measured on its first
     minibatches: wall seconds per training example (one train_for_epoch on ``n_train`` examples,
     its dev evaluation on ``n_dev`` sentences), per evaluated configuration (the model's eval-mode
     forward on ``eval_rows`` rows), and the bundled dev set's configurations per sentence. Wall
     time, so that a container's CPU quota is in it; the grader sizes train_uas's training by it.
-    ``substitute``: as for train_uas."""
+    ``substitute``, ``course_code``: as for train_uas."""
     torch = get_torch()
     run: Any = importlib.import_module("run")
     parser, embeddings, train, dev = slices(n_train, n_dev)
     _all_parser, _emb, _train, all_dev = treebank()
-    with one_thread(), course_parts(run, substitute) as (build, _train_fn):
+    with one_thread(), course_parts(run, substitute, course_code) as (build, _train_fn):
         seed_all(seed)
         model = build(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
                       n_classes=N_CLASSES, dropout_prob=DROPOUT_PROB)
@@ -240,7 +236,7 @@ def train_cost(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: floa
 
 def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float, own_parse: bool = False,
               n_train: int | None = None, n_dev: int | None = None,
-              substitute: tuple[str, ...] = ()) -> dict[str, Any]:
+              substitute: tuple[str, ...] = (), course_code: str = "") -> dict[str, Any]:
     """The student's ParserModel trained by their train() on the reduced treebank; the score of
     every evaluation (the stand-in parse of ``instrumented_parsing``), and, when ``own_parse`` (the
     student kit, which has no other parser), the dev UAS of the student's own parse of the final
@@ -248,14 +244,14 @@ def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float, own_parse
     parameters returned as plain arrays (``arrays``: trained_arrays). Names train reads that only
     run.py's main block defines are supplied from that block (main_globals): one route, one
     sizing. ``substitute``: the parts ("model", "loop", "setup") the course's code replaces, for
-    the counterfactual run of check 5.9 (course_parts)."""
+    the counterfactual run of check 5.9; ``course_code``: that code's text (course_parts)."""
     torch = get_torch()
     run: Any = importlib.import_module("run")
     parser, embeddings, train, dev = slices(n_train, n_dev)
     rec = Recorder()
     result: dict[str, Any] = {}
     started = time.monotonic()
-    with one_thread(), course_parts(run, substitute) as (build, train_fn):
+    with one_thread(), course_parts(run, substitute, course_code) as (build, train_fn):
         with instrumented_parsing(rec), loss_spy(rec):
             seed_all(seed)
             model = build(embeddings=embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE,
@@ -278,19 +274,26 @@ def train_uas(*, seed: int, n_epochs: int, batch_size: int, lr: float, own_parse
 
 
 @contextlib.contextmanager
-def course_parts(run: Any, substitute: tuple[str, ...] = ()) -> Iterator[tuple[Callable[..., Any], Callable[..., Any]]]:
+def course_parts(run: Any, substitute: tuple[str, ...] = (),
+                 course_code: str = "") -> Iterator[tuple[Callable[..., Any], Callable[..., Any]]]:
     """(the model builder, train) to use: the student's, except the parts named in ``substitute``,
-    which the course's code replaces (standin_model.py): "model" ParserModel, "loop"
-    train_for_epoch (as run.py's global, so the student's train calls it), "setup" train. The
+    which the course's code replaces: "model" ParserModel, "loop" train_for_epoch (as run.py's
+    global, so the student's train calls it), "setup" train. That code (a2/course_parts.py, the
+    assignment's solution) is never in this folder: its text comes with the counterfactual call
+    only, ``course_code``, and runs here as a module of its own, kept in no sys.modules. The
     student kit has no course code: there a substitute raises."""
     parts = set(substitute or ())
-    if parts and standins is None:
-        raise RuntimeError("the course's code to run in place of a failing part is not available here")
-    build = standins.assignment_model if "model" in parts else build_model
+    course: Any = None
+    if parts:
+        if not course_code:
+            raise RuntimeError("the course's code to run in place of a failing part is not available here")
+        course = types.ModuleType("course_parts")
+        exec(compile(course_code, "course_parts.py", "exec"), course.__dict__)  # noqa: S102 - the grader's own code
+    build = course.assignment_model if "model" in parts else build_model
     original = run.train_for_epoch
     if "loop" in parts:
-        run.train_for_epoch = standins.course_train_for_epoch
-    train_fn = standins.course_train(lambda: run.train_for_epoch) if "setup" in parts else run.train
+        run.train_for_epoch = course.course_train_for_epoch
+    train_fn = course.course_train(lambda: run.train_for_epoch) if "setup" in parts else run.train
     try:
         yield build, train_fn
     finally:

@@ -28,7 +28,6 @@ from grader.run.replay import ReplayMiss
 from grader.run.results import (
     ERROR,
     FAILED,
-    NOT_RUN,
     CheckResult,
     GradeReport,
     Outcome,
@@ -311,9 +310,10 @@ def grade(upload: Path, settings: GradingSettings | None = None, *,
 
         def rerun(check_id: str, substitute: frozenset[str]) -> CheckResult | None:
             """The counterfactual: the check once more with the reference's code in place of the
-            failing prerequisites' (against the budget); None when it cannot say (not run)."""
+            failing prerequisites' (against the budget: "not run" when it ran out, which settle
+            flags for review); None when it ended in an error (no course code, as in the kit)."""
             result = run(spec_of[check_id], substitute)
-            return None if result.status in (NOT_RUN, ERROR) else result
+            return None if result.status == ERROR else result
         by_id = settle_dependencies(by_id, spec_of, {cid: registry[cid].depends_on for cid in by_id if cid in registry},
                                     {cid: registry[cid].names for cid in by_id if cid in registry}, rerun)
         file_notes = tuple(dict.fromkeys(state.note for state in [*files.values(), *held_files.values()] if state.note))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from grader.run.results import FAILED, PARTIAL, PASSED, CheckResult, Outcome, score
+from grader.run.results import FAILED, NOT_RUN, PARTIAL, PASSED, CheckResult, Outcome, score
 from grader.run.rubric import CheckSpec
 
 
@@ -107,8 +107,9 @@ def _lost(result: CheckResult) -> float:
 
 
 #: ``rerun(check_id, substitute)``: the check run once more with the reference's code in place of the
-#: functions the checks ``substitute`` judge (the counterfactual), or None when it could not be run
-#: (the grading's budget ran out, or there is no reference code to put in place, as in the kit).
+#: functions the checks ``substitute`` judge (the counterfactual): its result, "not run" when the
+#: grading's budget ran out before or while it ran; None when there is no reference code to put in
+#: place (the kit) or it ended in an error.
 Rerun = Callable[[str, frozenset[str]], "CheckResult | None"]
 
 
@@ -125,8 +126,11 @@ def settle_dependencies(settled: Mapping[str, CheckResult], specs: Mapping[str, 
     grading's budget). If it then passes, their bugs explain its failure: the check loses only what
     exceeds their losses, so together they lose the larger of the two (the prerequisites' summed),
     never the sum and never less, and its feedback says so. If it still fails, or could not be run,
-    each keeps its own loss and the feedback names no other check. A check the rubric marks
-    ``charge: each`` keeps its own loss always; so does a check that could not run at all.
+    each keeps its own loss and the feedback names no other check. If the grading's time budget ran
+    out before or while it ran, nothing is proven either way: each keeps its own loss for now and
+    the check goes to review with the reason, what was run and what charging once would give (its
+    feedback says so). A check the rubric marks ``charge: each`` keeps its own loss always; so does
+    a check that could not run at all.
     """
     out = dict(settled)
     for check_id, result in settled.items():
@@ -145,11 +149,14 @@ def settle_dependencies(settled: Mapping[str, CheckResult], specs: Mapping[str, 
         spec = specs.get(check_id)
         if other and rerun is not None and getattr(spec, "charge", "once") != "each":
             counter = rerun(check_id, frozenset(other))
+            carried = round(sum(_lost(settled[p]) for p in other), 4)
+            own = _lost(result)
+            loss = round(max(own - carried, 0.0), 4)
+            total = round(loss + carried, 4)
+            if counter is not None and counter.status == NOT_RUN:
+                out[check_id] = _unsettled(result, settled, other, own, loss, total, lines)
+                continue
             if counter is not None and _lost(counter) <= 0:
-                carried = round(sum(_lost(settled[p]) for p in other), 4)
-                own = _lost(result)
-                loss = round(max(own - carried, 0.0), 4)
-                total = round(loss + carried, 4)
                 lines.insert(0, f"This comes from the bug {_and(settled, other)} {'charge' if len(other) > 1 else 'charges'}: "
                                 f"with the reference's code in place of what {'they judge' if len(other) > 1 else 'it judges'}, "
                                 f"this check passes (run again to find out). Charged once: {total:g} point(s) in "
@@ -162,6 +169,26 @@ def settle_dependencies(settled: Mapping[str, CheckResult], specs: Mapping[str, 
             out[check_id] = replace(result, outcome=replace(result.outcome,
                                                              feedback=(*lines, *result.outcome.feedback)))
     return out
+
+
+def _unsettled(result: CheckResult, settled: Mapping[str, CheckResult], other: Sequence[str], own: float,
+               loss: float, total: float, lines: list[str]) -> CheckResult:
+    """``result`` kept at its own loss and sent to review: its counterfactual run was cut by the
+    grading's time budget, so whether ``other``'s bugs explain its failure is not known."""
+    they = "they judge" if len(other) > 1 else "it judges"
+    ran = (f"{_label(result)} ran once more with the reference's code in place of what {_and(settled, other)} "
+           f"{'judge' if len(other) > 1 else 'judges'}")
+    review = (f"charge not settled: the grading's time budget ran out before or while {ran} (to find out "
+              f"whether {'their bugs explain' if len(other) > 1 else 'its bug explains'} this failure); each check "
+              f"keeps its own loss for now. If it would pass that way, charge once: {loss:g} of {own:g} here, "
+              f"{total:g} point(s) in all over these checks; else keep {own:g} here. Rerun the grading with a "
+              "larger budget (grader grade --budget) to settle it")
+    lines.insert(0, f"Not settled: whether this failure comes from the bug {_and(settled, other)} "
+                    f"{'charge' if len(other) > 1 else 'charges'} could not be found out (the grading's time "
+                    f"budget ran out while this check ran again with the reference's code in place of what {they}). "
+                    "For now each check keeps its own loss; course staff will review it.")
+    outcome = replace(result.outcome, feedback=(*lines, *result.outcome.feedback), review=review)
+    return replace(result, outcome=outcome)
 
 
 def _and(settled: Mapping[str, CheckResult], ids: Sequence[str]) -> str:

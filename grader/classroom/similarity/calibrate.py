@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grader.classroom.similarity.prints import Held, Prints, matches, overlap, positions_of, without
+from grader.classroom.similarity.prints import Held, Prints, matches, overlap, positions_of
 
 #: Fewest tokens of student code a pair must share to count at all.
 MIN_MATCHED = 60
@@ -60,12 +60,6 @@ def common_hashes(hash_sets: Sequence[frozenset[int]]) -> tuple[Held, np.ndarray
     held = Held(hash_sets)
     limit = passage_limit(len(hash_sets))
     return held, held.above(limit), limit
-
-
-def discounted(fp: Prints | None, common: np.ndarray) -> Prints | None:
-    """``fp`` without the ``common`` fingerprints, its token coverage recounted; None when
-    nothing is left."""
-    return without(fp, common)
 
 
 @dataclass(frozen=True)

@@ -327,8 +327,8 @@ def _file_pairs(file: str, docs: list[Fingerprinted], others: list[Fingerprinted
                 threshold: float | None) -> tuple[list[Pair], int, calibrate.FileCalibration]:
     """The pairs listed of one file, how many pairs were compared, and the file's calibration."""
     held, common, limit = calibrate.common_hashes([d.fp.hashes for d in [*docs, *others] if d.fp is not None])
-    views = [calibrate.discounted(d.fp, common) for d in docs]
-    kviews = [calibrate.discounted(d.fp, common) for d in others]
+    views = [prints.without(d.fp, common) for d in docs]
+    kviews = [prints.without(d.fp, common) for d in others]
     cal = calibrate.FileCalibration(
         file, len(docs) + len(others), limit, len(common),
         calibrate.rounded_median([v.token_coverage if v is not None else 0 for v in views]),

@@ -20,7 +20,8 @@ code that lie in regions the two documents share (a name or a string counts one)
 found in many documents of a file counts for nothing (MOSS's passage limit); what is left of a
 document's own part is its *student code*.
 
-**Score.** For each of the two documents, the share of its student code found in the other;
+**Score.** For each of the two documents, the share of its student code found in the other,
+each token weighted by how few documents of the class hold it (idioms count less);
 a pair's score is the larger share (a submission that is the template plus one function copied
 from another scores near 1). A pair is listed when that score is an outlier among the file's
 pairs in this class and it shares at least ``MIN_MATCHED`` tokens (or, with a fixed threshold,
@@ -262,9 +263,9 @@ def _regions(slices: np.ndarray, where: np.ndarray, text: str,
 
 
 def _pair(x: Fingerprinted, y: Fingerprinted, vx: prints.Prints | None, vy: prints.Prints | None, held: prints.Held,
-          cal: calibrate.FileCalibration, score: float) -> Pair:
+          cal: calibrate.FileCalibration, score: float, wx: np.ndarray | None, wy: np.ndarray | None) -> Pair:
     assert vx is not None and vy is not None      # a pair found shares fingerprints
-    matched, share_x, share_y = calibrate.shares(vx, vy)
+    matched, share_x, share_y, _ = calibrate.shares(vx, vy, wx, wy)
     slices_x, counts_x, evidence = calibrate.shared_slices(vx, vy, held)
     slices_y, counts_y, _ = calibrate.shared_slices(vy, vx, held)
     regions_x, held_x = _regions(slices_x, x.where, x.text, counts_x)
@@ -319,6 +320,11 @@ def survey(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
                                                     threshold)
             pairs += found
             compared += count
+        elif file != WRITTEN:     # no document holds a k-gram of its own (sgd.py's two lines): named as not compared
+            files[file] = calibrate.FileCalibration(
+                file, 0, calibrate.passage_limit(len(made)), 0, 0,
+                calibrate.rounded_median([sum(1 for line in f.own.splitlines() if line.strip()) for f in made[:len(members)]]),
+                False)
     pairs.sort(key=lambda p: (-p.evidence, -p.score, p.a.owner, p.b.owner, p.file))
     return Survey(pairs, compared, files, notes)
 
@@ -338,22 +344,23 @@ def _file_pairs(file: str, docs: list[Fingerprinted], others: list[Fingerprinted
     lowest = calibrate.SCORE_FLOOR if threshold is None else threshold
     found: list[tuple[int, int, float, int]] = []   # (i, j, score, tokens of the side shared more)
     everyone = [*views, *kviews]
+    weights = [calibrate.token_weights(v, held) if v is not None else None for v in everyone]
     for i, vx in enumerate(views):
         for j in [*range(i + 1, len(views)), *range(len(views), len(everyone))]:
             vy = everyone[j]
             if vx is None or vy is None or vx.hashes.isdisjoint(vy.hashes):
                 scores.append(0.0)
                 continue
-            tokens_x, share_x, share_y = calibrate.shares(vx, vy)
+            tokens_x, share_x, share_y, tokens_y = calibrate.shares(vx, vy, weights[i], weights[j])
             scores.append(max(share_x, share_y))
             if scores[-1] < lowest:
                 continue
             swap = j < len(views) and share_y > share_x      # a known document is always second
-            found.append((j, i, scores[-1], round(share_y * vy.token_coverage)) if swap
+            found.append((j, i, scores[-1], tokens_y) if swap
                          else (i, j, scores[-1], tokens_x))
     cal = calibrate.distribution(cal, np.asarray(scores, dtype=float))
     every = [*docs, *others]
-    return ([_pair(every[i], every[j], everyone[i], everyone[j], held, cal, score)
+    return ([_pair(every[i], every[j], everyone[i], everyone[j], held, cal, score, weights[i], weights[j])
              for i, j, score, matched in found if calibrate.flagged(cal, score, matched, threshold)], len(scores), cal)
 
 

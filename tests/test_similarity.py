@@ -11,6 +11,7 @@ copy (disguised by tools/class_copies.py), files of different origins were writt
 from __future__ import annotations
 
 import ast
+import dataclasses
 import csv
 import functools
 import html
@@ -430,6 +431,62 @@ def test_scores_are_calibrated_per_file():
     short = calibrate.FileCalibration("sgd.py", 40, 10, 0, 12, 2, False)
     assert not calibrate.flagged(short, 1.0, 500, None) and not calibrate.flagged(short, 1.0, 500, 0.5)
     assert short.note.startswith("sgd.py: 2 lines of student code") and short.note.endswith("not compared")
+
+
+def test_a_score_only_a_few_spreads_above_a_class_of_alike_pairs_is_not_listed():
+    """Where idioms make many pairs of a file alike (a small class, the handout's __init__), a
+    score 4.5 times the spread above the median is not unusual enough; 5.5 times is (and in a
+    file where pairs share nothing, the score floor alone decides)."""
+    from grader.classroom.similarity import calibrate
+
+    spread = calibrate.FileCalibration("parser_model.py", 11, 10, 0, 241, 13, True, median=0.1, scale=0.1, pairs=55)
+    assert not calibrate.flagged(spread, 0.55, 120, None) and calibrate.flagged(spread, 0.65, 120, None)
+    quiet = calibrate.distribution(dataclasses.replace(spread), np.zeros(55))
+    assert calibrate.flagged(quiet, calibrate.SCORE_FLOOR, 120, None)
+
+
+def test_idioms_several_documents_hold_weigh_less_than_code_only_two_hold():
+    """Thirty word2vec.py written apart, in which four idioms (a few lines each) are held by five
+    documents: two of them hold two idioms together, which is more than half of one's own code,
+    yet they are not listed; two that share their code (one a copy of the other, renamed) are,
+    near 1."""
+    bench = load_script("simbench", REPO / "bench" / "similarity.py")
+    copies = load_script("class_copies", REPO / "tools" / "class_copies.py")
+    import random
+
+    rng = random.Random(11)
+    template = (TEMPLATE_DIR / "word2vec.py").read_text(encoding="utf-8")
+    idioms = [bench._block(rng, "", 4) for _ in range(4)]
+    regions = [[bench._block(rng, "", rng.randint(5, 8)) for _ in range(4)] for _ in range(30)]
+    regions[0][1:3] = [idioms[0], idioms[1]]                      # short: the idioms are most of it
+    regions[0][0], regions[0][3] = bench._block(rng, "", 3), bench._block(rng, "", 4)
+    regions[1][1:3] = [idioms[0], idioms[1] + regions[1][2]]
+    for i, member in enumerate(range(2, 14)):                      # each idiom in five documents
+        regions[member][i % 4] = idioms[i % 4] + regions[member][i % 4]
+    docs = [Document(f"s{i:02d}", "word2vec.py", corpus.fill(template, tuple(r))) for i, r in enumerate(regions)]
+    docs.append(Document("copy", "word2vec.py", copies.disguise("word2vec.py", docs[20].text, ("rename",), rng)))
+    found = detect.survey(docs, [], bases=_bases())
+    listed = {frozenset((p.a.owner, p.b.owner)) for p in found.pairs}
+    assert listed == {frozenset(("s20", "copy"))}
+    assert found.pairs[0].score > 0.9
+    every = detect.survey(docs, [], bases=_bases(), threshold=1e-6)
+    idiom_pair = next(p for p in every.pairs if {p.a.owner, p.b.owner} == {"s00", "s01"})
+    assert idiom_pair.a.owner == "s00" and idiom_pair.matched >= detect.MIN_MATCHED
+    # unweighted, s01 holds more than half of s00's student code (listed before idioms weighed less)
+    own = detect.fingerprint(docs[0], docs[0].text, _bases()["word2vec.py"]).fp
+    assert idiom_pair.matched > 0.5 * own.token_coverage and idiom_pair.score < detect.DEFAULT_THRESHOLD - 0.1
+
+
+def test_a_file_no_document_holds_a_k_gram_of_is_named_not_compared():
+    """Real sgd.py solutions are two short lines (`loss, grad = f(x)`, `x -= step * grad`): no
+    document holds a k-gram of its own, and the pages still name the file as not compared."""
+    template = (TEMPLATE_DIR / "sgd.py").read_text(encoding="utf-8")
+    lines = ["loss, grad = f(x)\nx -= step * grad\n", "loss, gradient = f(x)\nx = x - step * gradient\n",
+             "loss, dx = f(x)\nx -= dx * step\n"]
+    docs = [Document(f"s{i}", "sgd.py", corpus.fill(template, (body,))) for i, body in enumerate(lines * 3)]
+    found = detect.survey(docs, [], bases=_bases())
+    assert not found.pairs
+    assert [n for n in found.not_compared if n.startswith("sgd.py: 2 lines of student code")], found.not_compared
 
 
 def test_older_starter_code_named_with_base_is_removed(tmp_path: Path):

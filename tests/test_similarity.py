@@ -11,8 +11,8 @@ copy (disguised by tools/class_copies.py), files of different origins were writt
 from __future__ import annotations
 
 import ast
-import dataclasses
 import csv
+import dataclasses
 import functools
 import html
 import itertools
@@ -574,6 +574,9 @@ def test_pair_page_lists_rare_regions_names_known_matches_and_files_not_compared
     page = (out / "similarity" / similarity_html.page_name(between)).read_text(encoding="utf-8")
     assert "Shared regions, rarest first" in page and "4 of " in page         # three copies and the source
     assert page.count("also matches the known solution") == 2
+    source = {str(f) for f in (tmp_path / "corpus" / "known").rglob("parser_model.py")}
+    said = re.findall(r"also matches the known solution (\S+) \(score", page)
+    assert len(said) == 2 and {html.unescape(w) for w in said} <= source, (said, source)   # says which
     assert html.escape(note) in page
     # a long line (a comment of 400 characters) must not push the right pane off a 1280-pixel screen
     text = corpus.student_markers((REPO / "reference" / "word2vec.py").read_text(encoding="utf-8"))

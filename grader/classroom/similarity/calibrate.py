@@ -142,7 +142,7 @@ def token_weights(p: Prints, held: Held) -> np.ndarray:
     k-gram kept covers), so that a token inside an idiom several documents hold weighs what
     the idiom does."""
     weight = np.full(p.length, np.inf)
-    w = rarity_weight(held.of(p.kgram_hash.tolist()))
+    w = rarity_weight(held.of(p.kgram_hash))
     for offset in range(p.k):
         np.minimum.at(weight, p.kgram_pos + offset, w)
     weight[np.isinf(weight)] = 0.0

@@ -117,11 +117,11 @@ class Held:
     def __getitem__(self, h: int) -> int:
         return int(self.of([h])[0])
 
-    def of(self, hashes: Sequence[int]) -> np.ndarray:
+    def of(self, hashes: Sequence[int] | np.ndarray) -> np.ndarray:
         """The count of each of ``hashes`` (0 for one no document holds)."""
         if not len(self.keys):
             return np.zeros(len(hashes), dtype=np.int64)
-        values = _array(hashes)
+        values = hashes if isinstance(hashes, np.ndarray) else _array(hashes)
         at = np.searchsorted(self.keys, values).clip(0, len(self.keys) - 1)
         return np.where(self.keys[at] == values, self.counts[at], 0)
 

@@ -159,8 +159,9 @@ def _weighted(cum: np.ndarray | None, slices: np.ndarray, tokens: int, coverage:
 
 def shares(x: Prints, y: Prints, wx: np.ndarray | None = None,
            wy: np.ndarray | None = None) -> tuple[int, float, float, int]:
-    """Tokens of ``x``'s student code found in ``y``, the two shares, and the tokens of ``y``'s found in ``x`` (copydetect's
-    compare_files without the slices), over two discounted fingerprints. With the documents'
+    """Tokens of ``x``'s student code found in ``y``, the two shares, and the tokens of ``y``'s
+    found in ``x`` (copydetect's compare_files without the slices), over two discounted
+    fingerprints. With the documents'
     :func:`token_weights`, a share counts each token by how rare it is in the class: code that
     several documents of the class hold (an idiom of this assignment) counts less, in what is
     shared and in what the document holds alike, so that two documents that share only such

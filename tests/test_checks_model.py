@@ -28,6 +28,7 @@ from grader.run.engine import grade
 from grader.run.results import NOT_RUN, GradeReport
 from grader.run.settings import GradingSettings
 from grader.sandbox import InProcessRunner
+from grader.sandbox.runner import ProbeResult
 
 MODEL_CHECKS = ("model_structure", "model_init", "model_embedding_lookup", "model_forward",
                 "model_dropout", "model_gradients")
@@ -163,7 +164,38 @@ def test_a_counterfactual_the_budget_cuts_is_flagged_for_review_never_silently_s
     assert uas.outcome.feedback[0].startswith("Not settled: whether this failure comes from the bug check 5.7")
     assert uas in report.reviews
     output = gradescope.to_results_json(report)["output"]
-    assert "keep their own loss for now: the grading's time budget ran out" in output and "5.9 " in output
+    assert "keep their own loss for now: whether the bug of a check they depend on" in output and "5.9 " in output
+
+
+class _CounterfactualCrashes(InProcessRunner):
+    """The worker dies (or the call times out) in the counterfactual run, and only there."""
+
+    ended = "crashed"
+
+    def call(self, probe, args=None, *, timeout=10.0):
+        if args and args.get("substitute"):
+            return ProbeResult(self.ended, stderr="Killed")
+        return super().call(probe, args, timeout=timeout)
+
+
+class _CounterfactualTimesOut(_CounterfactualCrashes):
+    ended = "timeout"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runner", [_CounterfactualCrashes, _CounterfactualTimesOut], ids=["crash", "timeout"])
+def test_a_counterfactual_that_crashes_or_times_out_is_flagged_for_review_never_scored(runner, tmp_path):
+    """Issue 32: 5.7 and 5.9 fail (no optimizer.step()) and 5.9's run with the course's loop crashes
+    or times out: that proves nothing, so 5.9 keeps its own loss for now and goes to review with the
+    reason (it used to count as "not explained": both losses kept, silently, with no flag)."""
+    report = grade(assemble(BUGGY_DIR / "run_no_optimizer_step", tmp_path / "sub"),
+                   GradingSettings(seed=7, only=("train_loop", "train_uas"), runner_factory=runner))
+    loop, uas = (next(c for c in report.checks if c.id == cid) for cid in ("train_loop", "train_uas"))
+    assert loop.score < loop.max_score and uas.score == 0, explain(report, ("train_uas",))
+    assert uas.needs_review and not loop.needs_review and uas in report.reviews
+    assert ("ran past the check's time limit" if runner.ended == "timeout" else "worker process died") in uas.review
+    assert "time budget" not in uas.review and "ran once more with the reference's code" in uas.review
+    assert uas.outcome.feedback[0].startswith("Not settled: whether this failure comes from the bug check 5.7")
 
 
 @pytest.mark.slow

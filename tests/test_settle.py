@@ -11,8 +11,10 @@ checked here too.
 
 from __future__ import annotations
 
+import pytest
+
 from grader.run.check_api import all_checks
-from grader.run.results import PASSED, Charge, CheckResult, Outcome, Proof, not_run_outcome
+from grader.run.results import PARTIAL, PASSED, Charge, CheckResult, Outcome, Proof, not_run_outcome
 from grader.run.rubric import CheckSpec, load_rubric
 from grader.run.settle import settle_charges, settle_dependencies
 
@@ -91,7 +93,9 @@ class Rerun:
     """The engine's counterfactual: records each call and answers with a result for 5.9."""
 
     def __init__(self, passed: bool | None | str):
-        self.passed = passed  # True, False, None (no course code: the kit) or "not run" (budget gone)
+        # True, False, None (no course code: the kit), "not run" (budget gone), or the status of a run
+        # that ended without a verdict ("timeout", "crashed", "error")
+        self.passed = passed
         self.calls: list[tuple[str, frozenset[str]]] = []
 
     def __call__(self, check_id: str, substitute: frozenset[str]) -> CheckResult | None:
@@ -100,6 +104,8 @@ class Rerun:
             return None
         if self.passed == "not run":
             return _result(UAS, not_run_outcome())
+        if isinstance(self.passed, str):
+            return _result(UAS, Outcome(0, 1, (f"what the {self.passed} said",), status=self.passed))
         return _result(UAS, Outcome(1, 1) if self.passed else Outcome(0, 1))
 
 
@@ -121,6 +127,42 @@ def test_a_failure_the_prerequisites_bug_explains_is_charged_once_at_the_larger_
     assert charged.outcome.feedback[0].startswith("This comes from the bug check 5.7 (name of train_loop) charges")
     assert "Charged once: 2 point(s) in all" in charged.outcome.feedback[0]
     assert not charged.needs_review and not settled["train_loop"].needs_review
+
+
+@pytest.mark.parametrize("own", ["error", "timeout", "crashed", "failed"])
+def test_a_check_charged_once_has_the_status_its_points_say(own):
+    """Issue 32: 5.9 ended in an error (or a timeout) of the student's loop, and with the reference's
+    loop it passes: explained by 5.7's bug. At full points its status is "passed", not "error" (which
+    the reports print as "Error." with full marks); below them, "partial"; the feedback still says
+    what its own run did, after the line that says why it costs only this."""
+    own_feedback = (f"0/1 randomized trials passed; the run's {own}",)
+    uas = _result(UAS, Outcome(0, 1, own_feedback, status=own))
+    full = _settle(_result(LOOP, Outcome(0, 4)), uas, Rerun(passed=True))["train_uas"]  # 5.7 loses 1, 5.9 its 2
+    assert (full.score, full.status, full.passed) == (1.0, PARTIAL, False)
+    assert full.outcome.feedback[0].startswith("This comes from the bug") and full.outcome.feedback[1:] == own_feedback
+    small = _result(_spec("train_uas", "5.9", 1.0), Outcome(0, 1, own_feedback, status=own))
+    whole = settle_dependencies({"train_loop": _result(LOOP, Outcome(0, 4)), "train_uas": small},
+                                {**SPECS_59, "train_uas": _spec("train_uas", "5.9", 1.0)}, DEPENDS, UNITS,
+                                Rerun(passed=True))["train_uas"]
+    assert (whole.score, whole.status, whole.passed) == (1.0, PASSED, True)
+    assert "here 0 of 1" in whole.outcome.feedback[0]
+
+
+@pytest.mark.parametrize("ended", ["timeout", "crashed", "error"])
+def test_a_counterfactual_that_ends_without_a_verdict_is_flagged_with_its_reason(ended):
+    """Issue 32: the counterfactual run timed out, crashed or raised: that proves nothing (it used to
+    count as "not explained", each check keeping its loss with no flag), so 5.9 keeps its own loss for
+    now and goes to a person with the reason, the text the run gave and what charging once would give."""
+    loop = _result(LOOP, Outcome(3, 4, ("3/4 randomized trials passed.",)))
+    uas = _result(UAS, Outcome(0, 1, ("0/1 randomized trials passed.",)))
+    flagged = _settle(loop, uas, Rerun(passed=ended))["train_uas"]
+    assert flagged.score == 0 and flagged.needs_review and not loop.needs_review
+    why = {"timeout": "ran past the check's time limit", "crashed": "worker process died",
+           "error": "ended in an error"}[ended]
+    assert why in flagged.review and f"what the {ended} said" in flagged.review, flagged.review
+    assert "1.75 of 2 here, 2 point(s) in all" in flagged.review and "time budget" not in flagged.review
+    assert flagged.outcome.feedback[0].startswith("Not settled: whether this failure comes from the bug check 5.7")
+    assert why in flagged.outcome.feedback[0] and flagged.outcome.feedback[1:] == uas.outcome.feedback
 
 
 def test_a_prerequisite_that_loses_more_takes_the_whole_charge():
@@ -219,3 +261,17 @@ def test_declared_dependencies_name_registered_checks_no_cycle_and_never_a_less_
                    for p in registry[start].depends_on)
     assert not [c for c in registry if reaches(c, c)]
     assert registry["train_uas"].depends_on and "train_loop" in registry["train_uas"].depends_on
+
+
+def test_a_check_that_cannot_put_course_code_in_place_ran_nothing():
+    """The kit has no course code for 5.9's counterfactual: the check aborts saying nothing ran, which
+    the engine's rerun turns into None (not explained, no review flag), unlike a run that crashed."""
+    from a2.checks.training_uas import train_uas
+    from grader.run.engine import run_check
+
+    class Ctx:
+        ref = type("KitRef", (), {"kit": True})()
+        substitute = frozenset({"train_loop"})
+
+    outcome = run_check(UAS, train_uas, Ctx())
+    assert outcome.status == "error" and not outcome.ran and "no course code" in outcome.feedback[0]

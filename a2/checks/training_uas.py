@@ -48,7 +48,7 @@ def train_uas(ctx: CheckContext) -> Outcome:
     kit = bool(getattr(ctx.ref, "kit", False))
     substitute = tuple(sorted({SUBSTITUTES[c] for c in ctx.substitute if c in SUBSTITUTES}))
     if substitute and (kit or not COURSE_PARTS.is_file()):
-        raise CheckAborted(ERROR, ["the student kit has no course code to run in place of a failing part"])
+        raise CheckAborted(ERROR, ["the student kit has no course code to run in place of a failing part"], ran=False)
     course: dict[str, Any] = ({"substitute": substitute, "course_code": COURSE_PARTS.read_text(encoding="utf-8")}
                               if substitute else {})
     seed = int(ctx.rng.integers(2**31))

@@ -172,9 +172,9 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
             ([c for c in flagged if c.written is not None],
              "written answer(s) could not be judged with confidence and will be looked at by a TA"),
             ([c for c in flagged if c.written is None],
-             "check(s) keep their own loss for now: the grading's time budget ran out before it could be found "
-             "out whether the bug of a check they depend on explains their failure; course staff will review "
-             "them")):
+             "check(s) keep their own loss for now: whether the bug of a check they depend on explains their "
+             "failure could not be found out (the grading's time budget ran out, or that run ended without a "
+             "verdict: each check's feedback says which); course staff will review them")):
         if items:
             lines.append(f"{REVIEW_HEAD}: {len(items)} {said}: " + ", ".join(f"{c.number} {c.name}" for c in items) + ".")
     lines += list(report.notes)

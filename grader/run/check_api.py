@@ -122,10 +122,11 @@ class CheckAborted(Exception):
     Raised by CheckContext.call in the trusted process only (student code never sees it).
     """
 
-    def __init__(self, status: str, feedback: list[str]):
+    def __init__(self, status: str, feedback: list[str], *, ran: bool = True):
         super().__init__(feedback[0] if feedback else status)
         self.status = status
         self.feedback = feedback
+        self.ran = ran  # False: no student code ran (as Outcome.ran)
 
 
 def check_rng(seed: int, check_id: str) -> np.random.Generator:

@@ -28,6 +28,7 @@ from grader.run.replay import ReplayMiss
 from grader.run.results import (
     ERROR,
     FAILED,
+    NOT_RUN,
     CheckResult,
     GradeReport,
     Outcome,
@@ -202,7 +203,7 @@ def run_check(spec: CheckSpec, fn: Callable[[CheckContext], Outcome], ctx: Check
     try:
         return fn(ctx)
     except CheckAborted as aborted:
-        return Outcome(0, 1, tuple(aborted.feedback), status=aborted.status)
+        return Outcome(0, 1, tuple(aborted.feedback), status=aborted.status, ran=aborted.ran)
     except ReplayMiss:  # only the kit: a question that depends on the student's (wrong) output
         return Outcome(0, 1, ("Your code's output here differs from what a correct solution gives, and "
                               "saying how far off it is needs an expected value the student kit did not "
@@ -310,10 +311,11 @@ def grade(upload: Path, settings: GradingSettings | None = None, *,
 
         def rerun(check_id: str, substitute: frozenset[str]) -> CheckResult | None:
             """The counterfactual: the check once more with the reference's code in place of the
-            failing prerequisites' (against the budget: "not run" when it ran out, which settle
-            flags for review); None when it ended in an error (no course code, as in the kit)."""
+            failing prerequisites' (against the budget: "not run" when it ran out; a timeout, crash or
+            error proves nothing either: settle flags them for review); None when nothing could run
+            (no course code to put in place, as in the kit)."""
             result = run(spec_of[check_id], substitute)
-            return None if result.status == ERROR else result
+            return None if not result.outcome.ran and result.status != NOT_RUN else result
         by_id = settle_dependencies(by_id, spec_of, {cid: registry[cid].depends_on for cid in by_id if cid in registry},
                                     {cid: registry[cid].names for cid in by_id if cid in registry}, rerun)
         file_notes = tuple(dict.fromkeys(state.note for state in [*files.values(), *held_files.values()] if state.note))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from grader.run.results import FAILED, NOT_RUN, PARTIAL, PASSED, CheckResult, Outcome, score
+from grader.run.results import CRASHED, ERROR, FAILED, NOT_RUN, PARTIAL, PASSED, TIMEOUT, CheckResult, Outcome, score
 from grader.run.rubric import CheckSpec
 
 
@@ -109,8 +109,14 @@ def _lost(result: CheckResult) -> float:
 #: ``rerun(check_id, substitute)``: the check run once more with the reference's code in place of the
 #: functions the checks ``substitute`` judge (the counterfactual): its result, "not run" when the
 #: grading's budget ran out before or while it ran; None when there is no reference code to put in
-#: place (the kit) or it ended in an error.
+#: place (the kit).
 Rerun = Callable[[str, frozenset[str]], "CheckResult | None"]
+
+#: What a counterfactual run that ended so says: nothing (it never reached a verdict), so the charge
+#: goes to a person with the reason, never scored either way.
+_UNPROVEN = {NOT_RUN: "the grading's time budget ran out before or while it ran",
+             TIMEOUT: "it ran past the check's time limit", CRASHED: "its worker process died",
+             ERROR: "it ended in an error"}
 
 
 def settle_dependencies(settled: Mapping[str, CheckResult], specs: Mapping[str, CheckSpec],
@@ -125,11 +131,12 @@ def settle_dependencies(settled: Mapping[str, CheckResult], specs: Mapping[str, 
     reference's code in place of the failing prerequisites' (``rerun``: only then, and against the
     grading's budget). If it then passes, their bugs explain its failure: the check loses only what
     exceeds their losses, so together they lose the larger of the two (the prerequisites' summed),
-    never the sum and never less, and its feedback says so. If it still fails, or could not be run,
-    each keeps its own loss and the feedback names no other check. If the grading's time budget ran
-    out before or while it ran, nothing is proven either way: each keeps its own loss for now and
-    the check goes to review with the reason, what was run and what charging once would give (its
-    feedback says so). A check the rubric marks ``charge: each`` keeps its own loss always; so does
+    never the sum and never less, its status says what its points say, and its feedback says so. If
+    it still fails, or there is no reference code to run (the kit), each keeps its own loss and the
+    feedback names no other check. If the counterfactual ended without a verdict (the grading's time
+    budget ran out, it timed out, crashed or raised), nothing is proven either way: each keeps its own
+    loss for now and the check goes to review with the reason, what was run and what charging once
+    would give (its feedback says so). A check the rubric marks ``charge: each`` keeps its own loss always; so does
     a check that could not run at all.
     """
     out = dict(settled)
@@ -153,8 +160,8 @@ def settle_dependencies(settled: Mapping[str, CheckResult], specs: Mapping[str, 
             own = _lost(result)
             loss = round(max(own - carried, 0.0), 4)
             total = round(loss + carried, 4)
-            if counter is not None and counter.status == NOT_RUN:
-                out[check_id] = _unsettled(result, settled, other, own, loss, total, lines)
+            if counter is not None and counter.status in _UNPROVEN:
+                out[check_id] = _unsettled(result, settled, other, own, loss, total, lines, counter)
                 continue
             if counter is not None and _lost(counter) <= 0:
                 lines.insert(0, f"This comes from the bug {_and(settled, other)} {'charge' if len(other) > 1 else 'charges'}: "
@@ -162,8 +169,7 @@ def settle_dependencies(settled: Mapping[str, CheckResult], specs: Mapping[str, 
                                 f"this check passes (run again to find out). Charged once: {total:g} point(s) in "
                                 f"all over {'these checks' if len(other) > 1 else 'the two checks'}, here {loss:g} "
                                 f"of {own:g}.")
-                outcome = replace(result.outcome, feedback=(*lines, *result.outcome.feedback))
-                out[check_id] = replace(result, score=round(result.max_score - loss, 4), outcome=outcome)
+                out[check_id] = _charged_once(result, loss, lines)
                 continue
         if lines:
             out[check_id] = replace(result, outcome=replace(result.outcome,
@@ -171,21 +177,35 @@ def settle_dependencies(settled: Mapping[str, CheckResult], specs: Mapping[str, 
     return out
 
 
+def _charged_once(result: CheckResult, loss: float, lines: Sequence[str]) -> CheckResult:
+    """``result`` charged only ``loss`` (the rest is its prerequisites' bug): its status says what
+    its points say (passed at full points, partial below them), whatever its own run ended in (an
+    error, a timeout): the feedback says what that run did and why it costs only this."""
+    score_ = round(result.max_score - loss, 4)
+    status = PASSED if loss <= 0 else PARTIAL if score_ > 0 else result.outcome.status
+    outcome = replace(result.outcome, feedback=(*lines, *result.outcome.feedback), status=status)
+    return replace(result, score=score_, outcome=outcome)
+
+
 def _unsettled(result: CheckResult, settled: Mapping[str, CheckResult], other: Sequence[str], own: float,
-               loss: float, total: float, lines: list[str]) -> CheckResult:
-    """``result`` kept at its own loss and sent to review: its counterfactual run was cut by the
-    grading's time budget, so whether ``other``'s bugs explain its failure is not known."""
+               loss: float, total: float, lines: list[str], counter: CheckResult) -> CheckResult:
+    """``result`` kept at its own loss and sent to review: its counterfactual run ended without a
+    verdict (``counter``: cut by the grading's time budget, timed out, crashed or raised), so whether
+    ``other``'s bugs explain its failure is not known."""
     they = "they judge" if len(other) > 1 else "it judges"
+    why = _UNPROVEN[counter.status]
+    said = next((line for line in counter.outcome.feedback if line.strip()), "") if counter.status != NOT_RUN else ""
     ran = (f"{_label(result)} ran once more with the reference's code in place of what {_and(settled, other)} "
            f"{'judge' if len(other) > 1 else 'judges'}")
-    review = (f"charge not settled: the grading's time budget ran out before or while {ran} (to find out "
-              f"whether {'their bugs explain' if len(other) > 1 else 'its bug explains'} this failure); each check "
+    fix = ("Rerun the grading with a larger budget (grader grade --budget) to settle it" if counter.status == NOT_RUN
+           else "Rerun the grading to settle it, or decide by reading both checks' feedback")
+    review = (f"charge not settled: {ran} (to find out whether {'their bugs explain' if len(other) > 1 else 'its bug explains'} "
+              f"this failure), and {why}{f' ({said})' if said else ''}: that proves nothing either way, so each check "
               f"keeps its own loss for now. If it would pass that way, charge once: {loss:g} of {own:g} here, "
-              f"{total:g} point(s) in all over these checks; else keep {own:g} here. Rerun the grading with a "
-              "larger budget (grader grade --budget) to settle it")
+              f"{total:g} point(s) in all over these checks; else keep {own:g} here. {fix}")
     lines.insert(0, f"Not settled: whether this failure comes from the bug {_and(settled, other)} "
-                    f"{'charge' if len(other) > 1 else 'charges'} could not be found out (the grading's time "
-                    f"budget ran out while this check ran again with the reference's code in place of what {they}). "
+                    f"{'charge' if len(other) > 1 else 'charges'} could not be found out (this check ran again with "
+                    f"the reference's code in place of what {they}, and {why}). "
                     "For now each check keeps its own loss; course staff will review it.")
     outcome = replace(result.outcome, feedback=(*lines, *result.outcome.feedback), review=review)
     return replace(result, outcome=outcome)

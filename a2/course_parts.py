@@ -54,8 +54,9 @@ def assignment_model(embeddings: Any, n_features: int = 36, hidden_size: int = 2
 
 
 def course_train_for_epoch(parser: Any, train_data: Any, dev_data: Any, optimizer: Any, loss_func: Any,
-                           batch_size: int) -> float:
-    """The course's train_for_epoch: per minibatch zero_grad, forward, loss, backward, step."""
+                           batch_size: int, *_more: Any, **_named: Any) -> float:
+    """The course's train_for_epoch: per minibatch zero_grad, forward, loss, backward, step. What
+    the student's train passes beyond the assignment's arguments (a device) is taken, not used."""
     import torch  # noqa: PLC0415
     from utils.parser_utils import minibatches  # noqa: PLC0415 - the course's support code
 

@@ -81,6 +81,26 @@ TOLERATED = {
          "from utils.parser_utils import minibatches, load_and_preprocess_data, AverageMeter\n\n"
          "_parser = argparse.ArgumentParser()\n_parser.add_argument('-d', '--debug', action='store_true')\n"
          "args = _parser.parse_args()\n")], RUN_CHECKS),
+    # Issue 35 (real run.py files): train passes a device of its own choosing to a train_for_epoch that
+    # requires it (no default), or gives it a default and hands it to parser.parse as well.
+    "train_for_epoch requiring the device its train passes": ("run.py", [
+        ("        dev_UAS = train_for_epoch(parser, train_data, dev_data, optimizer, loss_func, batch_size)\n",
+         "        on = next(parser.model.parameters()).device\n"
+         "        dev_UAS = train_for_epoch(parser, train_data, dev_data, optimizer, loss_func, batch_size, on)\n"),
+        ("def train_for_epoch(parser, train_data, dev_data, optimizer, loss_func, batch_size):",
+         "def train_for_epoch(parser, train_data, dev_data, optimizer, loss_func, batch_size, device):"),
+        ("            train_x = torch.from_numpy(train_x).long()\n",
+         "            train_x = torch.from_numpy(train_x).long().to(device)\n")], RUN_CHECKS),
+    "a device keyword handed on to train_for_epoch and parser.parse": ("run.py", [
+        ("def train(parser, train_data, dev_data, output_path, batch_size=1024, n_epochs=10, lr=0.0005):",
+         "def train(parser, train_data, dev_data, output_path, batch_size=1024, n_epochs=10, lr=0.0005, device='cpu'):"),
+        ("        dev_UAS = train_for_epoch(parser, train_data, dev_data, optimizer, loss_func, batch_size)\n",
+         "        dev_UAS = train_for_epoch(parser, train_data, dev_data, optimizer, loss_func, batch_size,\n"
+         "                                  device=device)\n"),
+        ("def train_for_epoch(parser, train_data, dev_data, optimizer, loss_func, batch_size):",
+         "def train_for_epoch(parser, train_data, dev_data, optimizer, loss_func, batch_size, device='cpu'):"),
+        ("    dev_UAS, _ = parser.parse(dev_data)\n", "    dev_UAS, _ = parser.parse(dev_data, device=device)\n")],
+        RUN_CHECKS),
 }
 
 

@@ -268,9 +268,43 @@ def test_the_parse_used_while_training_takes_parser_parses_arguments(ref):
     with training_support.instrumented_parsing(training_support.Recorder()):
         stand_in = parser_utils.Parser.parse
     assert stand_in is not original and parser_utils.Parser.parse is original
-    assert inspect.signature(stand_in).parameters.keys() == inspect.signature(original).parameters.keys()
+    params, course = inspect.signature(stand_in).parameters, inspect.signature(original).parameters
+    # the course's parameters, in order, and a `device` a real run.py hands it (placement only: CPU here)
+    assert list(params)[:len(course)] == list(course) and set(params) - set(course) == {"device"}
 
 
 def test_the_train_for_epoch_used_while_train_runs_takes_its_arguments(ref):
     session = probes_training._SetupSession([0.5], np.zeros((2, 3)), np.zeros(2))
     assert refused_parameters(session.train_for_epoch, ref.run.train_for_epoch) == []
+
+
+def test_what_stands_in_for_train_for_epoch_takes_what_the_students_own_train_passes_it(ref):
+    """Issue 35: real train()s pass their own train_for_epoch more than the assignment's six arguments
+    (the device they chose, positionally or by name): whatever stands in for it while their train runs
+    (5.8's session, the course's loop in 5.9's counterfactual) takes them too."""
+    course = training_support_course(ref)
+    session = probes_training._SetupSession([0.5], np.zeros((2, 3)), np.zeros(2))
+    for stand_in in (session.train_for_epoch, course.course_train_for_epoch):
+        signature = inspect.signature(stand_in)
+        signature.bind(*range(6), "cpu")
+        signature.bind(*range(6), device="cpu")
+
+
+def test_a_train_for_epoch_requiring_a_device_gets_the_cpu_and_others_are_called_as_they_are():
+    def needs(parser, train_data, dev_data, optimizer, loss_func, batch_size, device):
+        return device
+
+    def defaults(parser, train_data, dev_data, optimizer, loss_func, batch_size, device="gpu"):
+        return device
+
+    assert probes_training.placed(needs)(*range(6)) == torch.device("cpu")
+    assert probes_training.placed(defaults)(*range(6)) == "gpu"
+
+
+def training_support_course(ref):
+    """a2/course_parts.py run as the worker runs it (its text, as a module of its own)."""
+    import types
+
+    module = types.ModuleType("course_parts")
+    exec(compile(training_uas.COURSE_PARTS.read_text(), "course_parts.py", "exec"), module.__dict__)
+    return module

@@ -25,7 +25,9 @@ with the same sizing.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
+import inspect
 import math
 import os
 import time
@@ -58,6 +60,26 @@ from .training_support import (
     treebank,
 )
 
+# -- the student's own signature -------------------------------------------------------------------
+
+#: The parameters of the assignment's train_for_epoch; a real run.py adds a ``device`` it passes itself.
+LOOP_PARAMETERS = 6
+
+
+def placed(loop: Callable[..., Any]) -> Callable[..., Any]:
+    """The student's train_for_epoch, given a required ``device`` parameter it added beyond the
+    assignment's six (a real shape: their train passes the device it chose, and so works with
+    ``python run.py``) as the CPU, where the grader trains; unchanged otherwise."""
+    try:
+        params = list(inspect.signature(loop).parameters.values())
+    except (TypeError, ValueError):
+        return loop
+    extra = [p for p in params[LOOP_PARAMETERS:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if any(p.name == "device" and p.default is p.empty for p in extra):
+        return functools.partial(loop, device=get_torch().device("cpu"))
+    return loop
+
+
 # -- train_for_epoch ----------------------------------------------------------------------------
 
 
@@ -78,8 +100,8 @@ def train_loop(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: floa
             param.grad = None
         model.eval()
         with instrumented_parsing(rec), loss_spy(rec), main_globals(run, parser) as supplied:
-            returned = run.train_for_epoch(parser, train, dev, optimizer, torch.nn.CrossEntropyLoss(),
-                                           int(batch_size))
+            returned = placed(run.train_for_epoch)(parser, train, dev, optimizer, torch.nn.CrossEntropyLoss(),
+                                                   int(batch_size))
     return {"events": rec.events, "losses": rec.losses, "uas": rec.uas, "returned": plain(returned),
             "n_minibatches": math.ceil(len(train) / int(batch_size)), "stand_in": stand_in,
             "main_globals": supplied, "loss_inputs": rec.loss_inputs}
@@ -119,7 +141,9 @@ class _SetupSession:
         self.train_args: dict[str, Any] = {}
 
     def train_for_epoch(self, parser: Any, train_data: Any, dev_data: Any, optimizer: Any,
-                        loss_func: Any, batch_size: Any) -> _UAS:
+                        loss_func: Any, batch_size: Any, *_more: Any, **_named: Any) -> _UAS:
+        """(What the student's train passes beyond the assignment's arguments, a device of its own
+        say, is taken and not used: it stands in for the student's train_for_epoch, which takes it.)"""
         torch = get_torch()
         model = getattr(parser, "model", None)
         info: dict[str, Any] = {"batch_size": plain(batch_size), "optimizer": qualname(optimizer),
@@ -220,7 +244,7 @@ def train_cost(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: floa
         optimizer = torch.optim.Adam(model.parameters(), lr=float(lr))
         with instrumented_parsing(Recorder()), main_globals(run, parser):
             started = time.monotonic()
-            run.train_for_epoch(parser, train, dev, optimizer, torch.nn.CrossEntropyLoss(), int(batch_size))
+            placed(run.train_for_epoch)(parser, train, dev, optimizer, torch.nn.CrossEntropyLoss(), int(batch_size))
             train_seconds = time.monotonic() - started
         features = np.stack([row[0] for row in train[:int(eval_rows)]]).astype(np.int64)
         model.eval()
@@ -293,7 +317,7 @@ def course_parts(run: Any, substitute: tuple[str, ...] = (),
     original = run.train_for_epoch
     if "loop" in parts:
         run.train_for_epoch = course.course_train_for_epoch
-    train_fn = course.course_train(lambda: run.train_for_epoch) if "setup" in parts else run.train
+    train_fn = course.course_train(lambda: placed(run.train_for_epoch)) if "setup" in parts else run.train
     try:
         yield build, train_fn
     finally:

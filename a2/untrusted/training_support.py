@@ -157,7 +157,7 @@ def instrumented_parsing(rec: Recorder) -> Iterator[None]:
     parser_utils: Any = importlib.import_module("utils.parser_utils")
     original_parse = parser_utils.Parser.parse
 
-    def parse(self: Any, dataset: Any, eval_batch_size: int = 5000) -> Any:
+    def parse(self: Any, dataset: Any, eval_batch_size: int = 5000, device: Any = None) -> Any:  # device: placement
         rec.in_parse += 1
         try:
             result = gold_transition_score(self, dataset, eval_batch_size)

@@ -27,6 +27,20 @@ def test_a_fast_submission_trains_in_full_and_a_slow_one_on_fewer_examples():
     assert sizes.choose(costs(500.0), 160) is sizes.SIZES[-1]  # nothing fits: the smallest
 
 
+def test_the_hidden_dev_parse_is_estimated_at_the_graders_cost_not_the_students():
+    """The hidden dev set is parsed in the trusted process from the trained parameters (numpy), so a
+    slow student forward makes it no slower: the estimate counts the student's cost for training
+    and the student's own per-epoch evaluations only (it used to count the hidden parse at the
+    student's per-row cost too, sizing a correct row-by-row forward down for time it never takes)."""
+    slow_forward = {"train_per_example": 0.5e-3, "eval_per_row": 0.3e-3, "rows_per_sentence": 50.0}
+    for size in sizes.SIZES:
+        dev = sizes.DEV_SENTENCES_ALL if size.n_dev is None else size.n_dev
+        examples = sizes.LARGEST_EXAMPLES if size.n_train is None else size.n_train
+        students = size.n_epochs * (examples * 0.5e-3 + dev * 50.0 * 0.3e-3)
+        assert math.isclose(sizes.estimated_seconds(size, slow_forward),
+                            sizes.FIXED_S + students + sizes.GRADER_PARSE_S)
+
+
 def test_unmeasured_or_garbled_costs_give_the_full_size():
     assert sizes.choose(None, 160) is sizes.FULL
     assert sizes.choose({"train_per_example": "fast"}, 160) is sizes.FULL

@@ -11,6 +11,7 @@ measured: the trusted process, the sandboxed worker(s) and the writeup reader.
 
     .venv/bin/python bench/gradescope.py                  # reference, slow variants, every function looping
     .venv/bin/python bench/gradescope.py --submission DIR # any submission folder (or several)
+    .venv/bin/python bench/gradescope.py --overlay tests/submissions/buggy/run_train_uses_main_globals
     .venv/bin/python bench/gradescope.py --slow-only      # the slow variants and the looping submission
     .venv/bin/python bench/gradescope.py --slow rows_everywhere   # one slow variant
     sudo .venv/bin/python bench/gradescope.py --reference-only --against 91d3856 --repeat 3
@@ -358,6 +359,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--submission", type=Path, action="append",
                         help="a submission folder to grade (repeatable; default: the reference, every slow "
                              "variant and the looping submission)")
+    parser.add_argument("--overlay", type=Path, action="append", default=[],
+                        help="a folder of files laid over the reference's (repeatable), e.g. "
+                             "tests/submissions/buggy/run_train_uses_main_globals")
     parser.add_argument("--slow-only", action="store_true", help="only the slow variants and the looping submission")
     parser.add_argument("--slow", action="append", default=[], help="only this slow variant (repeatable), e.g. rows_everywhere")
     parser.add_argument("--seed", type=int, default=SEED)
@@ -375,9 +379,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="a2grader-bench-uploads-") as tmp:
         if args.reference_only:
             runs: list[tuple[Path | None, str]] = [(None, "reference")]
-        elif args.submission or args.slow:
+        elif args.submission or args.slow or args.overlay:
             runs = [(path.resolve(), path.name) for path in args.submission or []]
             runs += [(slow_upload(SLOW_DIR / name, Path(tmp)), f"slow/{name}") for name in args.slow]
+            runs += [(slow_upload(path, Path(tmp)), f"{path.name} over the reference") for path in args.overlay]
         else:
             runs = [] if args.slow_only else [(None, "reference")]  # None: the checkout's own reference
             runs += [(slow_upload(v, Path(tmp)), f"slow/{v.name}") for v in sorted(SLOW_DIR.iterdir()) if v.is_dir()]

@@ -40,3 +40,26 @@ def test_the_old_grader_is_a_detached_checkout_of_the_commit_removed_afterwards(
     assert not tree.exists()
     listed = subprocess.run(["git", "worktree", "list"], cwd=REPO, capture_output=True, text=True, check=True).stdout
     assert str(tree) not in listed
+
+
+def test_an_overlay_is_graded_with_its_files_laid_over_the_reference(monkeypatch, tmp_path):
+    """--overlay DIR: the folder the benchmark grades is the reference with DIR's files over it (a
+    buggy or real-file shape holds run.py only: graded as a folder alone it would miss every other file)."""
+    graded = []
+
+    def measure(path, seed, budget, name, repo=None):
+        graded.append((name, sorted(p.name for p in path.glob("*.py")), (path / "run.py").read_text()))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(bench, "measure", measure)
+    monkeypatch.setattr(bench, "Quota", lambda: type("Q", (), {"kind": "none", "remove": lambda self: None})())
+    overlay = tmp_path / "run_only"
+    overlay.mkdir()
+    (overlay / "run.py").write_text("# the overlay's run.py\n")
+    try:
+        bench.main(["--overlay", str(overlay)])
+    except SystemExit:
+        pass
+    name, files, run = graded[0]
+    assert name == "run_only over the reference" and run == "# the overlay's run.py\n"
+    assert {"word2vec.py", "parser_model.py", "parser_transitions.py", "sgd.py", "run.py"} <= set(files)

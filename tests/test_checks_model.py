@@ -245,6 +245,18 @@ def test_train_for_epoch_returning_uas_and_loss_is_tolerated(tmp_path):
     assert any("tuple" in line for line in report.checks[0].outcome.feedback)
 
 
+def test_train_for_epoch_returning_loss_then_uas_is_tolerated(tmp_path):
+    """Issue 35, a real run.py: train_for_epoch returns (average loss, dev UAS) and train unpacks it in
+    that order. 5.7 lost 2 of 8 trials (it took the first item as the UAS) and 5.8 2 of 8 (the stand-in
+    train_for_epoch unpacked as (UAS, 0.0), so the student's train read a UAS of 0 and never saved)."""
+    folder = variant(tmp_path, "run.py", [
+        ("        dev_UAS = train_for_epoch(", "        avg_loss, dev_UAS = train_for_epoch("),
+        ("    return dev_UAS\n", "    return loss_meter.avg, dev_UAS\n")])
+    report = grade_in_process(assemble(folder, tmp_path / "sub"), FAST_TRAINING_CHECKS, 4)
+    assert not failing(report), explain(report, failing(report))
+    assert any("item 2 is the dev UAS" in line for line in report.checks[0].outcome.feedback)
+
+
 # -- feedback that teaches ------------------------------------------------------------------------
 
 
@@ -360,6 +372,9 @@ def test_returned_uas_forms():
     assert training_checks._returned_uas(75.0, 0.75)[0]
     ok, note = training_checks._returned_uas([0.75, 0.3], 0.75)
     assert ok and "tuple" in note
+    ok, note = training_checks._returned_uas([1.9685, 0.75], 0.75)  # (loss, UAS)
+    assert ok and "item 2" in note
+    assert not training_checks._returned_uas([1.9685, 0.5], 0.75)[0]
     assert not training_checks._returned_uas(None, 0.75)[0]
     assert not training_checks._returned_uas(0.5, 0.75)[0]
 

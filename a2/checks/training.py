@@ -115,15 +115,19 @@ def _loss_input_problems(kinds: list[str]) -> list[str]:
 
 
 def _returned_uas(returned: Any, uas: float) -> tuple[bool, str]:
-    """Whether train_for_epoch returned the UAS its parse computed (a tuple's first item is
-    accepted, and a percentage); the note for a tolerated form."""
-    value, note = returned, ""
-    if isinstance(returned, list) and returned:
-        value, note = returned[0], ("train_for_epoch returned a tuple; its first element was taken "
-                                    "as the dev UAS (tolerated)")
-    if isinstance(value, float) and (np.isclose(value, uas, rtol=1e-6, atol=1e-9)
-                                     or np.isclose(value, 100 * uas, rtol=1e-6, atol=1e-7)):
-        return True, note
+    """Whether train_for_epoch returned the UAS its parse computed (or a percentage); a tuple is
+    accepted when one of its items is that UAS, in any place ((UAS, loss) and (loss, UAS) are both
+    real); the note for a tolerated form."""
+    def same(value: Any) -> bool:
+        return isinstance(value, float) and bool(np.isclose(value, uas, rtol=1e-6, atol=1e-9)
+                                                 or np.isclose(value, 100 * uas, rtol=1e-6, atol=1e-7))
+    if same(returned):
+        return True, ""
+    if isinstance(returned, list):
+        places = [i for i, value in enumerate(returned) if same(value)]
+        if places:
+            return True, (f"train_for_epoch returned a tuple of {len(returned)}; its item {places[0] + 1} is the "
+                          "dev UAS parser.parse computed, taken as the UAS (tolerated)")
     return False, ""
 
 

@@ -111,11 +111,12 @@ def train_loop(*, seed: int, n_train: int, n_dev: int, batch_size: int, lr: floa
 
 
 class _UAS(float):
-    """The stand-in train_for_epoch's return value: a float, which also unpacks as
-    (UAS, loss) for a train written for a train_for_epoch that returns both (a real variant)."""
+    """The stand-in train_for_epoch's return value: a float, which also unpacks as a pair for a
+    train written for a train_for_epoch that returns two values (real variants: (UAS, loss) and
+    (loss, UAS)): both items are the UAS, so either order reads it where it expects it."""
 
     def _pair(self) -> tuple[float, float]:
-        return (float(self), 0.0)
+        return (float(self), float(self))
 
     def __iter__(self) -> Iterator[float]:
         return iter(self._pair())

@@ -245,6 +245,22 @@ def test_train_for_epoch_returning_uas_and_loss_is_tolerated(tmp_path):
     assert any("tuple" in line for line in report.checks[0].outcome.feedback)
 
 
+def test_a_loop_reading_main_blocks_model_behind_an_old_torch_version_assert_gets_it(tmp_path):
+    """Issue 35, a real run.py of an older year: train_for_epoch calls the global `model` that only the
+    main block defines, and the main block first asserts the course's torch version of that year.
+    The grader runs the main block up to its train call to supply `model` as `python -O` would (an
+    assert defines nothing): it used to stop at the assert, supply nothing, and 5.7 lost every trial
+    to a NameError."""
+    folder = variant(tmp_path, "run.py", [
+        ("            logits = parser.model(train_x)\n", "            logits = model.forward(train_x)\n"),
+        ("    model = ParserModel(embeddings)\n",
+         "    assert torch.__version__ == \"1.0.0\", \"Please install torch version 1.0.0\"\n"
+         "    model = ParserModel(embeddings)\n")])
+    report = grade_in_process(assemble(folder, tmp_path / "sub"), FAST_TRAINING_CHECKS, 4)
+    assert not failing(report), explain(report, failing(report))
+    assert any("`model`" in line for line in report.checks[0].outcome.feedback)
+
+
 def test_train_for_epoch_returning_loss_then_uas_is_tolerated(tmp_path):
     """Issue 35, a real run.py: train_for_epoch returns (average loss, dev UAS) and train unpacks it in
     that order. 5.7 lost 2 of 8 trials (it took the first item as the UAS) and 5.8 2 of 8 (the stand-in

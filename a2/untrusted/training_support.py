@@ -280,12 +280,12 @@ def model_for_training(embeddings: np.ndarray) -> tuple[Any, str]:
 
 def run_main(argv: list[str], replace: dict[str, Callable[[Any], Any]],
              stop: type[BaseException] | None = None) -> dict[str, Any]:
-    """Execute run.py as ``__main__`` (``python run.py -d``); each module-level name in
-    ``replace`` is passed, when run.py defines it, through its function (to wrap or replace it).
-    Returns the script's namespace; ``stop``, raised by a replacement, ends the script there."""
+    """Execute run.py as ``__main__`` (``python -O run.py -d``: no assert runs, an older course's torch
+    version check say); each module-level name in ``replace`` is passed, when run.py defines it, through
+    its function (to wrap or replace it). Returns the namespace; ``stop``, raised by one, ends it there."""
     path = os.path.join(os.getcwd(), "run.py")
     with open(path, encoding="utf-8") as f:
-        code = compile(f.read(), path, "exec")
+        code = compile(f.read(), path, "exec", optimize=1)  # as python -O: an assert defines nothing
 
     class Namespace(dict):  # module-level assignments go through __setitem__
         def __setitem__(self, key: str, value: Any) -> None:

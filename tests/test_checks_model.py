@@ -261,6 +261,17 @@ def test_a_loop_reading_main_blocks_model_behind_an_old_torch_version_assert_get
     assert any("`model`" in line for line in report.checks[0].outcome.feedback)
 
 
+def test_softmax_before_the_loss_is_named_when_the_loss_is_called_by_keyword(tmp_path):
+    """Real loops call the loss by keyword (loss_func(target=..., input=...)): what reaches it is
+    read from the keyword too, so a softmax there is named as it is for a positional call."""
+    folder = variant(tmp_path, "run.py", [
+        ("            loss = loss_func(logits, train_y)\n",
+         "            loss = loss_func(target=train_y, input=torch.softmax(logits, dim=1))\n")])
+    report = grade_in_process(assemble(folder, tmp_path / "sub"), ("train_loop",), 4)
+    assert failing(report) == {"train_loop"}, explain(report, ("train_loop",))
+    assert "the loss function was given the softmax of the model's logits" in " ".join(report.checks[0].outcome.feedback)
+
+
 def test_train_for_epoch_returning_loss_then_uas_is_tolerated(tmp_path):
     """Issue 35, a real run.py: train_for_epoch returns (average loss, dev UAS) and train unpacks it in
     that order. 5.7 lost 2 of 8 trials (it took the first item as the UAS) and 5.8 2 of 8 (the stand-in

@@ -223,8 +223,8 @@ def loss_spy(rec: Recorder) -> Iterator[None]:
         loss = original(self, *args, **kwargs)
         with contextlib.suppress(Exception):
             rec.losses.append(float(loss.detach()))
-        if args:
-            rec.loss_inputs.append(loss_input_kind(args[0], rec.last_output))
+        if args or "input" in kwargs:  # loss_func(input=..., target=...) is real too
+            rec.loss_inputs.append(loss_input_kind(args[0] if args else kwargs["input"], rec.last_output))
         return loss
 
     loss_class.forward = forward

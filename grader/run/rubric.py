@@ -1,159 +1,131 @@
-"""rubric.yaml: points, visibility and limits of every check, parsed once into typed objects.
+"""rubric.yaml read into a :class:`Rubric` in three steps; each says every problem with its line
+and the fix, and a rubric with any problem is refused as a whole (:class:`RubricError`).
 
-The rubric is the one source of truth for scoring: check functions never hold points. Loading
-validates every entry and reports problems with the line they are on and how to fix them.
+1. **The schema** (:func:`grader.run.rubric_schema.unknown_keys`): every key is one the schema
+   names, so a misspelt key is refused instead of ignored.
+2. **Typed parts and checks** (:func:`typed_lines`): each line's values checked and typed, the
+   defaults applied (a course whose checks are its test files gets its lines from their decorators
+   here), then what the lines must agree on among themselves (:func:`agreement_problems`: unique
+   ids and numbers, a code part's checks adding up to its points).
+3. **Cross-checks against the assignment's registry** (:func:`registry_problems`): every check the
+   assignment registers has a line and every line a check; every written checker named exists and
+   is used.
+
+What a rubric is (its parts, check lines, limits) is :mod:`grader.run.rubric_model`, whose names
+this module gives too.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from grader.common.paths import RUBRIC_PATH
+from grader.run.rubric_model import (
+    AUTO_GRADED,
+    BUDGET_MARGIN_S,
+    DEFAULT_BUDGET_S,
+    DEFAULT_EXPLANATION,
+    DEFAULT_TIMEOUT,
+    GRADESCOPE_TIMEOUT_S,
+    MAX_BUDGET_S,
+    MAX_TIMEOUT,
+    PART_KINDS,
+    SECRET_VISIBILITIES,
+    VISIBILITIES,
+    CheckSpec,
+    Part,
+    Rubric,
+    RubricError,
+    written_check,
+)
 from grader.run.rubric_schema import unknown_keys
+from grader.testfiles.tests import with_tests
 
-VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
-#: Gradescope never shows a ``hidden`` test to students but adds its points to the total they see
-#: (its specification keeps ``hidden`` for tests worth no points), so a hidden check with points
-#: would give its verdict away; these keep a check secret until the deadline or publication.
-SECRET_VISIBILITIES = ("after_due_date", "after_published")
-PART_KINDS = ("code", "written")
-DEFAULT_EXPLANATION = "after_due_date"
-"""When students see a written item's explanation if rubric.yaml's defaults name none."""
-DEFAULT_TIMEOUT = 60.0
-MAX_TIMEOUT = 1800.0
-GRADESCOPE_TIMEOUT_S = 600.0
-"""Gradescope's default autograder timeout (the assignment's Autograder Settings): 10 minutes."""
-BUDGET_MARGIN_S = 60.0
-"""Kept from the container's timeout for starting the grader, the sandbox's set-up and writing results."""
-DEFAULT_BUDGET_S = GRADESCOPE_TIMEOUT_S - BUDGET_MARGIN_S
-"""The time one grading may take when rubric.yaml states no ``budget``."""
-MAX_BUDGET_S = 6 * 3600.0
+__all__ = ["AUTO_GRADED", "BUDGET_MARGIN_S", "DEFAULT_BUDGET_S", "DEFAULT_EXPLANATION", "DEFAULT_TIMEOUT",
+           "GRADESCOPE_TIMEOUT_S", "MAX_BUDGET_S", "MAX_TIMEOUT", "PART_KINDS", "SECRET_VISIBILITIES", "VISIBILITIES",
+           "CheckSpec", "Part", "Rubric", "RubricError", "load_rubric", "written_check"]
 
 
-class RubricError(ValueError):
-    """rubric.yaml is malformed; the message lists every problem with its line."""
+def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
+                checkers: set[str] | None = None) -> Rubric:
+    """Parse and validate ``path`` in the module's three steps.
 
-    def __init__(self, path: Path, problems: list[str]):
-        self.problems = problems
-        if len(problems) == 1:       # one problem, one line
-            super().__init__(f"{path}, {problems[0]}" if problems[0].startswith("line ") else f"{path}: {problems[0]}")
-        else:
-            super().__init__(f"{path}: {len(problems)} problems:\n" + "\n".join(f"  {p}" for p in problems))
-
-
-@dataclass(frozen=True)
-class Part:
-    """An assignment part (a code file's share or a written question) and its points.
-
-    A written part's ``auto`` points are graded by its written ``checker`` (a2/written/);
-    the rest (``manual_points``) is listed for TAs and never counted by the autograder.
+    ``registered`` (check ids that exist in code) and ``checkers`` (written checker names) are
+    cross-checked when given.
     """
-
-    id: str
-    kind: str
-    points: float
-    name: str
-    files: tuple[str, ...] = ()
-    number: str = ""
-    auto: float = 0.0
-    checker: str = ""
-    visibility: str = "visible"
-    timeout: float = DEFAULT_TIMEOUT
-    partial: bool = True
-    line: int = 0
-    explanation: str = DEFAULT_EXPLANATION
-    """Who sees the auto share's explanation (what is wrong, the expected form: it implies the key) and
-    when; the verdict itself has ``visibility``."""
-
-    @property
-    def manual_points(self) -> float:
-        return round(self.points - self.auto, 6)
-
-    @property
-    def manual_number(self) -> str:
-        """Gradescope number of the TA-graded share: the part's own, or ``<number>.1`` after an auto share."""
-        return f"{self.number}.1" if self.auto > 0 else self.number
+    data, node = _read(path)
+    problems = unknown_keys(data, node)                  # 1. the schema first: a misspelt key is never ignored
+    if problems:
+        raise RubricError(path, problems)
+    lines = typed_lines(data, node, problems)            # 2. typed parts and checks, and their agreement
+    problems += registry_problems(lines, registered, checkers)     # 3. against the assignment's registry
+    if problems:
+        raise RubricError(path, problems)
+    return Rubric(lines.parts, lines.checks, path, lines.budget)
 
 
-@dataclass(frozen=True)
-class CheckSpec:
-    """What one scored item is worth and who sees it: a code check's rubric line, or the
-    auto-graded share of a written question (``kind="written"``, graded by its ``checker``;
-    made by :func:`written_check` when the rubric is loaded)."""
-
-    id: str
-    part: str
-    name: str
-    number: str
-    points: float
-    visibility: str
-    timeout: float
-    partial: bool
-    line: int = 0
-    kind: str = "code"
-    checker: str = ""
-    tags: tuple[str, ...] = ()  # more tags for Gradescope (a test file's ``@tags``, or the line's ``tags``)
-    charge: str = "once"  # "each": always its own loss (grader.run.settle.settle_dependencies)
-
-    @property
-    def student_visible(self) -> bool:
-        """Whether `grader check` (students, locally) runs this check."""
-        return self.visibility == "visible"
+def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
+    """The rubric's data and its YAML nodes (for lines); refused when it is no YAML mapping."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+        node = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        raise RubricError(path, [f"not valid YAML: {exc}"]) from None
+    if not isinstance(data, dict):
+        raise RubricError(path, ["the top level must be a mapping with keys 'defaults', 'parts', 'checks'"])
+    return data, node
 
 
-AUTO_GRADED = " (auto-graded)"
-"""Added to a written question's name for its auto-graded share."""
-
-
-def written_check(part: Part) -> CheckSpec | None:
-    """The auto-graded share of a written part as a check spec (None when it has none)."""
-    if part.kind != "written" or part.auto <= 0:
-        return None
-    return CheckSpec(part.id, part.id, part.name + AUTO_GRADED, part.number, part.auto, part.visibility,
-                     part.timeout, part.partial, part.line, kind="written", checker=part.checker)
-
+# -- 2. typed parts and checks ------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Rubric:
-    """The parsed rubric: ``checks`` are the code checks' lines, ``written_checks`` the auto-graded
-    shares of written questions (derived from ``parts``); both are scored the same way."""
+class TypedLines:
+    """The rubric's lines, typed (step 2), with what step 3 needs to say each mistake once."""
 
     parts: tuple[Part, ...]
     checks: tuple[CheckSpec, ...]
-    path: Path = field(default=RUBRIC_PATH)
-    budget: float = DEFAULT_BUDGET_S
-    """Seconds one whole grading may take (``budget:``); see :mod:`grader.run.budget`."""
-    written_checks: tuple[CheckSpec, ...] = field(init=False)
+    budget: float
+    lined: frozenset[str]
+    """Every check id that has a line, valid or not: the registry step does not call it missing."""
 
-    def __post_init__(self) -> None:
-        specs = (written_check(part) for part in self.parts)
-        object.__setattr__(self, "written_checks", tuple(spec for spec in specs if spec is not None))
 
-    def check(self, check_id: str) -> CheckSpec:
-        for spec in self.checks + self.written_checks:
-            if spec.id == check_id:
-                return spec
-        raise KeyError(check_id)
+@dataclass(frozen=True)
+class Defaults:
+    """rubric.yaml's ``defaults:``, for every line that does not set its own."""
 
-    def part(self, part_id: str) -> Part:
-        for part in self.parts:
-            if part.id == part_id:
-                return part
-        raise KeyError(part_id)
+    timeout: Any = DEFAULT_TIMEOUT
+    visibility: Any = "visible"
+    partial: Any = True
+    explanation: Any = DEFAULT_EXPLANATION
 
-    @property
-    def code_points(self) -> float:
-        return sum(p.points for p in self.parts if p.kind == "code")
 
-    @property
-    def written(self) -> tuple[Part, ...]:
-        return tuple(p for p in self.parts if p.kind == "written")
+def typed_lines(data: dict[str, Any], node: yaml.Node, problems: list[str]) -> TypedLines:
+    """Step 2: the budget, the parts and the checks as typed objects, and what they must agree on;
+    each problem is added to ``problems`` (a line with a problem is left out, said once)."""
+    budget = data.get("budget", DEFAULT_BUDGET_S)
+    if not _number(budget) or not 0 < budget <= MAX_BUDGET_S:
+        problems.append(f"budget is {budget!r}; use the seconds one grading may take, in (0, {MAX_BUDGET_S:g}] "
+                        f"(Gradescope's default timeout {GRADESCOPE_TIMEOUT_S:g} s less a margin: {DEFAULT_BUDGET_S:g})")
+        budget = DEFAULT_BUDGET_S
+    part_lines, check_lines = _lines(node, "parts"), _lines(node, "checks")
+    if "tests" in data:      # a test-file assignment: its tests make the lines rubric.yaml does not write out
+        data, part_lines, check_lines = with_tests(data, part_lines, check_lines, problems)
+    given = data.get("defaults") or {}
+    defaults = Defaults(given.get("timeout", DEFAULT_TIMEOUT), given.get("visibility", "visible"),
+                        given.get("partial", True), given.get("explanation", DEFAULT_EXPLANATION))
+    parts, broken = _parts(zip(part_lines, data.get("parts") or []), defaults, problems)
+    checks, lined, unsummed = _checks(zip(check_lines, data.get("checks") or []), parts, broken, defaults,
+                                      problems)
+    problems += agreement_problems(parts, checks, unsummed)
+    return TypedLines(tuple(parts), tuple(checks), float(budget), frozenset(lined))
 
 
 def _lines(node: yaml.Node, key: str) -> list[int]:
@@ -202,11 +174,9 @@ WRITTEN_ONLY_KEYS = {"number", "auto", "checker", "visibility", "timeout", "part
 _NUMBER = re.compile(r"^[0-9]+(\.[0-9]+)*$")
 
 
-def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, ...],
-                  problems: list[str]) -> dict[str, Any]:
+def _written_part(entry: dict[str, Any], where: str, defaults: Defaults, problems: list[str]) -> dict[str, Any]:
     """Validate a written part's grading keys; return the Part fields they give."""
     pid = entry["id"]
-    d_timeout, d_visibility, d_partial, d_explanation = defaults
     fields: dict[str, Any] = {}
     number = entry.get("number")
     if number is None:
@@ -230,14 +200,14 @@ def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, ...],
                         "points it grades (auto: n) or remove the checker")
     fields["auto"] = float(auto)
     fields["checker"] = str(checker or "")
-    fields["visibility"] = _visibility(entry, d_visibility, where, f"written part {pid!r}", auto, problems)
-    explanation = entry.get("explanation", d_explanation)
+    fields["visibility"] = _visibility(entry, defaults.visibility, where, f"written part {pid!r}", auto, problems)
+    explanation = entry.get("explanation", defaults.explanation)
     if explanation not in VISIBILITIES:
         problems.append(f"{where}: written part {pid!r} has explanation {explanation!r}; use one of "
                         f"{', '.join(VISIBILITIES)} (when students see what is wrong and the expected form)")
     fields["explanation"] = str(explanation)
-    fields["timeout"] = _timeout(entry, d_timeout, where, f"written part {pid!r}", problems)
-    partial = entry.get("partial", d_partial)
+    fields["timeout"] = _timeout(entry, defaults.timeout, where, f"written part {pid!r}", problems)
+    partial = entry.get("partial", defaults.partial)
     if not isinstance(partial, bool):
         problems.append(f"{where}: written part {pid!r} has partial {partial!r}; use true (points in "
                         "proportion to items right) or false (all or nothing)")
@@ -245,44 +215,12 @@ def _written_part(entry: dict[str, Any], where: str, defaults: tuple[Any, ...],
     return fields
 
 
-def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
-                checkers: set[str] | None = None) -> Rubric:
-    """Parse and validate ``path``.
 
-    ``registered`` (check ids that exist in code) and ``checkers`` (written checker names) are
-    cross-checked when given.
-    """
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = yaml.safe_load(text)
-        node = yaml.compose(text)
-    except yaml.YAMLError as exc:
-        raise RubricError(path, [f"not valid YAML: {exc}"]) from None
-    if not isinstance(data, dict):
-        raise RubricError(path, ["the top level must be a mapping with keys 'defaults', 'parts', 'checks'"])
-    problems = unknown_keys(data, node)      # the schema first: a misspelt key is never ignored
-    if problems:
-        raise RubricError(path, problems)
-    budget = data.get("budget", DEFAULT_BUDGET_S)
-    if not _number(budget) or not 0 < budget <= MAX_BUDGET_S:
-        problems.append(f"budget is {budget!r}; use the seconds one grading may take, in (0, {MAX_BUDGET_S:g}] "
-                        f"(Gradescope's default timeout {GRADESCOPE_TIMEOUT_S:g} s less a margin: {DEFAULT_BUDGET_S:g})")
-        budget = DEFAULT_BUDGET_S
-
-    part_lines, check_lines = _lines(node, "parts"), _lines(node, "checks")
-    if "tests" in data:      # a test-file assignment: its tests make the lines rubric.yaml does not write out
-        from grader.testfiles.tests import with_tests  # noqa: PLC0415 - a test-file assignment only
-
-        data, part_lines, check_lines = with_tests(data, part_lines, check_lines, problems)
-    defaults = data.get("defaults") or {}
-    d_timeout = defaults.get("timeout", DEFAULT_TIMEOUT)
-    d_visibility = defaults.get("visibility", "visible")
-    d_partial = defaults.get("partial", True)
-    d_explanation = defaults.get("explanation", DEFAULT_EXPLANATION)
-
+def _parts(lines: Iterable[tuple[int, Any]], defaults: Defaults, problems: list[str]) -> tuple[list[Part], set[str]]:
+    """The typed parts, and the ids of those whose line has a problem (said once, not again for each check)."""
     parts: list[Part] = []
-    broken: set[str] = set()        # parts whose line has a problem, said once (not again for each check)
-    for line, entry in zip(part_lines, data.get("parts") or []):
+    broken: set[str] = set()
+    for line, entry in lines:
         where = f"line {line}" if line else f"the part of test file {entry.get('name')}"
         if not isinstance(entry, dict) or not {"id", "kind", "points"} <= set(entry):
             problems.append(f"{where}: a part needs id, kind and points, e.g. "
@@ -296,7 +234,7 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
             continue
         fields: dict[str, Any] = {}
         if entry["kind"] == "written":
-            fields = _written_part(entry, where, (d_timeout, d_visibility, d_partial, d_explanation), problems)
+            fields = _written_part(entry, where, defaults, problems)
         elif set(entry) & WRITTEN_ONLY_KEYS:
             problems.append(f"{where}: code part {entry['id']!r} has {sorted(set(entry) & WRITTEN_ONLY_KEYS)}, "
                             "which only written parts take; a code part's points come from its checks")
@@ -307,10 +245,17 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
     part_ids = [p.id for p in parts]
     for dup in sorted({p for p in part_ids if part_ids.count(p) > 1}):
         problems.append(f"part id {dup!r} appears more than once; part ids must be unique")
+    return parts, broken
 
+
+def _checks(lines: Iterable[tuple[int, Any]], parts: list[Part], broken: set[str], defaults: Defaults,
+            problems: list[str]) -> tuple[list[CheckSpec], set[str], set[str]]:
+    """The typed check lines; the ids of every line, valid or not; and the parts whose sum would only
+    repeat a problem already said (one mistake, one problem)."""
+    part_ids = [p.id for p in parts]
     checks: list[CheckSpec] = []
-    lined, unsummed = set[str](), set[str]()   # one mistake, one problem: checks named, parts not summed
-    for line, entry in zip(check_lines, data.get("checks") or []):
+    lined, unsummed = set[str](), set[str]()
+    for line, entry in lines:
         where = f"line {line}" if line else "its test file's decorators"
         if not isinstance(entry, dict):
             problems.append(f"{where}: each check must be a mapping with id, part, name, number, points")
@@ -328,24 +273,36 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
             problems.append(f"{where}: check {cid!r} names part {entry['part']!r}, which is not under 'parts:'; "
                             + (f"did you mean {close[0]!r}?" if close else f"use one of {part_ids}"))
             unsummed.update(close)      # that part's sum would only repeat this mistake
-        points = entry["points"]
-        if not _number(points) or points < 0:
-            problems.append(f"{where}: check {cid!r} has points {points!r}; use a number >= 0")
+        if not _number(entry["points"]) or entry["points"] < 0:
+            problems.append(f"{where}: check {cid!r} has points {entry['points']!r}; use a number >= 0")
             unsummed.add(str(entry["part"]))
             continue
-        visibility = _visibility(entry, d_visibility, where, f"check {cid!r}", points, problems)
-        timeout = _timeout(entry, d_timeout, where, f"check {cid!r}", problems)
-        partial = entry.get("partial", d_partial)
-        if not isinstance(partial, bool):
-            problems.append(f"{where}: check {cid!r} has partial {partial!r}; use true (points "
-                            "proportional to trials passed) or false (all or nothing)")
-        tags, charge = entry.get("tags", []), entry.get("charge", "once")
-        problems += [] if charge in ("once", "each") else [f"{where}: check {cid!r} has charge {charge!r}; use once or each"]
-        checks.append(CheckSpec(str(cid), str(entry["part"]), str(entry["name"]), str(entry["number"]),
-                                float(points), visibility, timeout, bool(partial), line,
-                                tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (str(tags),),
-                                charge="each" if charge == "each" else "once"))
+        checks.append(_check(entry, line, where, defaults, problems))
+    return checks, lined, unsummed
 
+
+def _check(entry: dict[str, Any], line: int, where: str, defaults: Defaults, problems: list[str]) -> CheckSpec:
+    """One check line whose id, part, name, number and points are there, typed: its other values
+    checked (a wrong one said, its default used)."""
+    cid, points = str(entry["id"]), entry["points"]
+    visibility = _visibility(entry, defaults.visibility, where, f"check {cid!r}", points, problems)
+    timeout = _timeout(entry, defaults.timeout, where, f"check {cid!r}", problems)
+    partial = entry.get("partial", defaults.partial)
+    if not isinstance(partial, bool):
+        problems.append(f"{where}: check {cid!r} has partial {partial!r}; use true (points "
+                        "proportional to trials passed) or false (all or nothing)")
+    tags, charge = entry.get("tags", []), entry.get("charge", "once")
+    problems += [] if charge in ("once", "each") else [f"{where}: check {cid!r} has charge {charge!r}; use once or each"]
+    return CheckSpec(cid, str(entry["part"]), str(entry["name"]), str(entry["number"]),
+                     float(points), visibility, timeout, bool(partial), line,
+                     tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (str(tags),),
+                     charge="each" if charge == "each" else "once")
+
+
+def agreement_problems(parts: list[Part], checks: list[CheckSpec], unsummed: set[str]) -> list[str]:
+    """What the typed lines must agree on among themselves: unique check ids, unique Gradescope
+    numbers (checks' and written parts' shares), and each code part's checks adding up to its points."""
+    problems = []
     ids = [c.id for c in checks]
     for dup in sorted({c for c in ids if ids.count(c) > 1}):
         problems.append(f"check id {dup!r} appears more than once; check ids must be unique")
@@ -358,39 +315,52 @@ def load_rubric(path: Path = RUBRIC_PATH, registered: set[str] | None = None,
                 numbers.append(p.manual_number)
     for dup in sorted({n for n in numbers if numbers.count(n) > 1}):
         problems.append(f"check number {dup!r} is used twice; Gradescope orders tests by number")
-
     for part in (p for p in parts if p.kind == "code" and p.id not in unsummed):
         total = sum(c.points for c in checks if c.part == part.id)
         if abs(total - part.points) > 1e-9:
             problems.append(f"part {part.id!r} is worth {part.points:g} points but its checks add up "
                             f"to {total:g}; change the checks' points or the part's")
+    return problems
 
-    if registered is not None:
-        unlined = sorted(registered - set(ids) - lined)
-        for c in checks:
-            if c.id not in registered:
-                close = difflib.get_close_matches(c.id, unlined, n=1, cutoff=0.75)
-                if close:      # a typo: one problem, not two
-                    unlined.remove(close[0])
-                    problems.append(f"line {c.line}: check {c.id!r} is not registered by the assignment; did you mean "
-                                    f"{close[0]!r} (registered, with no rubric line)? Fix the id")
-                    continue
-                problems.append(f"line {c.line}: check {c.id!r} is not registered by the assignment; "
-                                "fix the id or write the check (see a2/checks/__init__.py)")
-        for cid in unlined:
-            problems.append(f"check {cid!r} is registered by the assignment but has no rubric line; "
-                            "add it under 'checks:' with its points")
 
-    if checkers is not None:
-        for p in parts:
-            if p.kind == "written" and p.checker and p.checker not in checkers:
-                problems.append(f"line {p.line}: written part {p.id!r} names checker {p.checker!r}, which is not "
-                                f"registered by the assignment; use one of {sorted(checkers)}")
-        used = {p.checker for p in parts if p.kind == "written"}
-        for name in sorted(checkers - used):
-            problems.append(f"written checker {name!r} is registered by the assignment but no written part "
-                            "uses it; add checker: and auto: to its question's line under 'parts:'")
+# -- 3. cross-checks against the assignment's registry -------------------------------------------
 
-    if problems:
-        raise RubricError(path, problems)
-    return Rubric(tuple(parts), tuple(checks), path, float(budget))
+def registry_problems(lines: TypedLines, registered: set[str] | None, checkers: set[str] | None) -> list[str]:
+    """Step 3: the lines against what the assignment registers (each skipped when not given)."""
+    return ((_check_id_problems(lines, registered) if registered is not None else [])
+            + (_checker_problems(lines.parts, checkers) if checkers is not None else []))
+
+
+def _check_id_problems(lines: TypedLines, registered: set[str]) -> list[str]:
+    """Every line names a registered check and every registered check has a line; a near miss is
+    one typo, said once."""
+    problems = []
+    unlined = sorted(registered - {c.id for c in lines.checks} - lines.lined)
+    for c in lines.checks:
+        if c.id not in registered:
+            close = difflib.get_close_matches(c.id, unlined, n=1, cutoff=0.75)
+            if close:      # a typo: one problem, not two
+                unlined.remove(close[0])
+                problems.append(f"line {c.line}: check {c.id!r} is not registered by the assignment; did you mean "
+                                f"{close[0]!r} (registered, with no rubric line)? Fix the id")
+                continue
+            problems.append(f"line {c.line}: check {c.id!r} is not registered by the assignment; fix the id or "
+                            "write the check (a function under @check in one of the assignment's check modules)")
+    for cid in unlined:
+        problems.append(f"check {cid!r} is registered by the assignment but has no rubric line; "
+                        "add it under 'checks:' with its points")
+    return problems
+
+
+def _checker_problems(parts: tuple[Part, ...], checkers: set[str]) -> list[str]:
+    """Every written checker a part names is registered, and every registered one is used."""
+    problems = []
+    for p in parts:
+        if p.kind == "written" and p.checker and p.checker not in checkers:
+            problems.append(f"line {p.line}: written part {p.id!r} names checker {p.checker!r}, which is not "
+                            f"registered by the assignment; use one of {sorted(checkers)}")
+    used = {p.checker for p in parts if p.kind == "written"}
+    for name in sorted(checkers - used):
+        problems.append(f"written checker {name!r} is registered by the assignment but no written part "
+                        "uses it; add checker: and auto: to its question's line under 'parts:'")
+    return problems

@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--batch", type=Path, default=None, help="group this finished batch folder instead")
     args = parser.parse_args(argv)
-    from grader.classroom.groups.build import build_groups
+    from grader.classroom.groups_command import build_groups
 
     with tempfile.TemporaryDirectory(prefix="groups-bench-") as tmp:
         out = args.batch

@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, default=None, help="make the class here and keep it")
     parser.add_argument("--threshold", type=float, default=None, help="a fixed threshold (default: calibrated)")
     args = parser.parse_args(argv)
-    from grader.classroom.similarity.build import run_similarity
+    from grader.classroom.similarity_command import run_similarity
 
     with tempfile.TemporaryDirectory(prefix="simbench-") as tmp:
         root = args.keep or Path(tmp)

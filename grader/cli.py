@@ -38,7 +38,7 @@ from grader.classroom import batch as batch_mod
 from grader.classroom import gradebook, roster
 from grader.classroom.marking_cli import grades_cmd, marked_store, review_cmd
 from grader.classroom.reports import summary as summary_mod
-from grader.classroom.similarity.command import BASE_HELP, similarity_cmd, similarity_lines, similarity_request
+from grader.classroom.similarity_command import BASE_HELP, similarity_cmd, similarity_lines, similarity_request
 from grader.cli_output import print_notes
 from grader.common import paths
 from grader.common.paths import REFERENCE_DIR, TEMPLATE_DIR
@@ -114,7 +114,7 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
     try:
         rubric = load_rubric(registered=set(all_checks()), checkers=set(assignment.registry().written_checkers()))
     except (RubricError, assignment.AssignmentError) as exc:   # the instructor's error: say so in results.json
-        gradescope.write_json_atomic(gradescope.fallback_results(
+        gradescope.write_json(gradescope.fallback_results(
             f"{RUBRIC_BROKEN} {exc}", time.monotonic() - started), results_path)
         raise click.ClickException(f"{exc} (results.json says so: {results_path})") from None
     written: list[Path] = []
@@ -128,12 +128,12 @@ def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: b
         settings = GradingSettings(rubric=rubric, seed=seed, budget=max(seconds, 1.0))
         report = grade(submission, settings, progress=None if as_json else _progress(console), deliver=deliver)
     except SubmissionError as exc:
-        gradescope.write_json_atomic(gradescope.fallback_results(
+        gradescope.write_json(gradescope.fallback_results(
             f"The submission could not be graded: {exc}", time.monotonic() - started), results_path)
         raise click.ClickException(str(exc)) from None
     except Exception:
         if not written:  # a grader bug before the report: the student still gets a results.json
-            gradescope.write_json_atomic(gradescope.fallback_results(
+            gradescope.write_json(gradescope.fallback_results(
                 "Internal grader error: the submission could not be graded; it is not your fault. "
                 "Please tell the course staff.", time.monotonic() - started), results_path)
         raise
@@ -337,7 +337,8 @@ def next_step(console, batch_dir: Path) -> None:
 def groups_cmd(batch_dir: Path) -> None:
     """Group the written answers of the finished batch in BATCH_DIR (no regrading): one HTML page
     per question, groups/groups.csv to mark, answer_groups.csv, the review queue."""
-    from grader.classroom.groups.build import GroupsError, build_groups
+    from grader.classroom.groups.grouping import GroupsError
+    from grader.classroom.groups_command import build_groups
 
     try:
         outcome = build_groups(batch_dir)
@@ -365,7 +366,8 @@ def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
 
     The marks of the CSV are first added to the batch's marks store (BATCH_DIR/marks/), which
     keeps every mark ever given; the points come from the store."""
-    from grader.classroom.groups.marks import points_table, write_points
+    from grader.classroom.groups.marks import points_table
+    from grader.classroom.reports.group_files import write_points
 
     out = out or batch_dir / "ta_points.csv"
     groups, store = marked_store(batch_dir, marked)

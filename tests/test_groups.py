@@ -22,10 +22,10 @@ from conftest import REPO, load_script
 
 from a2.written.process import InProcess
 from grader.classroom.groups import cluster
-from grader.classroom.groups.build import build_groups
 from grader.classroom.groups.cluster import FORMULA, NO_ANSWER, PROSE, REVIEW
 from grader.classroom.groups.marks import SNAPSHOT, MarksError, import_table, points_table, read_snapshot
 from grader.classroom.groups.store import MarkStore
+from grader.classroom.groups_command import build_groups
 from grader.run.rubric import load_rubric
 
 FORMULA_SLOTS = ("1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii")
@@ -255,9 +255,9 @@ def test_batch_writes_groups_and_grader_groups_regroups_without_grading(tmp_path
 def test_unreadable_and_failed_requests_form_groups_of_their_own(tmp_path: Path):
     """A formula the reader cannot read, or whose request failed (timeout, crash: None), is never
     put with a readable answer; equal texts share one unreadable group."""
-    from grader.classroom.groups.build import GroupsError
     from grader.classroom.groups.cluster import UNREADABLE
     from grader.classroom.groups.collect import Answer
+    from grader.classroom.groups.grouping import GroupsError
 
     real = _in_process()
 
@@ -339,7 +339,7 @@ def refuse(*args, **kwargs):
     raise AssertionError("a formula was evaluated in the grader process")
 fp.fingerprint = fp.evaluations = fp._scalar = refuse
 ev.Evaluator.value = refuse
-from grader.classroom.groups.build import build_groups
+from grader.classroom.groups_command import build_groups
 outcome = build_groups(Path({str(out)!r}))
 for g in outcome.groups["1b_i"]:
     print(g.kind, " ".join(sorted(a.submission for a in g.members)), sep="\t")

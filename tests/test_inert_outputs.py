@@ -15,15 +15,9 @@ from markdown_it import MarkdownIt
 from grader.classroom.gradebook import CheckStats, ClassSummary, ReviewEntry
 from grader.classroom.groups.cluster import Group
 from grader.classroom.groups.collect import Answer
-from grader.classroom.groups.marks import (
-    import_table,
-    points_table,
-    snapshot,
-    write_answer_groups,
-    write_group_table,
-    write_points,
-)
+from grader.classroom.groups.marks import import_table, points_table, snapshot
 from grader.classroom.groups.store import MarkStore
+from grader.classroom.reports.group_files import write_answer_groups, write_group_table, write_points
 from grader.classroom.reports.summary import to_markdown
 from grader.common.csvfile import FORMULA_STARTS, cell, csv_text, read_dicts, unescape
 from grader.common.shown import markdown_text
@@ -121,7 +115,8 @@ def test_summary_md_shows_student_text_as_text():
 def review_server(tmp_path: Path):
     import threading
 
-    from grader.classroom.groups.marks import prints_of, write_snapshot
+    from grader.classroom.groups.marks import prints_of
+    from grader.classroom.reports.group_files import write_snapshot
     from grader.classroom.review import make_server
 
     grouped = snapshot(_hostile_groups(), load_rubric())

@@ -16,9 +16,9 @@ from conftest import REPO, load_script
 
 from a2.written.process import InProcess
 from grader.classroom.groups import cluster
-from grader.classroom.groups.build import build_groups
 from grader.classroom.groups.marks import SNAPSHOT, MarksError, import_table, read_snapshot
 from grader.classroom.groups.store import MarkStore
+from grader.classroom.groups_command import build_groups
 from grader.cli import main
 from grader.run.rubric import load_rubric
 
@@ -531,7 +531,7 @@ def test_a_row_without_its_fingerprint_never_marks_a_renumbered_group(marked_cla
 def _decided_batch(out: Path) -> tuple[Path, float]:
     """A batch folder of one graded submission whose 5.9 was not run (the budget ran out), as
     `grader batch` writes it: report.json, results.json, grades.csv and the review list."""
-    from grader.classroom.groups.build import REVIEW_COLUMNS
+    from grader.classroom.groups.grouping import REVIEW_COLUMNS
     from grader.reports import gradescope, jsonout
     from grader.run.results import NOT_RUN, GradeReport, Outcome, score
 

@@ -17,9 +17,10 @@ from conftest import REPO, load_script
 
 from a2.written.process import InProcess
 from grader.classroom.groups import cluster
-from grader.classroom.groups.build import build_groups
-from grader.classroom.groups.marks import member_mark, prints_of, read_snapshot, resolve, write_snapshot
+from grader.classroom.groups.marks import member_mark, prints_of, read_snapshot, resolve
 from grader.classroom.groups.store import OVERRIDE, MarkStore
+from grader.classroom.groups_command import build_groups
+from grader.classroom.reports.group_files import write_snapshot
 from grader.classroom.reports.review_html import mathml, render_answer
 from grader.classroom.review import make_server
 

@@ -33,8 +33,9 @@ from a2.registry import STUDENT_FILES
 from a2.written.process import InProcess
 from grader.classroom.reports import similarity_html
 from grader.classroom.similarity import detect
-from grader.classroom.similarity.build import SUMMARY_PREFIX, run_similarity
+from grader.classroom.similarity.class_survey import SUMMARY_PREFIX
 from grader.classroom.similarity.sources import WRITTEN, Document, SimilarityError, known_documents
+from grader.classroom.similarity_command import run_similarity
 from grader.common.paths import TEMPLATE_DIR
 
 ALTERNATIVE = REPO / "tests" / "submissions" / "alternative"

@@ -101,8 +101,8 @@ class BatchOutcome:
     seconds: float
     files: tuple[Path, ...]
     summary: ClassSummary
-    groups: Any = None             # grader.classroom.groups.build.GroupsOutcome
-    similarity: Any = None         # grader.classroom.similarity.build.SimilarityOutcome (--similarity, --known)
+    groups: Any = None             # grader.classroom.groups.grouping.GroupsOutcome
+    similarity: Any = None         # grader.classroom.similarity.class_survey.SimilarityOutcome (--similarity, --known)
 
 
 # -- the report of one submission --------------------------------------------------------------
@@ -115,7 +115,7 @@ def _report_path(out: Path, key: str) -> Path:
 def _write_report(path: Path, report: GradeReport, status: str, message: str = "") -> None:
     doc = jsonout.to_json(report)
     doc["batch"] = {"status": status, "message": message}
-    gradescope.write_json_atomic(doc, path)
+    gradescope.write_json(doc, path)
 
 
 def load_result(out: Path, submission: Submission) -> GradedSubmission | None:
@@ -142,7 +142,7 @@ def grade_one(upload: Path, folder: Path, *, seed: int, only: Sequence[str]) -> 
         report = grade(upload, GradingSettings(seed=seed, only=only, budget=load_rubric().budget))  # as on Gradescope
     except SubmissionError as exc:
         message = f"The submission could not be graded: {exc}"
-        gradescope.write_json_atomic(gradescope.fallback_results(message, time.monotonic() - started),
+        gradescope.write_json(gradescope.fallback_results(message, time.monotonic() - started),
                                      folder / RESULTS_FILE)
         columns = [c for c in scored_items(load_rubric()) if not only or c.id in set(only)]
         _write_report(folder / REPORT_FILE, zero_report(str(upload), columns, seed, message),
@@ -214,7 +214,7 @@ def _grade_in_process(sub: Submission, out: Path, settings: BatchSettings, colum
     message = f"Grading failed: {why}." + (f"\n{tail}" if tail else "")
     report = zero_report(str(sub.path), columns, settings.seed, message)
     report = GradeReport(report.submission, report.seed, report.checks, time.monotonic() - started)
-    gradescope.write_json_atomic(gradescope.fallback_results(message, report.seconds), folder / RESULTS_FILE)
+    gradescope.write_json(gradescope.fallback_results(message, report.seconds), folder / RESULTS_FILE)
     _write_report(_report_path(out, sub.key), report, FAILED, message)
     return GradedSubmission(sub, FAILED, report, message)
 
@@ -228,7 +228,7 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
               timeout: float = SUBMISSION_TIMEOUT_S, progress: ProgressHook | None = None,
               rubric: Rubric | None = None, similarity: Any = None) -> BatchOutcome:
     """Grade every submission of ``source`` into ``out`` and write the class reports (and, given
-    ``similarity``, a :class:`grader.classroom.similarity.build.SimilarityRequest`, the similarity reports)."""
+    ``similarity``, a :class:`grader.classroom.similarity.class_survey.SimilarityRequest`, the similarity reports)."""
     from grader.run.check_api import all_checks
 
     started = time.monotonic()
@@ -249,7 +249,7 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
                          restart=restart)
     columns = [c for c in scored_items(rubric) if c.id in set(settings.checks)]
     out.mkdir(parents=True, exist_ok=True)
-    gradescope.write_json_atomic(settings.to_json(), out / SETTINGS_FILE)
+    gradescope.write_json(settings.to_json(), out / SETTINGS_FILE)
 
     results: dict[str, GradedSubmission] = {}
     todo = []
@@ -282,20 +282,21 @@ def run_batch(source: Path, out: Path, *, workers: int | None = None, seed: int 
     executor.shutdown(wait=True)
     ordered = tuple(results[sub.key] for sub in submissions)
     stats, files = write_class_reports(ordered, columns, out, settings)
-    from grader.classroom.groups.build import build_groups
+    from grader.classroom.groups_command import build_groups
 
     grouped = build_groups(out, rubric)
     files += grouped.files
     from grader.classroom import final_grades
     from grader.classroom.groups.store import MarkStore
     from grader.classroom.reports import decided, final
+    from grader.classroom.similarity_command import run_request
 
     store = MarkStore.open(out)
     if store.journal:       # TA marks exist: the grade book adds them to the autograder's scores
         book = final_grades.grade_book(out, rubric, store)
         files += tuple(final.write(book, out)[:1])
         decided.write(book, out)        # a regraded submission's results.json gets its TA decisions again
-    similar = similarity.run(out) if similarity is not None else None
+    similar = run_request(similarity, out) if similarity is not None else None
     files += similar.files if similar is not None else ()
     return BatchOutcome(settings, ordered, len(todo), resumed, time.monotonic() - started, files, stats, grouped,
                         similar)

@@ -22,10 +22,10 @@ from grader.classroom.groups.marks import (
     import_table,
     read_snapshot,
     resolve,
-    write_group_table,
 )
 from grader.classroom.groups.store import MARK, MARKS_DIR, OVERRIDE, Mark, MarkStore, now, who_am_i
 from grader.classroom.reports import review_html as html
+from grader.classroom.reports.group_files import write_group_table
 from grader.classroom.review_forms import (
     ReviewError,
     back_to,

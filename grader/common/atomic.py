@@ -40,3 +40,11 @@ def atomic_path(path: Path, *, prefix: str, suffix: str = "") -> Iterator[Path]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_text(path: Path, text: str) -> Path:
+    """The one atomic writer of a text file (UTF-8): :func:`atomic_path` with the file's own name."""
+    path = Path(path)
+    with atomic_path(path, prefix=f".{path.name}.") as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path

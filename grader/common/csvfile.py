@@ -1,4 +1,4 @@
-"""The one CSV writer and reader of every CSV the tools write (grades, final grades, answer groups,
+"""The one CSV writer (:func:`write_csv`) and reader of every CSV the tools write (grades, final grades, answer groups,
 groups, review queue, similarity, points).
 
 TAs open these files in a spreadsheet, and many cells hold text a student chose (an answer, a file
@@ -17,6 +17,9 @@ import csv
 import io
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from grader.common.atomic import write_text
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a cell as a formula (OWASP's CSV injection list)."""
@@ -52,6 +55,11 @@ def csv_text(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
     writer.writerow([cell(h) for h in header])
     writer.writerows([cell(v) for v in row] for row in rows)
     return buffer.getvalue()
+
+
+def write_csv(path: Path, header: Sequence[object], rows: Iterable[Sequence[object]]) -> Path:
+    """Write :func:`csv_text` to ``path`` through the one atomic writer; returns ``path``."""
+    return write_text(path, csv_text(header, rows))
 
 
 def read_dicts(text: str) -> tuple[list[str], list[dict[str, str]]]:

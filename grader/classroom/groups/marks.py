@@ -25,8 +25,7 @@ from typing import Any
 
 from grader.classroom.groups.cluster import Group
 from grader.classroom.groups.store import MARK, GroupPrint, Mark, MarkStore, Resolution, norm, now, who_am_i
-from grader.common.atomic import atomic_path
-from grader.common.csvfile import csv_text, read_dicts
+from grader.common.csvfile import read_dicts
 from grader.run.rubric import Rubric
 
 ANSWER_COLUMNS = ("question", "item", "submission", "names", "group", "answer", "read", "where", "verdict", "review")
@@ -40,16 +39,6 @@ CONFLICT = "marks differ"
 
 class MarksError(ValueError):
     """A marked groups CSV that cannot be used; the message says the row and the fix."""
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    with atomic_path(path, prefix=f".{path.name}.") as tmp:
-        tmp.write_text(text, encoding="utf-8")
-
-
-def _csv_text(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """Every CSV of the class goes through the one writer (no cell of student text starts a formula)."""
-    return csv_text(header, rows)
 
 
 def max_points(rubric: Rubric, question: str, item: str) -> float:
@@ -70,12 +59,12 @@ def is_ta_item(rubric: Rubric, question: str, item: str) -> bool:
     return part is not None and (item == "ta" or (item == "" and part.auto <= 0))
 
 
-def write_answer_groups(groups: Mapping[str, list[Group]], path: Path) -> Path:
-    rows = [(a.question, a.item, a.submission, a.names, g.id, a.text, a.read, a.where, a.verdict, a.review)
+def answer_group_rows(groups: Mapping[str, list[Group]]) -> list[tuple[Any, ...]]:
+    """The rows of answer_groups.csv (its columns: ANSWER_COLUMNS), by item then submission."""
+    rows: list[tuple[Any, ...]] = [(a.question, a.item, a.submission, a.names, g.id, a.text, a.read, a.where, a.verdict, a.review)
             for slot in groups for g in groups[slot] for a in g.members]
     rows.sort(key=lambda r: (list(groups).index(f"{r[0]}.{r[1]}" if r[1] else r[0]), r[2]))
-    write_text_atomic(path, _csv_text(ANSWER_COLUMNS, rows))
-    return path
+    return rows
 
 
 # -- the grouping now ----------------------------------------------------------------------------
@@ -100,11 +89,6 @@ def snapshot(groups: Mapping[str, list[Group]], rubric: Rubric) -> list[dict[str
 
 def prints_of(groups: Sequence[Mapping[str, Any]]) -> list[GroupPrint]:
     return [GroupPrint.make(g["slot"], g["key"], (m["text"] for m in g["members"])) for g in groups]
-
-
-def write_snapshot(groups: Sequence[Mapping[str, Any]], path: Path) -> Path:
-    write_text_atomic(path, json.dumps({"groups": list(groups)}, ensure_ascii=False, indent=1) + "\n")
-    return path
 
 
 def read_snapshot(path: Path) -> list[dict[str, Any]]:
@@ -149,8 +133,8 @@ def pending_line(n: int) -> str:
     return f"{PENDING} {n} item{'s' if n != 1 else ''}"
 
 
-def write_group_table(groups: Sequence[Mapping[str, Any]], store: MarkStore, path: Path) -> Path:
-    """groups.csv: the TA-graded groups with the marks the store gives them. A group with answers
+def group_table_rows(groups: Sequence[Mapping[str, Any]], store: MarkStore) -> list[tuple[Any, ...]]:
+    """The rows of groups.csv (its columns: GROUP_COLUMNS): the TA-graded groups with the marks the store gives them. A group with answers
     new since it was marked has no points (it waits for a TA): ``new_since_marked`` counts them and
     ``suggested`` holds the earlier mark, to copy into ``points`` if it fits them too."""
     rows = []
@@ -170,8 +154,7 @@ def write_group_table(groups: Sequence[Mapping[str, Any]], store: MarkStore, pat
                      f"{g['max_points']:g}", points, comment, m.who if m else "", m.when if m else "",
                      len(new) or "", suggested(res),
                      g["representative"][:500], " ".join(x["submission"] for x in g["members"])))
-    write_text_atomic(path, _csv_text(GROUP_COLUMNS, rows))
-    return path
+    return rows
 
 
 def table_has_marks(path: Path) -> bool:
@@ -362,8 +345,3 @@ def points_table(groups: Sequence[Mapping[str, Any]], store: MarkStore, grades: 
         rows.append([key, info.get("names", ""), info.get("sids", ""), info.get("emails", ""),
                      *(f"{mine[s]:g}" if s in mine else "" for s in slots), total, " ".join(waiting)])
     return PointsTable(header, rows, unmarked, comments, {k: tuple(v) for k, v in pending.items()}, new_counts)
-
-
-def write_points(table: PointsTable, path: Path) -> Path:
-    write_text_atomic(path, _csv_text(table.header, table.rows))
-    return path

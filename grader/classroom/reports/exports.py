@@ -28,8 +28,9 @@ from itertools import zip_longest
 from pathlib import Path
 
 from grader.classroom.final_grades import FinalRow, GradeBook
-from grader.classroom.groups.marks import _csv_text, write_text_atomic
 from grader.classroom.reports.final import feedback
+from grader.common.atomic import write_text
+from grader.common.csvfile import csv_text
 
 EXPORT_DIR = "export"
 CANVAS_FILE = "canvas.csv"
@@ -101,13 +102,13 @@ def canvas_csv(book: GradeBook, cols: Sequence[ExportColumn]) -> str:
     rows = [["Points Possible", "", "", "", "", *(f"{c.most:g}" for c in cols)]]
     rows += [[s.name, "", s.sid, s.email, "", *(_cell(c.value(s.row)) for c in cols)]
              for r in book.rows for s in students(r)]
-    return _csv_text(header, rows)
+    return csv_text(header, rows)
 
 
 def gradescope_csv(book: GradeBook, cols: Sequence[ExportColumn]) -> str:
     header = ["Name", "SID", "Email", *("Total Score" if c.id == "total" else c.title for c in cols)]
     rows = [[s.name, s.sid, s.email, *(_cell(c.value(s.row)) for c in cols)] for r in book.rows for s in students(r)]
-    return _csv_text(header, rows)
+    return csv_text(header, rows)
 
 
 def file_name(s: Student) -> str:
@@ -123,12 +124,12 @@ def write_exports(book: GradeBook, out: Path, chosen: Sequence[str] = DEFAULT_CO
     cols = columns(book, chosen, title)
     folder = out / EXPORT_DIR
     files = [folder / CANVAS_FILE, folder / GRADESCOPE_FILE]
-    write_text_atomic(files[0], canvas_csv(book, cols))
-    write_text_atomic(files[1], gradescope_csv(book, cols))
+    write_text(files[0], canvas_csv(book, cols))
+    write_text(files[1], gradescope_csv(book, cols))
     for r in book.rows:
         text = feedback(book, r)
         for s in students(r):
             target = folder / FEEDBACK_DIR / file_name(s)
-            write_text_atomic(target, text)
+            write_text(target, text)
             files.append(target)
     return files

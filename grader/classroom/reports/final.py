@@ -9,7 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.classroom.final_grades import FinalRow, GradeBook
-from grader.classroom.groups.marks import _csv_text, pending_line, write_text_atomic
+from grader.classroom.groups.marks import pending_line
+from grader.common.atomic import write_text
+from grader.common.csvfile import write_csv
 from grader.common.shown import markdown_text
 
 FINAL_FILE = "final_grades.csv"
@@ -62,10 +64,10 @@ def feedback(book: GradeBook, r: FinalRow) -> str:
 def write(book: GradeBook, out: Path) -> list[Path]:
     """final_grades.csv and one feedback file per submission in ``out``."""
     path = out / FINAL_FILE
-    write_text_atomic(path, _csv_text(header(book), [row(book, r) for r in book.rows]))
+    write_csv(path, header(book), [row(book, r) for r in book.rows])
     files = [path]
     for r in book.rows:
         target = out / FEEDBACK_DIR / f"{r.submission}.md"
-        write_text_atomic(target, feedback(book, r))
+        write_text(target, feedback(book, r))
         files.append(target)
     return files

@@ -12,8 +12,8 @@ from html import escape
 from pathlib import Path
 
 from grader.classroom.groups.cluster import FORMULA, PROSE, Group
-from grader.classroom.groups.marks import write_text_atomic
 from grader.classroom.reports.review_html import plural, render_answer, shown_label
+from grader.common.atomic import write_text
 
 STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:70em;color:#222;padding:0 1em}
@@ -140,10 +140,10 @@ def write_pages(groups: Mapping[str, list[Group]], titles: Mapping[str, str], re
         name = f"{question}.html"
         title = titles.get(question, question)
         path = folder / name
-        write_text_atomic(path, question_page(question, title, slots))
+        write_text(path, question_page(question, title, slots))
         written.append(path)
         index.append((name, title, sum(len(g) for g in slots.values()), _answers(slots)))
     for name, text in (("review.html", review_page(reviews)), ("index.html", index_page(index, len(reviews)))):
-        write_text_atomic(folder / name, text)
+        write_text(folder / name, text)
         written.append(folder / name)
     return written

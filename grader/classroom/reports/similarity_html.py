@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
-from grader.classroom.groups.marks import _csv_text, write_text_atomic
 from grader.classroom.similarity.calibrate import MIN_MATCHED, SCALE_FLOOR, SCORE_ALWAYS, SCORE_FLOOR, Z_FLAG
 from grader.classroom.similarity.detect import Pair
 from grader.classroom.similarity.sources import WRITTEN
+from grader.common.atomic import write_text
+from grader.common.csvfile import write_csv
 
 COLUMNS = ("submission", "names", "other", "file", "score", "matched_tokens", "other_score", "page", "evidence", "z")
 STYLE = """
@@ -299,10 +300,21 @@ def write_all(pairs: Sequence[Pair], out: Path, *, csv_name: str, pages: str, in
     names = [page_name(p) for p in pairs]
     known_of = known_matches(pairs)
     for rank, (pair, name) in enumerate(zip(pairs, names), 1):
-        write_text_atomic(folder / name, pair_page(pair, rank, not_compared, threshold=threshold, known_of=known_of))
-    write_text_atomic(folder / index, index_page(pairs, names, threshold=threshold, submissions=submissions,
-                                                 known=known, not_compared=not_compared, bases=bases))
+        write_text(folder / name, pair_page(pair, rank, not_compared, threshold=threshold, known_of=known_of))
+    write_text(folder / index, index_page(pairs, names, threshold=threshold, submissions=submissions,
+                                          known=known, not_compared=not_compared, bases=bases))
     rows = [[p.a.owner, "; ".join(p.a.names), p.b.owner, p.file, f"{p.score:.3f}", p.matched, f"{p.share_b:.3f}",
              f"{pages}/{n}", f"{p.evidence:.0f}", f"{p.z:.1f}"] for p, n in zip(pairs, names)]
-    write_text_atomic(out / csv_name, _csv_text(COLUMNS, rows))
+    write_csv(out / csv_name, COLUMNS, rows)
     return (out / csv_name, folder / index)
+
+
+def write_summary_line(summary: Path, prefix: str, line: str) -> Path | None:
+    """The batch's summary.md with its one line starting ``prefix`` replaced by ``prefix + line``
+    (None, nothing written, when the batch has no summary.md)."""
+    if not summary.is_file():
+        return None
+    lines = [old for old in summary.read_text(encoding="utf-8").splitlines() if not old.startswith(prefix)]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return write_text(summary, "\n".join([*lines, "", prefix + line]) + "\n")

@@ -9,8 +9,9 @@ Modules, in reading order:
 - :mod:`grader.classroom.similarity.detect`: the comparison itself, by copydetect (winnowed token
   fingerprints; pygments tokens with names, strings and comments folded), on the part of each
   file that is not starter code; the pairs and their matching regions.
-- :mod:`grader.classroom.similarity.build`: runs both over a batch folder and writes ``similarity.csv``,
-  the pages (:mod:`grader.classroom.reports.similarity_html`) and the line of ``summary.md``.
+- :mod:`grader.classroom.similarity.class_survey`: runs both over a batch folder (data); the files
+  (``similarity.csv``, the pages, the line of ``summary.md``) are written by
+  :mod:`grader.classroom.reports.similarity_html`, both run by :mod:`grader.classroom.similarity_command`.
 
 A pair above the threshold is *similar*: it is a list for a person to look at, never a verdict.
 """

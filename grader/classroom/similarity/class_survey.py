@@ -1,12 +1,7 @@
-"""``grader similarity BATCH_DIR`` (and the last step of ``grader batch --similarity``): compare
-the submissions of a batch with each other and with known folders; write what is similar.
-
-Files written in BATCH_DIR::
-
-    similarity.csv                 one row per pair listed, strongest evidence first
-    similarity/index.html          every such pair, strongest evidence first, linked to its page
-    similarity/<pair>.html         the two files side by side, the shared regions marked
-    summary.md                     one line: "N pairs unusually similar ...; see similarity/index.html"
+"""What ``grader similarity BATCH_DIR`` (and ``grader batch --similarity``) finds, as data
+(:func:`survey_batch`): the submissions of a batch compared with each other and with known folders.
+The files are written by :mod:`grader.classroom.reports.similarity_html`, both run by
+:func:`grader.classroom.similarity_command.run_similarity`.
 
 A pair is listed when its score is an outlier for its file in this class (calibrated, the
 default) or, with ``threshold``, when it reaches that fixed threshold
@@ -19,7 +14,6 @@ known folders are only read, never copied anywhere.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -28,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from grader import assignment
+from grader.classroom.roster import discover
 from grader.classroom.similarity import detect
 from grader.classroom.similarity.sources import WRITTEN, Document, SimilarityError, check_known, class_documents, known_documents
 from grader.common.paths import TEMPLATE_DIR
+from grader.run.rubric import load_rubric
 
 CSV_FILE = "similarity.csv"
 PAGES_DIR = "similarity"
@@ -82,9 +78,6 @@ class SimilarityRequest:
             raise SimilarityError(detect.EXTRA_NOTE)
         check_known(self.known)
         check_bases(self.bases)
-
-    def run(self, out: Path) -> SimilarityOutcome:
-        return run_similarity(out, known=self.known, threshold=self.threshold, bases=self.bases)
 
 
 def check_bases(bases: Sequence[Path]) -> None:
@@ -138,13 +131,9 @@ def written_texts(docs: Sequence[Document], questions: Sequence[str], runner: An
     return texts, notes
 
 
-def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: float | None = None,
-                   bases: Sequence[Path] = (), runner: Any = None) -> SimilarityOutcome:
-    """Compare the batch in ``batch_dir`` and write the files listed above."""
-    from grader.classroom.reports import similarity_html
-    from grader.classroom.roster import discover
-    from grader.run.rubric import load_rubric
-
+def survey_batch(batch_dir: Path, *, known: Sequence[Path] = (), threshold: float | None = None,
+                 bases: Sequence[Path] = (), runner: Any = None) -> SimilarityOutcome:
+    """Compare the batch in ``batch_dir``; write nothing (the outcome's ``files`` are empty)."""
     started = time.monotonic()
     batch_dir = Path(batch_dir)
     check_threshold(threshold)
@@ -166,18 +155,6 @@ def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: fl
     starters = detect.template_bases([TEMPLATE_DIR, *map(Path, bases)],
                                      [assignment.registry().question_title(q) for q in questions])
     found = detect.survey(docs, others, bases=starters, threshold=threshold, texts=texts)
-    pairs, compared = found.pairs, found.compared
-    files = similarity_html.write_all(pairs, batch_dir, csv_name=CSV_FILE, pages=PAGES_DIR, index=INDEX,
-                                      threshold=threshold, submissions=len(submissions), known=known,
-                                      not_compared=found.not_compared, bases=[Path(b) for b in bases])
-    outcome = SimilarityOutcome(tuple(pairs), threshold, len(submissions), len(others), compared,
-                                time.monotonic() - started, (), tuple(notes + read_notes + found.notes),
-                                tuple(found.not_compared))
-    summary = batch_dir / SUMMARY_FILE
-    if summary.is_file():
-        lines = [line for line in summary.read_text(encoding="utf-8").splitlines() if not line.startswith(SUMMARY_PREFIX)]
-        while lines and not lines[-1].strip():
-            lines.pop()
-        summary.write_text("\n".join([*lines, "", SUMMARY_PREFIX + outcome.line]) + "\n", encoding="utf-8")
-        files += (summary,)
-    return dataclasses.replace(outcome, seconds=time.monotonic() - started, files=files)
+    return SimilarityOutcome(tuple(found.pairs), threshold, len(submissions), len(others), found.compared,
+                             time.monotonic() - started, (), tuple(notes + read_notes + found.notes),
+                             tuple(found.not_compared))

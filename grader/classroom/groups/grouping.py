@@ -1,14 +1,7 @@
-"""Build every answer-group file of a finished batch folder (``grader groups OUT``; also the last
-step of ``grader batch``). Nothing is regraded: the answers come from the reports, and formulas
-are evaluated in the writeup reader's child process.
-
-Files written in OUT::
-
-    answer_groups.csv        one row per written item and submission, with its group
-    review_queue.csv         every item flagged for review, with the reason and the text read
-    groups/groups.json       the grouping: every group, its fingerprint and its members
-    groups/groups.csv        one row per group of a TA-graded item, with its marks, to mark
-    groups/<question>.html   one page per written question; groups/index.html, groups/review.html
+"""The answer groups of a finished batch folder, as data (:func:`group_batch`; the files are
+written by :mod:`grader.classroom.reports.group_files`, both run by
+:func:`grader.classroom.groups_command.build_groups`). Nothing is regraded: the answers come from
+the reports, and formulas are evaluated in the writeup reader's child process.
 
 Marks are never lost: before regrouping, the marks in groups/groups.csv are imported into the
 marks store (``marks/``, :mod:`grader.classroom.groups.store`), which grouping only ever appends to; the new
@@ -37,20 +30,14 @@ from grader.classroom.groups.collect import collect
 from grader.classroom.groups.marks import (
     SNAPSHOT,
     MarksError,
-    _csv_text,
     import_table,
     new_members,
     prints_of,
     read_snapshot,
     resolve,
     snapshot,
-    table_has_marks,
-    write_answer_groups,
-    write_group_table,
-    write_snapshot,
-    write_text_atomic,
 )
-from grader.classroom.groups.store import MARK, OVERRIDE, MarkStore, now
+from grader.classroom.groups.store import MARK, OVERRIDE, MarkStore
 from grader.run.rubric import Rubric, load_rubric
 
 ANSWER_GROUPS = "answer_groups.csv"
@@ -81,8 +68,26 @@ class GroupsOutcome:
         return {slot: len(gs) for slot, gs in self.groups.items()}
 
 
-def build_groups(out: Path, rubric: Rubric | None = None, *, fingerprint: Fingerprinter | None = None) -> GroupsOutcome:
-    """Group the written answers of the batch in ``out`` and write the files listed above."""
+@dataclass(frozen=True)
+class GroupedBatch:
+    """A batch's answers grouped (:func:`group_batch`), with what its files are made of."""
+
+    out: Path
+    groups: dict[str, list[Group]]
+    grouped: list[dict[str, Any]]       # the snapshot: every group as plain data (groups/groups.json)
+    reviews: list[dict]
+    submissions: int
+    titles: dict[str, str]              # question id -> its title, for the pages
+    store: MarkStore
+    kept: bool                          # groups.csv could not be imported: it is kept, the table goes beside it
+    imported: int
+    notes: tuple[str, ...]
+    started: float                      # time.monotonic() when grouping began
+
+
+def group_batch(out: Path, rubric: Rubric | None = None, *, fingerprint: Fingerprinter | None = None) -> GroupedBatch:
+    """Group the written answers of the batch in ``out`` (the marks of its groups.csv imported into
+    the store first, the new groups' fingerprints remembered there); write nothing else."""
     started = time.monotonic()
     out = Path(out)
     if not (out / "submissions").is_dir():
@@ -100,28 +105,13 @@ def build_groups(out: Path, rubric: Rubric | None = None, *, fingerprint: Finger
     finally:
         if runner is not None:
             runner.close()
-    titles = {p.id: p.name for p in rubric.parts}
-    table = out / GROUPS_DIR / GROUP_TABLE
-    files = [write_answer_groups(groups, out / ANSWER_GROUPS)]
     grouped = snapshot(groups, rubric)
     store.remember(prints_of(grouped))
-    files.append(write_snapshot(grouped, out / GROUPS_DIR / SNAPSHOT))
-    if not kept and table_has_marks(table):
-        stamp = now().replace(":", "").replace("-", "")
-        backup = store.folder / HISTORY_DIR / f"groups-{stamp}.csv"
-        backup.parent.mkdir(parents=True, exist_ok=True)
-        backup.write_bytes(table.read_bytes())
-    files.append(write_group_table(grouped, store, out / GROUPS_DIR / (NEW_TABLE if kept else GROUP_TABLE)))
-    rows = [[str(r.get(c, "")) for c in REVIEW_COLUMNS] for r in reviews]
-    write_text_atomic(out / REVIEW_QUEUE, _csv_text(REVIEW_COLUMNS, rows))
-    files.append(out / REVIEW_QUEUE)
-    from grader.classroom.reports.groups_html import write_pages
-
-    files += write_pages(groups, titles, reviews, out / GROUPS_DIR)
     if not prose_similarity_available():
         notes.append(PROSE_EXTRA_NOTE)
     notes += new_since_marked_notes(grouped, store, out)
-    return GroupsOutcome(groups, reviews, len(keys), time.monotonic() - started, tuple(files), tuple(notes), imported)
+    return GroupedBatch(out, groups, grouped, reviews, len(keys), {p.id: p.name for p in rubric.parts}, store, kept,
+                        imported, tuple(notes), started)
 
 
 def new_since_marked_notes(grouped: list[dict[str, Any]], store: MarkStore, out: Path) -> list[str]:

@@ -4,7 +4,7 @@ What the checks compute from the assignment's formulas (the parser model's forwa
 path, negative sampling's outputs on top of a given sigmoid) lives here, and checks reach it
 through the reference namespace: ``ctx.ref.grader_math`` (``a2/reference.py`` adds this
 module to it). So the kit's RecordingRef records these answers at build time like any reference
-call, and the kit ships the recorded values, never this code (``grader/kit/build.py`` lists it in
+call, and the kit ships the recorded values, never this code (``grader/kit/assemble.py`` lists it in
 NEVER_SHIPPED; tests/test_kit.py scans the kit for its names and code lines). numpy only: the
 trusted process must not import torch for the model checks (tests/test_memory.py).
 """

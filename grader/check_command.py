@@ -1,5 +1,5 @@
 """`grader check`, one command for the repository (grader/cli.py) and the student kit
-(grader/kit/cli.py): ``check_options`` gives a click command its argument and options,
+(grader/kit/kit_command.py): ``check_options`` gives a click command its argument and options,
 ``run_check`` runs it. The two differ only in the ``CheckSetup`` they give: the repository's
 rubric, the Linux sandbox, the reference and the written answers; or the kit's copy of the
 rubric, the portable runner, its recorded reference answers and the code checks only.

@@ -42,8 +42,8 @@ from grader.classroom.similarity_command import BASE_HELP, similarity_cmd, simil
 from grader.cli_output import print_notes
 from grader.common import paths
 from grader.common.paths import REFERENCE_DIR, TEMPLATE_DIR
-from grader.kit import build as kit_mod
-from grader.package import build as package_mod
+from grader.kit import assemble as kit_mod
+from grader.package import gradescope_zip as package_mod
 from grader.package import template as template_mod
 from grader.reports import gradescope, jsonout, terminal
 from grader.run.budget import process_age
@@ -337,7 +337,7 @@ def next_step(console, batch_dir: Path) -> None:
 def groups_cmd(batch_dir: Path) -> None:
     """Group the written answers of the finished batch in BATCH_DIR (no regrading): one HTML page
     per question, groups/groups.csv to mark, answer_groups.csv, the review queue."""
-    from grader.classroom.groups.grouping import GroupsError
+    from grader.classroom.groups.batch_groups import GroupsError
     from grader.classroom.groups_command import build_groups
 
     try:

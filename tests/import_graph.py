@@ -161,3 +161,31 @@ def describe(graph: dict[str, dict[str, list[int]]], component: list[str]) -> st
     edges = [f"{a} -> {b} (line {', '.join(map(str, lines))})"
              for a in component for b, lines in sorted(graph[a].items()) if b in members]
     return f"{len(component)} modules: " + "; ".join(edges)
+
+
+def room_of(module: str, packages: set[str]) -> str:
+    """The room ``module`` belongs to: its folder when the folder holds no sub-folder (a leaf
+    package: ``grader.run.engine`` -> ``grader.run``), else the module itself (the modules at the
+    top of a folder that has sub-folders, like ``grader.cli`` or ``grader.classroom.batch``, and
+    the scripts of a folder that is no package, each stand for themselves)."""
+    if module in packages:      # a package's __init__ is its folder
+        return module
+    folder = module.rsplit(".", 1)[0] if "." in module else ""
+    if folder not in packages or any(p.startswith(folder + ".") for p in packages):
+        return module
+    return folder
+
+
+def room_graph(graph: dict[str, dict[str, list[int]]]) -> dict[str, dict[str, list[str]]]:
+    """The import graph between rooms (:func:`room_of`): room -> {room: ["a -> b (line n)", ...]},
+    from every import of :func:`import_graph` (module level or inside a function alike)."""
+    packages = {name for name in graph if any(other.startswith(name + ".") for other in graph)}
+    rooms: dict[str, dict[str, list[str]]] = {}
+    for importer, targets in graph.items():
+        mine = room_of(importer, packages)
+        edges = rooms.setdefault(mine, {})
+        for target, lines in targets.items():
+            theirs = room_of(target, packages)
+            if theirs != mine:
+                edges.setdefault(theirs, []).append(f"{importer} -> {target} (line {lines[0]})")
+    return rooms

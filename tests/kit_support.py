@@ -112,13 +112,13 @@ def _code_lines(node_source: str) -> set[str]:
 
 def solution_math_code() -> tuple[set[str], set[str]]:
     """The names of the grader's solution-derived functions (a2/solution_math.py) and the code
-    lines of those functions and of every region the kit strips (grader.kit.build.KIT_STRIPPED), found
+    lines of those functions and of every region the kit strips (grader.kit.assemble.KIT_STRIPPED), found
     here from the repository's sources by their own parse, minus lines that the kit's modules hold
     outside those regions anyway or that the starter files hold (generic lines such as
     ``if got is None:``)."""
     import ast  # noqa: PLC0415
 
-    from grader.kit import build as kit  # noqa: PLC0415
+    from grader.kit import assemble as kit  # noqa: PLC0415
 
     package = Path(paths.REPO_ROOT)
     math_source = (package / "a2" / "solution_math.py").read_text(encoding="utf-8")

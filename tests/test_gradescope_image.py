@@ -31,7 +31,7 @@ import jsonschema
 import pytest
 from conftest import REPO, RESULTS_SCHEMA
 
-from grader.package import build as package
+from grader.package import gradescope_zip as package
 from grader.package import scripts as package_scripts
 
 pytestmark = pytest.mark.slow

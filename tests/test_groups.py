@@ -255,9 +255,9 @@ def test_batch_writes_groups_and_grader_groups_regroups_without_grading(tmp_path
 def test_unreadable_and_failed_requests_form_groups_of_their_own(tmp_path: Path):
     """A formula the reader cannot read, or whose request failed (timeout, crash: None), is never
     put with a readable answer; equal texts share one unreadable group."""
+    from grader.classroom.groups.batch_groups import GroupsError
     from grader.classroom.groups.cluster import UNREADABLE
     from grader.classroom.groups.collect import Answer
-    from grader.classroom.groups.grouping import GroupsError
 
     real = _in_process()
 

@@ -18,7 +18,7 @@ from kit_support import MARKERS, solution_hits, solution_lines, solution_math_co
 
 from grader import assignment
 from grader.common import paths
-from grader.kit import build as kit
+from grader.kit import assemble as kit
 from grader.reports.student import auto_points
 from grader.run.check_api import all_checks
 from grader.run.engine import grade
@@ -163,7 +163,7 @@ def test_kit_zip_holds_the_folder_and_no_solution(tmp_path):
         names = set(zf.namelist())
     folder = assignment.registry().KIT_FOLDER
     for name in ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model.py", "run.py", "answers.md",
-                 "pyproject.toml", "utils/parser_utils.py", "grader/kit/cli.py", "grader/kit_data/replay.json",
+                 "pyproject.toml", "utils/parser_utils.py", "grader/kit/kit_command.py", "grader/kit_data/replay.json",
                  "grader/kit_data/rubric.yaml", "grader/kit_data/kit.json"):
         assert f"{folder}/{name}" in names, name
     assert not [n for n in names if "arcstandard" in n or "/reference/" in n or "/written/" in n]
@@ -281,7 +281,7 @@ def test_non_editable_install_says_editable_is_required(tmp_path):
 
 
 def test_out_of_date_kit_warns(tmp_path):
-    from grader.kit.cli import out_of_date  # noqa: PLC0415
+    from grader.kit.kit_command import out_of_date  # noqa: PLC0415
 
     built = {"rubric_sha256": "a" * 64, "built": "2026-11-24 10:00 UTC"}
     assert out_of_date(tmp_path, built) == ""  # no KIT.json: nothing to compare
@@ -326,7 +326,7 @@ def test_kit_check_says_in_one_line_when_torch_is_missing(monkeypatch, tmp_path)
 
     from click.testing import CliRunner
 
-    from grader.kit import cli as kit_cli
+    from grader.kit import kit_command as kit_cli
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
@@ -411,7 +411,7 @@ def test_installing_the_kit_leaves_no_build_litter_and_its_readme_says_what_to_u
     (wheel,) = (tmp_path / "wheels").glob("*.whl")
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
-    for name in ("grader/kit/cli.py", "grader/kit_data/rubric.yaml", "grader/kit_data/starter/utils/utils.py",
+    for name in ("grader/kit/kit_command.py", "grader/kit_data/rubric.yaml", "grader/kit_data/starter/utils/utils.py",
                  "a2/checks/word2vec.py"):
         assert name in names, name
     assert not [n for n in names if "__pycache__" in n or n.startswith(("utils/", "data/"))]

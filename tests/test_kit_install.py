@@ -19,7 +19,7 @@ from kit_support import solution_hits
 from a2 import registry
 from grader import assignment
 from grader.common import paths
-from grader.kit import build as kit
+from grader.kit import assemble as kit
 from grader.reports.student import checked_line, course_points
 from grader.run.check_api import all_checks
 from grader.run.engine import grade

@@ -531,7 +531,7 @@ def test_a_row_without_its_fingerprint_never_marks_a_renumbered_group(marked_cla
 def _decided_batch(out: Path) -> tuple[Path, float]:
     """A batch folder of one graded submission whose 5.9 was not run (the budget ran out), as
     `grader batch` writes it: report.json, results.json, grades.csv and the review list."""
-    from grader.classroom.groups.grouping import REVIEW_COLUMNS
+    from grader.classroom.groups.batch_groups import REVIEW_COLUMNS
     from grader.reports import gradescope, jsonout
     from grader.run.results import NOT_RUN, GradeReport, Outcome, score
 

@@ -28,7 +28,7 @@ from rich.console import Console
 
 from a2.registry import STUDENT_FILES, WRITTEN_FILES
 from grader.cli import main
-from grader.package import build as package
+from grader.package import gradescope_zip as package
 from grader.package import lockfile
 from grader.package import scripts as package_scripts
 from grader.package.lockfile import LOCK_PATH, read_lock

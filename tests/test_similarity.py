@@ -328,8 +328,8 @@ def test_batch_with_known_runs_the_similarity_step_and_writes_its_summary_line(t
 def test_the_gradescope_zip_and_the_kit_hold_only_their_listed_folders():
     """A known folder next to the grader (say `known/` in the repository) is never packed: the
     zip takes its listed folders and files only, the kit its listed modules, none of similarity."""
-    from grader.kit import build as kit
-    from grader.package import build as package
+    from grader.kit import assemble as kit
+    from grader.package import gradescope_zip as package
     plan = package.plan_package()
     tops = {Path(e.path).parts[0] for e in plan.entries}
     assert tops <= {*package.package_dirs(REPO), *package.PACKAGE_FILES, "setup.sh", "run_autograder", "requirements.txt"}

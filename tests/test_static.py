@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from conftest import REPO
-from import_graph import cycles, describe, import_graph, imports_of
+from import_graph import cycles, describe, import_graph, imports_of, room_graph
 
 from grader.assignment import package_name
 
@@ -164,7 +164,7 @@ def test_the_framework_reaches_the_assignment_only_through_its_registry():
     written = [imp for imp in imports_of(door) if imp.module.startswith(ASSIGNMENT.name)]
     assert written == [], "grader/assignment.py must import the assignment by the rubric's name, not a written one"
     # and the generic test-file assignment (rubric.yaml's tests:), which names no assignment either
-    assert set(g["grader.assignment"]) <= {"grader.common.paths", "grader.testfiles.registry"}
+    assert set(g["grader.assignment"]) <= {"grader.common.paths", "grader.testfiles.testfile_registry"}
     calls = [n for n in ast.walk(ast.parse(door.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)
              and isinstance(n.func, ast.Attribute) and n.func.attr == "import_module"]
     assert calls and all(not isinstance(c.args[0], ast.Constant) for c in calls)
@@ -295,6 +295,137 @@ def test_the_cycle_test_catches_a_planted_cycle(tmp_path):
     (tmp_path / "pkg/registry.py").write_text("X = 1\n")
     (tmp_path / "pkg/c.py").write_text("import importlib\n\nA = importlib.import_module('pkg.top' + '')\n")
     assert cycles(import_graph(tmp_path, ["pkg", "scripts"], ("scripts",))) == []
+
+
+# -- rooms: folders without cycles, check modules that hold checks, names said once -----------------
+#
+# Known exceptions: each names what breaks the rule today, where it is, and when it goes. The test
+# fails on any other violation and on an exception that no longer occurs (remove it: the lists
+# only shrink).
+
+#: Cycles between rooms (see tests/import_graph.py's room_of) known today.
+KNOWN_ROOM_CYCLES = {
+    frozenset({"grader.assignment", "grader.run", "grader.sandbox", "grader.testfiles"}):
+        "moves after issue 32 lands: the rubric (grader/run/rubric.py) takes a test-file course's lines from "
+        "grader/testfiles/tests.py, whose checks use grader/run/, and the door imports the test-file registry "
+        "from grader/testfiles/; cutting it moves tests.py's collection into grader/run/, issue 32's area this round",
+}
+#: Modules of the assignment's checks/ that register no check (helpers split off by the size cap).
+KNOWN_CHECKLESS = {
+    "model_params": "moves after issue 32 lands (a2/checks/ is its area this round): helpers of model.py",
+    "model_shapes": "moves after issue 32 lands (a2/checks/ is its area this round): bug shapes of the model checks",
+    "word2vec_shapes": "moves after issue 32 lands (a2/checks/ is its area this round): bug shapes of word2vec.py",
+    "parsing_inputs": "moves after issue 32 lands (a2/checks/ is its area this round): inputs of the parsing checks",
+    "training_size": "moves after issue 32 lands (a2/checks/ is its area this round): sizes for training.py",
+}
+#: Module names used by more than one module of grader/, the assignment and tools/.
+KNOWN_SHARED_NAMES = {
+    "catalogue.py": "moves after issues 32 and 33 land: a2/catalogue.py is imported by a2/checks/ (issue 32) "
+                    "and a2/written/ (issue 33), which holds the other",
+    "registry.py": "moves after issue 33 lands: a2/written/registry.py is in its area (a2/registry.py is the "
+                   "name the framework's door asks every assignment for)",
+    "transitions.py": "moves after issues 32 and 33 land: a2/checks/transitions.py (issue 32) and "
+                      "a2/written/transitions.py (issue 33)",
+}
+
+
+def room_cycles(graph: dict[str, dict[str, list[int]]]) -> dict[frozenset[str], str]:
+    """Each cycle between rooms (a folder without sub-folders, or a module at the top of a folder
+    that has them), drawn by imports at module level or inside functions alike, in words."""
+    rooms = room_graph(graph)
+    return {frozenset(c): "; ".join(f"{a} -> {b}: {rooms[a][b][0]}" for a in c for b in c if b in rooms.get(a, {}))
+            for c in cycles(rooms)}    # type: ignore[arg-type]
+
+
+def test_no_folder_imports_itself_through_another():
+    """A folder is a room: no cycle between rooms, whether its imports stand at module level or
+    inside a function (an import moved into a function to dodge a cycle still draws it)."""
+    found = room_cycles(graph())
+    new = {c: how for c, how in found.items() if c not in KNOWN_ROOM_CYCLES}
+    assert not new, "cycles between folders:\n" + "\n".join(f"{sorted(c)}: {how}" for c, how in new.items())
+    gone = set(KNOWN_ROOM_CYCLES) - set(found)
+    assert not gone, f"no longer a cycle: remove {[sorted(c) for c in gone]} from KNOWN_ROOM_CYCLES"
+
+
+def test_the_room_test_catches_a_planted_cycle(tmp_path):
+    """Two folders whose modules import each other only across a function-level import (no cycle of
+    modules), and a module at the top of the house importing both (no cycle)."""
+    files = {"pkg/__init__.py": "", "pkg/top.py": "from pkg.a import x\nfrom pkg.b import y\n",
+             "pkg/a/__init__.py": "", "pkg/a/x.py": "from pkg.b import y\n", "pkg/a/z.py": "Z = 1\n",
+             "pkg/b/__init__.py": "", "pkg/b/y.py": "def f():\n    from pkg.a import z\n    return z\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    g = import_graph(tmp_path, ["pkg"])
+    assert cycles(g) == []                    # the modules draw no cycle ...
+    found = room_cycles(g)
+    assert list(found) == [frozenset({"pkg.a", "pkg.b"})], found     # ... their folders do
+    assert "pkg.b.y -> pkg.a.z (line 2)" in found[frozenset({"pkg.a", "pkg.b"})]
+    (tmp_path / "pkg/b/y.py").write_text("def f():\n    from pkg import top\n    return top\n")
+    assert room_cycles(import_graph(tmp_path, ["pkg"])) != {}     # through a module at the top, too
+    (tmp_path / "pkg/b/y.py").write_text("Y = 1\n")
+    assert room_cycles(import_graph(tmp_path, ["pkg"])) == {}
+
+
+def checkless_modules(folder: Path) -> set[str]:
+    """The modules of a checks folder that register no check: no function under ``@check(...)``."""
+    found = set()
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        decorators = [d.func for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      for d in n.decorator_list if isinstance(d, ast.Call)]
+        if not any((isinstance(f, ast.Name) and f.id == "check") or (isinstance(f, ast.Attribute) and f.attr == "check")
+                   for f in decorators):
+            found.add(path.stem)
+    return found
+
+
+def test_every_module_of_checks_registers_a_check():
+    """The assignment's checks/ holds check modules only (one per part, each with its @check
+    functions); their helpers live elsewhere."""
+    found = checkless_modules(ASSIGNMENT / "checks")
+    assert found - set(KNOWN_CHECKLESS) == set(), "modules of checks/ that register no check: move them out"
+    assert set(KNOWN_CHECKLESS) - found == set(), "these register a check or are gone: remove them from KNOWN_CHECKLESS"
+
+
+def test_the_checks_rule_catches_a_planted_helper(tmp_path):
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "part.py").write_text("from grader.run.check_api import check\n\n\n@check('1.1', files=('a.py',))\n"
+                                      "def one(ctx):\n    pass\n")
+    (tmp_path / "other.py").write_text("from grader.run import check_api\n\n\n@check_api.check('1.2', files=())\n"
+                                       "def two(ctx):\n    pass\n")
+    (tmp_path / "helper.py").write_text("def check(x):\n    return x\n\n\n@staticmethod\ndef three():\n    pass\n")
+    assert checkless_modules(tmp_path) == {"helper"}
+
+
+def shared_names(roots: list[Path], repo: Path) -> dict[str, list[str]]:
+    """Module file names (``__init__.py`` aside) held by more than one module under ``roots``."""
+    where: dict[str, list[str]] = {}
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            if path.name != "__init__.py":
+                where.setdefault(path.name, []).append(path.relative_to(repo).as_posix())
+    return {name: paths for name, paths in where.items() if len(paths) > 1}
+
+
+def test_no_module_name_is_used_twice():
+    """A module's name says what it holds, once in the project: a newcomer who finds
+    ``transitions.py`` knows which one is meant."""
+    found = shared_names([GRADER, ASSIGNMENT, REPO / "tools"], REPO)
+    new = {name: paths for name, paths in found.items() if name not in KNOWN_SHARED_NAMES}
+    assert not new, f"module names used twice: {new}; rename one to say what it holds"
+    gone = set(KNOWN_SHARED_NAMES) - set(found)
+    assert not gone, f"no longer shared: remove {sorted(gone)} from KNOWN_SHARED_NAMES"
+    assert all(len(found[name]) == 2 for name in KNOWN_SHARED_NAMES), f"a known shared name gained a module: {found}"
+
+
+def test_the_name_rule_catches_a_planted_clash(tmp_path):
+    for name in ("a/build.py", "b/build.py", "b/__init__.py", "a/__init__.py", "c/show.py", "c/shown.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert shared_names([tmp_path / "a", tmp_path / "b", tmp_path / "c"], tmp_path) == {"build.py": ["a/build.py", "b/build.py"]}
 
 
 def starts_processes(path: Path) -> list[str]:

@@ -233,7 +233,7 @@ def test_the_kit_ships_visible_tests_only_and_checks_with_them(tmp_path):
         text = (COURSE / "reference" / name).read_text()
         (kit / name).write_text("".join(line for line in text.splitlines(keepends=True) if "SOLUTION" not in line))
     env = {k: v for k, v in os.environ.items() if not k.startswith("A2GRADER_ROOT")}
-    check = subprocess.run([sys.executable, "-c", "import sys; from grader.kit.cli import main; "
+    check = subprocess.run([sys.executable, "-c", "import sys; from grader.kit.kit_command import main; "
                             "sys.argv = ['grader', 'check', '.']; main()"], cwd=kit, capture_output=True, text=True,
                            env={**env, "PYTHONPATH": str(kit)}, timeout=600)
     assert "Total: 19 / 19" in check.stdout and "(9/9 checks passed" in check.stdout, check.stdout + check.stderr

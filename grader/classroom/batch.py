@@ -101,7 +101,7 @@ class BatchOutcome:
     seconds: float
     files: tuple[Path, ...]
     summary: ClassSummary
-    groups: Any = None             # grader.classroom.groups.grouping.GroupsOutcome
+    groups: Any = None             # grader.classroom.groups.batch_groups.GroupsOutcome
     similarity: Any = None         # grader.classroom.similarity.class_survey.SimilarityOutcome (--similarity, --known)
 
 

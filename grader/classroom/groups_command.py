@@ -1,5 +1,5 @@
 """``grader groups OUT`` (and the last step of ``grader batch``): the answers of a finished batch
-grouped (:mod:`grader.classroom.groups.grouping`, data), then written
+grouped (:mod:`grader.classroom.groups.batch_groups`, data), then written
 (:mod:`grader.classroom.reports.group_files`, which lists the files)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from grader.classroom.groups.batch_groups import GroupsOutcome, group_batch
 from grader.classroom.groups.cluster import Fingerprinter
-from grader.classroom.groups.grouping import GroupsOutcome, group_batch
 from grader.classroom.reports.group_files import write_group_files
 from grader.run.rubric import Rubric
 

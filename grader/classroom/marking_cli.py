@@ -13,7 +13,7 @@ from grader.run.rubric import RubricError, load_rubric
 
 def marked_store(batch_dir: Path, marked: Path | None):
     """The batch's grouping and its marks store, with the marks of the groups CSV added."""
-    from grader.classroom.groups.grouping import GROUP_TABLE, GROUPS_DIR
+    from grader.classroom.groups.batch_groups import GROUP_TABLE, GROUPS_DIR
     from grader.classroom.groups.marks import SNAPSHOT, MarksError, import_table, read_snapshot
     from grader.classroom.groups.store import MarkStore
 

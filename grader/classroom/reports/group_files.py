@@ -1,4 +1,4 @@
-"""The answer groups' files, written from :class:`grader.classroom.groups.grouping.GroupedBatch`
+"""The answer groups' files, written from :class:`grader.classroom.groups.batch_groups.GroupedBatch`
 (``grader groups OUT``; also the last step of ``grader batch``) and from the marks.
 
 Files written in OUT::
@@ -22,8 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.classroom.groups.cluster import Group
-from grader.classroom.groups.grouping import (
+from grader.classroom.groups.batch_groups import (
     ANSWER_GROUPS,
     GROUP_TABLE,
     GROUPS_DIR,
@@ -33,6 +32,7 @@ from grader.classroom.groups.grouping import (
     REVIEW_QUEUE,
     GroupedBatch,
 )
+from grader.classroom.groups.cluster import Group
 from grader.classroom.groups.marks import (
     ANSWER_COLUMNS,
     GROUP_COLUMNS,

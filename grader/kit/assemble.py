@@ -34,7 +34,7 @@ from grader.run.replay import RecordingRef
 #: (its registry's ``KIT_MODULES``), nothing else goes in: see :func:`kit_modules`.
 FRAMEWORK_KIT_MODULES = (
     "grader/__init__.py", "grader/assignment.py", "grader/check_command.py", "grader/cli_output.py",
-    "grader/kit/__init__.py", "grader/kit/cli.py",
+    "grader/kit/__init__.py", "grader/kit/kit_command.py",
     "grader/common/__init__.py", "grader/common/numerics.py", "grader/common/paths.py", "grader/common/shown.py",
     "grader/run/__init__.py", "grader/run/budget.py", "grader/run/check_api.py", "grader/run/compare.py",
     "grader/run/engine.py", "grader/run/replay.py",
@@ -45,12 +45,12 @@ FRAMEWORK_KIT_MODULES = (
     "grader/untrusted/__init__.py", "grader/untrusted/probes.py", "grader/untrusted/wire.py", "grader/untrusted/worker.py",
     "grader/untrusted/probes_testfiles.py",
     # the test-file assignment (rubric.yaml's tests:), which the door and the rubric reach for any course
-    "grader/testfiles/__init__.py", "grader/testfiles/registry.py", "grader/testfiles/tests.py",
+    "grader/testfiles/__init__.py", "grader/testfiles/testfile_registry.py", "grader/testfiles/tests.py",
     "grader/testfiles/checks.py", "grader/testfiles/outcome.py",
 )
 #: Never in the kit, whatever the lists say (a test checks both), with the assignment's ``KIT_NEVER``.
 #: The Linux sandbox stays out too: the kit runs student code with the portable runner on every system.
-FRAMEWORK_NEVER = ("grader/cli.py", "grader/package/", "grader/kit/build.py", "grader/classroom/", "grader/reading/",
+FRAMEWORK_NEVER = ("grader/cli.py", "grader/package/", "grader/kit/assemble.py", "grader/classroom/", "grader/reading/",
                    "grader/sandbox/worker_process.py", "grader/sandbox/isolation.py", "grader/sandbox/confine.py")
 #: The kit's grader/sandbox/__init__.py (the repository's imports the Linux sandbox).
 KIT_SANDBOX_INIT = '''"""The student kit's process boundary: runner.py (the interface), frames.py, portable.py."""
@@ -256,7 +256,7 @@ def _kit_pyproject(version: str) -> str:
         "[project]", f'name = "{course.KIT_DIST}"', f'version = "{version}"',
         f'description = "{course.KIT_DESCRIPTION}"',
         'requires-python = ">=3.11"', "dependencies = [" + ", ".join(json.dumps(d) for d in deps) + "]", "",
-        "[project.scripts]", 'grader = "grader.kit.cli:main"', "",
+        "[project.scripts]", 'grader = "grader.kit.kit_command:main"', "",
         "[tool.hatch.build.targets.wheel]", "packages = " + json.dumps(tops),
         'exclude = ["**/__pycache__", "**/*.pyc"]', "",
     ])
@@ -297,7 +297,7 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     (data / "rubric.yaml").write_text(rubric_text, encoding="utf-8")
     if hasattr(assignment.registry(), "TESTS"):     # a test-file assignment: its visible tests and their list
         from grader.testfiles import kit as test_kit  # noqa: PLC0415
-        from grader.testfiles.registry import KIT_TESTS  # noqa: PLC0415
+        from grader.testfiles.testfile_registry import KIT_TESTS  # noqa: PLC0415
 
         test_kit.stage(data / KIT_TESTS, visible)
     (data / "replay.json").write_text(json.dumps(recorded, separators=(",", ":")), encoding="utf-8")

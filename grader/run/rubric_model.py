@@ -46,7 +46,7 @@ class RubricError(ValueError):
 class Part:
     """An assignment part (a code file's share or a written question) and its points.
 
-    A written part's ``auto`` points are graded by its written ``checker`` (a2/written/);
+    A written part's ``auto`` points are graded by its written ``checker`` (one the assignment registers);
     the rest (``manual_points``) is listed for TAs and never counted by the autograder.
     """
 

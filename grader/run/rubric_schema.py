@@ -4,7 +4,7 @@ line and the key it was meant to be, instead of being ignored), and ``defaults``
 of the right kind. The values of parts and checks are then checked by :mod:`grader.run.rubric` with
 messages that name the part or check.
 
-``RUBRIC_SCHEMA`` is a standard JSON Schema (draft 2020-12): ``tests/test_rubric_loader.py``
+``RUBRIC_SCHEMA`` is a standard JSON Schema (draft 2020-12): ``tests/test_rubric.py``
 validates rubric.yaml against it with the jsonschema package and proves that the loader refuses
 every rubric jsonschema refuses. It is a Python constant rather than a file so that the student
 kit, which loads its rubric with the same code, needs no data file.

@@ -113,7 +113,7 @@ def _removed(module: str, name: str | None) -> tuple[str, str, str, str] | None:
 
 
 def _installed(package: str) -> str:
-    from importlib import metadata  # noqa: PLC0415 - only when a removed name is met
+    from importlib import metadata  # only when a removed name is met
 
     try:
         return metadata.version(package).split("+")[0]

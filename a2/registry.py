@@ -51,7 +51,7 @@ UNTRUSTED = Path(__file__).resolve().parent / "untrusted"
 
 def load_reference(root: Path | None = None) -> Any:
     """The reference solution's modules, imported in the trusted process (a2/reference.py)."""
-    from a2.reference import load_reference as load  # noqa: PLC0415 - imports the reference tree
+    from a2.reference import load_reference as load  # imports the reference tree
 
     return load() if root is None else load(root)
 
@@ -59,8 +59,8 @@ def load_reference(root: Path | None = None) -> Any:
 def reference_modules() -> list[str]:
     """The names ``ctx.ref`` answers to (the kit records them): the reference's modules by their last
     name, and the grader's own math."""
-    from a2.reference import GRADER_MODULES  # noqa: PLC0415
-    from a2.tree_import import MODULES  # noqa: PLC0415
+    from a2.reference import GRADER_MODULES
+    from a2.tree_import import MODULES
 
     return sorted({name.split(".")[-1] for name in MODULES} | set(GRADER_MODULES))
 
@@ -70,35 +70,35 @@ def reference_modules() -> list[str]:
 def written_checkers() -> dict[str, Any]:
     """Every written checker's name, and its module (a2/written/checkers.py), without importing the
     checkers: a grading's trusted process needs only the names, the reader process the checkers."""
-    from a2.written.checkers import written_checker_names  # noqa: PLC0415
+    from a2.written.checkers import written_checker_names
 
     return written_checker_names()
 
 
 def grade_written(*args: Any, **kwargs: Any) -> Any:
     """Read the writeup and judge its auto-graded questions (a2/written/grade.py)."""
-    from a2.written.grade import grade_written as grade  # noqa: PLC0415
+    from a2.written.grade import grade_written as grade
 
     return grade(*args, **kwargs)
 
 
 def reader_process() -> Any:
     """The writeup reader in its own child process (a2/written/process.py), for the class tools."""
-    from a2.written.process import ChildProcess  # noqa: PLC0415
+    from a2.written.process import ChildProcess
 
     return ChildProcess()
 
 
 def question_title(question: str) -> str:
     """``1b_i`` -> ``1(b)(i)``."""
-    from a2.written.sections import pretty  # noqa: PLC0415
+    from a2.written.sections import pretty
 
     return pretty(question)
 
 
 def question_text(question: str) -> str:
     """The written question as the handout asks it (a2/written/questions.yaml), for the marking page."""
-    from a2.written.questions import question_text as text  # noqa: PLC0415
+    from a2.written.questions import question_text as text
 
     return text(question)
 
@@ -106,7 +106,7 @@ def question_text(question: str) -> str:
 def reference_answer(question: str, reference: Path) -> str:
     """The reference's answer to a written question (its solution block in ``reference``/answers.md),
     shown to TAs only; "" when there is none."""
-    from a2.written.questions import reference_answer as answer  # noqa: PLC0415
+    from a2.written.questions import reference_answer as answer
 
     try:
         return answer(question, (reference / "answers.md").read_text(encoding="utf-8"))
@@ -117,8 +117,8 @@ def reference_answer(question: str, reference: Path) -> str:
 def group_kind(checker: str) -> str:
     """How the answer groups group the answers ``checker`` grades: formula (by their values), table,
     reading (by :func:`group_label`) or prose (a2/written/grouping.py)."""
-    from a2.written.fingerprint import FORMULA_CHECKERS  # noqa: PLC0415
-    from a2.written.grouping import group_kind as kind  # noqa: PLC0415
+    from a2.written.fingerprint import FORMULA_CHECKERS
+    from a2.written.grouping import group_kind as kind
 
     return kind(checker, FORMULA_CHECKERS)
 
@@ -126,7 +126,7 @@ def group_kind(checker: str) -> str:
 def group_label(checker: str, text: str, score: float | None, max_score: float | None,
                 feedback: tuple[str, ...]) -> str:
     """What a table's or a reading's group shares (3(a): the first wrong row)."""
-    from a2.written.grouping import group_label as label  # noqa: PLC0415
+    from a2.written.grouping import group_label as label
 
     return label(checker, text, score, max_score, feedback)
 
@@ -134,7 +134,7 @@ def group_label(checker: str, text: str, score: float | None, max_score: float |
 def answer_items(checker: str, written: dict[str, Any], feedback: list[str]) -> list[tuple[str, str, float | None, float | None]] | None:
     """An answer graded as several items (3(f)'s four sentences): (item, text, score, max score) each;
     None for a one-item answer."""
-    from a2.written.grouping import answer_items as items  # noqa: PLC0415
+    from a2.written.grouping import answer_items as items
 
     return items(checker, written, feedback)
 
@@ -142,7 +142,7 @@ def answer_items(checker: str, written: dict[str, Any], feedback: list[str]) -> 
 def key_disagreements(reference: Path) -> list[str]:
     """Where the reference's written solutions (``reference``/answers.md) disagree with the written
     answer keys (a2/written/keys.yaml)."""
-    from a2.written.keys import KeysError, disagreements  # noqa: PLC0415
+    from a2.written.keys import KeysError, disagreements
 
     try:
         return disagreements((reference / "answers.md").read_text(encoding="utf-8"))

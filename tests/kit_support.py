@@ -116,9 +116,9 @@ def solution_math_code() -> tuple[set[str], set[str]]:
     here from the repository's sources by their own parse, minus lines that the kit's modules hold
     outside those regions anyway or that the starter files hold (generic lines such as
     ``if got is None:``)."""
-    import ast  # noqa: PLC0415
+    import ast
 
-    from grader.kit import assemble as kit  # noqa: PLC0415
+    from grader.kit import assemble as kit
 
     package = Path(paths.REPO_ROOT)
     math_source = (package / "a2" / "solution_math.py").read_text(encoding="utf-8")

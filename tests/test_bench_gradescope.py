@@ -10,7 +10,7 @@ import sys
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-import gradescope as bench  # noqa: E402
+import gradescope as bench
 
 
 def _figures(wall: float, cpu: float, pss_mib: float) -> bench.Figures:

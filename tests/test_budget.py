@@ -22,7 +22,7 @@ from grader.run.settings import GradingSettings
 from grader.sandbox import ProbeResult
 
 sys.path.insert(0, str(REPO / "tools"))
-import loop_forever  # noqa: E402
+import loop_forever
 
 
 class SleepyRunner:

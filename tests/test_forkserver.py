@@ -66,14 +66,14 @@ def test_cold_and_forked_workers_grade_the_reference_alike(monkeypatch: pytest.M
 
 
 def _code_check_ids() -> list[str]:
-    from grader.run.rubric import load_rubric  # noqa: PLC0415
+    from grader.run.rubric import load_rubric
 
     return [spec.id for spec in load_rubric().checks]
 
 
 def test_no_worker_descriptor_reaches_the_fork_server() -> None:
     """The trusted side's end of the fork server's socket is not inheritable."""
-    from grader.sandbox import forkserver  # noqa: PLC0415
+    from grader.sandbox import forkserver
 
     server = forkserver.server_for(os.sys.executable, PRELOAD, {"PATH": "/usr/bin:/bin"})
     if server is None:

@@ -250,8 +250,8 @@ def test_portable_runner_grades_like_the_sandbox():
 
 def test_kit_modules_type_check_for_windows():
     """The kit's modules as mypy sees them on Windows (no resource, no pwd, no os.killpg...)."""
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    import subprocess
+    import sys
 
     files = [str(REPO_ROOT / rel) for rel in kit.kit_modules()]
     done = subprocess.run([sys.executable, "-m", "mypy", "--platform", "win32", "--follow-imports=silent",
@@ -262,9 +262,9 @@ def test_kit_modules_type_check_for_windows():
 def test_non_editable_install_says_editable_is_required(tmp_path):
     """`pip install .` (not editable) of the instructor's package: `--version` works and a command
     says in one line that the grader runs from its repository, instead of a FileNotFoundError."""
-    import os  # noqa: PLC0415
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    import os
+    import subprocess
+    import sys
 
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
@@ -281,7 +281,7 @@ def test_non_editable_install_says_editable_is_required(tmp_path):
 
 
 def test_out_of_date_kit_warns(tmp_path):
-    from grader.kit.kit_command import out_of_date  # noqa: PLC0415
+    from grader.kit.kit_command import out_of_date
 
     built = {"rubric_sha256": "a" * 64, "built": "2026-11-24 10:00 UTC"}
     assert out_of_date(tmp_path, built) == ""  # no KIT.json: nothing to compare
@@ -293,7 +293,7 @@ def test_out_of_date_kit_warns(tmp_path):
 
 
 def test_part_selection():
-    from grader.run.engine import part_selection  # noqa: PLC0415
+    from grader.run.engine import part_selection
 
     registry = all_checks()
     rubric = load_rubric(registered=set(registry))
@@ -398,8 +398,8 @@ def test_semantic_scan_catches_each_planted_rule(tmp_path):
 def test_installing_the_kit_leaves_no_build_litter_and_its_readme_says_what_to_upload(tmp_path):
     """`pip install .` in the kit's folder builds a wheel without writing build/ or *.egg-info
     into the student's working folder; KIT_README.md names the files to upload."""
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    import subprocess
+    import sys
 
     folder = kit.stage_kit(tmp_path / "staged", {"seeds": [1], "modules": [], "checks": {}}, "1.0")
     before = {p.relative_to(folder) for p in folder.rglob("*")}

@@ -110,7 +110,7 @@ def _stub_calls(t):
 
 
 class _FakeParser:
-    class model:  # noqa: N801 - mimics parser.model
+    class model:  # mimics parser.model
         @staticmethod
         def train():
             pass

@@ -136,7 +136,7 @@ def _segments(text: str) -> tuple[list[str], list[tuple[ast.stmt, str]], list[st
     if len(defs) < 2:
         return lines, [], []
     first, last = defs[0], defs[-1]
-    start = lambda s: min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", []))]) - 1  # noqa: E731
+    start = lambda s: min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", []))]) - 1
     head = lines[:start(body[first])]
     end_of_defs = start(body[last + 1]) if last + 1 < len(body) else len(lines)
     segs = []

@@ -26,7 +26,7 @@ from grader.common.paths import TEMPLATE_DIR  # noqa: E402
 
 
 class _Loops(ast.NodeTransformer):
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:  # noqa: N802 - ast's name
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:  # ast's name
         docstring = node.body[:1] if ast.get_docstring(node) is not None else []
         loop = ast.parse("while True:\n    pass").body
         node.body = docstring + loop

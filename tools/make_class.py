@@ -46,9 +46,9 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from class_copies import disguise, reword, student_markers  # noqa: E402  (tools/ is not a package)
-from class_tex import tex_files  # noqa: E402
-from class_writeups import draw_answers, markdown_files  # noqa: E402
+from class_copies import disguise, reword, student_markers  # tools/ is not a package
+from class_tex import tex_files
+from class_writeups import draw_answers, markdown_files
 
 from a2.registry import STUDENT_FILES
 

@@ -12,7 +12,7 @@ grader bug) is recorded for that submission and the batch goes on. The output fo
     OUT/grades.csv                       one row per submission, one column per check
     OUT/summary.md                       per check: mean score, pass rate, commonest failure
     OUT/plots/totals.png, pass_rate.png
-    OUT/answer_groups.csv, OUT/review_queue.csv, OUT/groups/   answer groups (grader/classroom/groups/build.py)
+    OUT/answer_groups.csv, OUT/review_queue.csv, OUT/groups/   answer groups (grader/classroom/reports/group_files.py)
     OUT/marks/                           TA marks, only ever appended to (grader/classroom/groups/store.py)
     OUT/final_grades.csv, OUT/feedback/  the grade book, once marks exist (grader/classroom/final_grades.py)
 

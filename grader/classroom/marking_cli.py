@@ -114,7 +114,7 @@ def _assignment_name() -> str:
 
     try:
         return assignment.package_name()
-    except Exception:   # noqa: BLE001 - only a column title: any failure falls back to a plain one
+    except Exception:   # only a column title: any failure falls back to a plain one
         return "Assignment"
 
 

@@ -55,7 +55,7 @@ def handler_for(review: Review) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "a2grader-review"
 
-        def log_message(self, format: str, *args: Any) -> None:   # noqa: A002 - the base class's name
+        def log_message(self, format: str, *args: Any) -> None:   # the base class's name
             pass
 
         def _host_ok(self) -> bool:
@@ -88,7 +88,7 @@ def handler_for(review: Review) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):    # the browser went away: nothing to do
                 pass
 
-        def do_GET(self) -> None:   # noqa: N802 - http.server's name
+        def do_GET(self) -> None:   # http.server's name
             if not self._host_ok():
                 return self._send(HTTPStatus.FORBIDDEN, "wrong host")
             path = unquote(urlsplit(self.path).path)
@@ -111,7 +111,7 @@ def handler_for(review: Review) -> type[BaseHTTPRequestHandler]:
                 return self._send(HTTPStatus.NOT_FOUND, "not found")
             self._send(HTTPStatus.OK, body, kind=kind)
 
-        def do_POST(self) -> None:   # noqa: N802
+        def do_POST(self) -> None:
             if not self._host_ok():
                 return self._send(HTTPStatus.FORBIDDEN, "wrong host")
             if not self._same_origin():

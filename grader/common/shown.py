@@ -41,7 +41,7 @@ def brief(value: Any) -> str:
     its first few), printable; never the whole repr, whose making alone could take minutes."""
     try:
         text = _BRIEF.repr(value)
-    except Exception:  # noqa: BLE001 - a value's repr is ours here (decoded data), but be sure
+    except Exception:  # a value's repr is ours here (decoded data), but be sure
         text = f"<a {type(value).__name__}>"
     return safe(text, MAX_LINE_CHARS)
 

@@ -146,11 +146,11 @@ def kit_rubric(text: str) -> tuple[str, float]:
     checks students may not see yet are left out (their names and points too), and each code
     part's points lose theirs, so that the copy still loads. The rubric's entries are one flow
     mapping a line; the result is proven to parse to exactly the filtered rubric."""
-    import yaml  # noqa: PLC0415
+    import yaml
 
-    from grader.reports.student import auto_points  # noqa: PLC0415
-    from grader.run.check_api import all_checks  # noqa: PLC0415
-    from grader.run.rubric import load_rubric  # noqa: PLC0415
+    from grader.reports.student import auto_points
+    from grader.run.check_api import all_checks
+    from grader.run.rubric import load_rubric
 
     full = yaml.safe_load(text)
     rubric = load_rubric(paths.RUBRIC_PATH, registered=set(all_checks()))
@@ -199,10 +199,10 @@ def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress
     """The reference's answers to every question the visible checks ask, for each seed, gathered
     by grading each of ``submissions`` (see ``recording_set``) with a recording ``ctx.ref``; a
     submission holding only some of the files is graded on the checks of those files only."""
-    from grader.run.check_api import all_checks  # noqa: PLC0415 - heavy, only when building
-    from grader.run.engine import grade  # noqa: PLC0415
-    from grader.run.rubric import load_rubric  # noqa: PLC0415
-    from grader.run.settings import GradingSettings  # noqa: PLC0415
+    from grader.run.check_api import all_checks  # heavy, only when building
+    from grader.run.engine import grade
+    from grader.run.rubric import load_rubric
+    from grader.run.settings import GradingSettings
 
     registry = all_checks()
     rubric = load_rubric(registered=set(registry))
@@ -270,8 +270,8 @@ def _copy_tree(src: Path, dst: Path) -> None:
 
 def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     """Lay the kit's folder out under ``root``; returns it."""
-    from grader.run.check_api import all_checks  # noqa: PLC0415
-    from grader.run.rubric import load_rubric  # noqa: PLC0415
+    from grader.run.check_api import all_checks
+    from grader.run.rubric import load_rubric
 
     rubric = load_rubric(registered=set(all_checks()))
     visible = {s.id for s in rubric.checks if s.student_visible}
@@ -296,8 +296,8 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     rubric_text, total = kit_rubric(paths.RUBRIC_PATH.read_text(encoding="utf-8"))
     (data / "rubric.yaml").write_text(rubric_text, encoding="utf-8")
     if hasattr(assignment.registry(), "TESTS"):     # a test-file assignment: its visible tests and their list
-        from grader.testfiles import kit as test_kit  # noqa: PLC0415
-        from grader.testfiles.testfile_registry import KIT_TESTS  # noqa: PLC0415
+        from grader.testfiles import kit as test_kit
+        from grader.testfiles.testfile_registry import KIT_TESTS
 
         test_kit.stage(data / KIT_TESTS, visible)
     (data / "replay.json").write_text(json.dumps(recorded, separators=(",", ":")), encoding="utf-8")
@@ -314,8 +314,8 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
 
 def course_total() -> float:
     """The whole assignment's points (the kit's rubric copy lacks the held-back checks' points)."""
-    from grader.reports.student import course_points  # noqa: PLC0415
-    from grader.run.rubric import load_rubric  # noqa: PLC0415
+    from grader.reports.student import course_points
+    from grader.run.rubric import load_rubric
 
     return course_points(load_rubric(paths.RUBRIC_PATH))
 
@@ -340,7 +340,7 @@ def build_kit(out: Path, *, seeds: Sequence[int] = DEFAULT_SEEDS, progress: Prog
               corpus: bool = True) -> Path:
     """Record, stage and zip the kit to ``out`` (``corpus=False``: record on the reference and the
     template only, faster, and fewer wrong answers judged in full)."""
-    from importlib.metadata import version as dist_version  # noqa: PLC0415
+    from importlib.metadata import version as dist_version
 
     recorded = record(seeds, recording_set(corpus), progress)
     with tempfile.TemporaryDirectory(prefix="a2kit-") as tmp:

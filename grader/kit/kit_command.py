@@ -26,7 +26,7 @@ from grader.sandbox.portable import PortableRunner
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     """``grader --version``: the installed kit's version (its distribution is the assignment's ``KIT_DIST``)."""
     if value and not ctx.resilient_parsing:
-        from importlib.metadata import version  # noqa: PLC0415
+        from importlib.metadata import version
 
         click.echo(f"{ctx.info_name} {version(assignment.registry().KIT_DIST)}")
         ctx.exit()

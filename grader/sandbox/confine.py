@@ -255,7 +255,7 @@ def _launch_in_namespaces(plan: dict[str, Any]) -> None:
         try:
             os.close(status_r)
             _init(plan, status_w)
-        except BaseException as exc:  # noqa: BLE001 - report, never fall through to our code
+        except BaseException as exc:  # report, never fall through to our code
             _report(exc)
         os._exit(EXIT_SETUP_FAILED)
     os.close(status_w)
@@ -289,6 +289,6 @@ def main(argv: list[str]) -> None:
 if __name__ == "__main__":
     try:
         main(sys.argv[1:])
-    except BaseException as error:  # noqa: BLE001 - any failure: say what, and do not run the worker
+    except BaseException as error:  # any failure: say what, and do not run the worker
         _report(error)
     os._exit(EXIT_SETUP_FAILED)

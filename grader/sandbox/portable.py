@@ -42,7 +42,7 @@ what was printed before it (the Linux sandbox drains its pipes for as long: chan
 def _posix_limits(limits: Limits) -> Any:
     if sys.platform == "win32":
         raise SandboxError("there are no resource limits on Windows")
-    import resource  # noqa: PLC0415 - POSIX only
+    import resource  # POSIX only
 
     wanted = [(resource.RLIMIT_CPU, limits.cpu_seconds)]
     if sys.platform.startswith("linux"):  # macOS reserves far more address space than it uses
@@ -83,7 +83,7 @@ class _Worker:
         threading.Thread(target=self._read_output, args=(self.proc.stderr,), daemon=True).start()
 
     def _read_frames(self, stream: IO[bytes]) -> None:
-        from grader.untrusted import wire  # noqa: PLC0415
+        from grader.untrusted import wire
 
         reader = wire.FrameReader(max_bytes=self.limits.message_bytes)
         try:
@@ -115,7 +115,7 @@ class _Worker:
         cannot be polled (Windows), a reply is taken as it comes."""
         if sys.platform == "win32" or self.proc.stderr is None:
             return
-        import select  # noqa: PLC0415 - POSIX pipes only
+        import select  # POSIX pipes only
 
         fd = self.proc.stderr.fileno()
         deadline = time.monotonic() + budget_s

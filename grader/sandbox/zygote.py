@@ -104,7 +104,7 @@ def _child(confine: Any, plan: dict[str, Any], fds: list[int], control: socket.s
             confine._launch_in_namespaces(plan)
         else:
             confine._exec_worker(plan)
-    except BaseException as exc:  # noqa: BLE001 - report, never fall back into the server's loop
+    except BaseException as exc:  # report, never fall back into the server's loop
         confine._report(exc)
     os._exit(confine.EXIT_SETUP_FAILED)
 

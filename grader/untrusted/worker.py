@@ -101,7 +101,7 @@ def _text(value: Any, limit: int = MAX_MESSAGE_CHARS) -> str:
     """Return ``str(value)`` as a plain, bounded string, whatever ``__str__`` does."""
     try:
         text = str.__str__(str(value))
-    except BaseException:  # noqa: BLE001 - student __str__ may raise anything
+    except BaseException:  # student __str__ may raise anything
         text = f"<str() of a {type(value).__name__} failed>"
     if len(text) > limit:
         text = text[:limit] + f" [... {len(text) - limit} more characters]"
@@ -139,7 +139,7 @@ def student_traceback(exc: BaseException, submission: str) -> list[str]:
             if frame.line:
                 lines.append(f"    {frame.line.strip()}")
         final = "".join(traceback.format_exception_only(type(exc), exc))
-    except BaseException:  # noqa: BLE001 - formatting student exceptions may raise anything
+    except BaseException:  # formatting student exceptions may raise anything
         final = f"{type(exc).__name__}: {_text(exc)}"
     lines.extend(_relative(_text(line), submission) for line in final.rstrip("\n").splitlines())
     return lines
@@ -174,7 +174,7 @@ def handle_request(request: Any, submission: str) -> dict[str, Any]:
                             f"{sorted(probes.PROBES)}")
     try:
         result = probes.to_plain(function(**request["args"]), what=f"probe {name}")
-    except BaseException as exc:  # noqa: BLE001 - SystemExit etc. from student code are results
+    except BaseException as exc:  # SystemExit etc. from student code are results
         return error_reply(exc, submission)
     return {"ok": True, "result": result}
 
@@ -275,7 +275,7 @@ def _flush_std_streams() -> None:
         try:
             if stream is not None:
                 stream.flush()
-        except BaseException:  # noqa: BLE001 - student code may have replaced the streams
+        except BaseException:  # student code may have replaced the streams
             pass
 
 
@@ -285,7 +285,7 @@ def _preload(modules: list[str]) -> None:
     for name in modules:
         try:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the probe that needs it will say what is wrong
+        except Exception:  # the probe that needs it will say what is wrong
             pass
 
 
@@ -305,7 +305,7 @@ def _stdio_protocol() -> tuple[int, int]:
     to fresh descriptors, give fd 0 the null device and send fd 1 (student prints) to stderr."""
     fd_in, fd_out = os.dup(0), os.dup(1)
     if sys.platform == "win32":
-        import msvcrt  # noqa: PLC0415 - Windows only
+        import msvcrt  # Windows only
 
         for fd in (fd_in, fd_out):
             msvcrt.setmode(fd, os.O_BINARY)
@@ -358,7 +358,7 @@ def run(argv: list[str]) -> NoReturn:
     code = EXIT_INTERNAL_ERROR
     try:
         code = main(argv)
-    except BaseException:  # noqa: BLE001 - report, then leave without waiting for student threads
+    except BaseException:  # report, then leave without waiting for student threads
         traceback.print_exc()
     finally:
         _flush_std_streams()

@@ -1,7 +1,7 @@
 """grader.sandbox.isolation and grader.sandbox.confine: the sandbox user, the namespaces and what a worker sees.
 
 Most of these need root (as on Gradescope and in CI); they skip with the reason otherwise.
-End-to-end behaviour of confined workers is in test_sandbox.py and test_hostile.py.
+End-to-end behaviour of confined workers is in test_sandbox.py, test_sandbox_lifetimes.py and test_hostile.py.
 """
 
 from __future__ import annotations

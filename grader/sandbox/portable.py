@@ -30,7 +30,7 @@ from grader.sandbox.runner import DEFAULT_CALL_TIMEOUT_S, Limits, ProbeError, Pr
 WORKER = Path(__file__).resolve().parent.parent / "untrusted" / "worker.py"
 WORKER_FOLDERS_VARIABLE = "GRADER_WORKER_FOLDERS"
 """Where the worker started from :data:`WORKER` finds the assignment's probes (the worker's
-``FOLDERS_VARIABLE``; tests/test_sandbox.py checks the two agree)."""
+``FOLDERS_VARIABLE``; tests/test_sandbox_cleanup.py checks the two agree)."""
 LIMITS_NOTE = ("Your code runs in a separate process with time limits only (on this system there are "
                "no memory or process limits): a check that runs away is stopped at its time limit.")
 _CHUNK = 1 << 16

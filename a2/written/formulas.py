@@ -45,7 +45,7 @@ from grader.reading.mathparse import Formula, FormulaError, parse_formula
 from grader.reading.numeric import close, difference
 
 TRIALS = 4
-"""Random instances an answer must be right at."""
+"""Random instances an answer must be right at (a question may ask more: MathQuestion.trials)."""
 PROBE_SEED = 20240
 """Seed of the instance used only to tell whether a candidate can be evaluated at all."""
 EXPLICIT = (MARKED, MARKED_TEXT, BOXED)
@@ -171,7 +171,7 @@ class FormulaEvidence:
     def __init__(self, formula: Formula, question: MathQuestion) -> None:
         self.formula = formula
         self.question = question
-        self._insts = [question.make(np.random.default_rng(PROBE_SEED + k), k) for k in range(TRIALS)]
+        self._insts = [question.make(np.random.default_rng(PROBE_SEED + k), k) for k in range(question.trials)]
 
     def agrees_with(self, latex: str) -> bool:
         """Same values as ``latex`` wherever either is defined: at each probe instance both have
@@ -205,7 +205,7 @@ def known_mistake(item: str, formula: Formula, question: MathQuestion) -> KnownM
 def judge(formula: Formula, question: MathQuestion, rng: np.random.Generator) -> tuple[bool, list[str]]:
     """Whether ``formula`` is right at every instance; the first failure explained."""
     notes: list[str] = []
-    for k in range(TRIALS):
+    for k in range(question.trials):
         inst = question.make(rng, k)
         try:
             value = Evaluator(formula, inst.env).value()

@@ -34,6 +34,7 @@ class MathQuestion:
     shape_words: str                              # "a d-vector, like v_c"
     vector_orientation_free: bool = True          # a row where a column is expected is tolerated
     full_gradient: Callable[[Instance], np.ndarray] | None = None   # a vector answer to a per-entry question
+    trials: int = 4                               # random instances an answer must be right at
 
 
 # ---------------------------------------------------------------------------------------------
@@ -119,8 +120,9 @@ def make_relu(rng: np.random.Generator, k: int) -> Instance:
         return float(np.maximum(xx @ W + b, 0.0)[0, i])
 
     expected = float(central_difference(h_i, x)[0, j])
-    env = Env({"x": x, "W": W, "b_1": b, "b": b, "z": z, "h": h}, {"i": i, "j": j},
-              dims={n_in: "D_x", hidden: "D_h"},
+    # a sum runs over x's entries: z_i written out as Σ_k x_k W_ki + b_i is z_i
+    env = Env({"x": x, "W": W, "b_1": b, "b": b, "z": z, "h": h}, {"i": i, "j": j}, sum_range=n_in,
+              dims={n_in: "D_x", hidden: "D_h"}, implied={(1, hidden): "i"},
               convention="here x is a row vector (1×D_x), W is D_x×D_h and h = ReLU(xW + b_1)",
               allowed="x_j, the entries of W (W_ab: row a, column b), b_1, z_i = (xW + b_1)_i, h_i, and indicators "
                       "such as 1{z_i > 0}")
@@ -154,7 +156,9 @@ CENTER = MathQuestion("∂J/∂v_c", make_center, "a d-vector, like v_c")
 OUTSIDE_EQ = MathQuestion("∂J/∂u_w (w = o)", make_outside(True), "a d-vector, like u_w")
 OUTSIDE_NEQ = MathQuestion("∂J/∂u_w (w ≠ o)", make_outside(False), "a d-vector, like u_w")
 MATRIX = MathQuestion("∂J/∂U", make_matrix, "d×|V|, the shape of U", vector_orientation_free=False)
-RELU = MathQuestion("∂h_i/∂x_j", make_relu, "a number")
+RELU = MathQuestion("∂h_i/∂x_j", make_relu, "a number", trials=16)
+"""16 instances: a condition on another entry than z_i ((xW)_j + b_i, Σ_k x_k W_kj + b_i) has z_i's sign
+at 4 random instances one time in eight, at 16 about one in three thousand."""
 SOFTMAX_CE = MathQuestion("∂CE/∂l_i", make_softmax_ce, "a number",
                           full_gradient=lambda inst: inst.env.arrays["__full_gradient__"])
 

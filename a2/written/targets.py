@@ -79,8 +79,11 @@ def question_of(variable: str) -> str | None:
     return hit[0] if hit and hit[1] else None
 
 
-_LOSS = re.compile(r"(?:(?:J|L|\\?mathcal\{?[JL]\}?|ℒ|loss)(?:_?[\w\-]*)?|CE)(?:\([^()]*\))?|h_?i|h")
-"""What a derivative of the loss (or of h_i, 3(e)(i)) differentiates, flattened."""
+_LOSS = re.compile(r"(?:(?:J|L|\\?mathcal\{?[JL]\}?|ℒ|loss)(?:_?[\w\-]*)?|CE)(?:\([^()]*\))?|h_?i|h|\([^()]*,[^()]*\)")
+"""What a derivative of the loss (or of h_i, 3(e)(i)) differentiates, flattened: also the loss's
+argument list with its name left out (``\\frac{\\partial}{\\partial u_w}(v_c, o, U)``)."""
+_CASE_NOTE = re.compile(r"\((?:[^()]*(?:\\neq?|\\ne|≠|!=|=)[^()]*)\)$")
+"""A case written after the derivative (``∂J/∂u_w (w \\neq o)``): which case, not what is differentiated."""
 
 
 def lhs_target(lhs: str) -> str | None:
@@ -103,6 +106,7 @@ def lhs_target(lhs: str) -> str | None:
         return None
     target, final = wrt
     num = re.sub(r"^(?:\\partial|∂|d)", "", num)
+    num, rest = _CASE_NOTE.sub("", num), _CASE_NOTE.sub("", rest)
     if not num and rest:            # the operator form: \frac{\partial}{\partial v_c} J(v_c, o, U)
         num, rest = rest, ""
     if rest or (num and not _LOSS.fullmatch(num)):

@@ -60,7 +60,9 @@ class Env:
     families: base name -> function of the index values (``"u"`` -> column of U);
     indices: index letter -> 0-based value; sum_range: values a ``\\sum`` index runs over;
     dims: array size -> its name in messages (``{5: "d", 9: "|V|"}``); convention: the sentence
-    a shape message ends with; allowed: the names a student may use, for messages.
+    a shape message ends with; allowed: the names a student may use, for messages; implied: the
+    index a condition on a whole vector of that shape is read at, in a per-entry answer
+    (``W_ji if xW + b_1 > 0``: 3(e)(i)'s h_i is entry i of the 1×D_h vector).
     """
 
     arrays: dict[str, Any]
@@ -70,6 +72,7 @@ class Env:
     dims: dict[int, str] = field(default_factory=dict)
     convention: str = ""
     allowed: str = ""
+    implied: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,6 +209,10 @@ class Evaluator:
 
     def pow(self, node: Any) -> Value:
         base = self.number(self.eval(node.base), node.base)
+        if isinstance(node.exp, sympy.Symbol) and node.exp.name in self.env.indices and not is_scalar(base) \
+                and 1 in np.shape(base):
+            # b_1^i: an index written as a superscript names an entry of a vector, as b_{1,i} does
+            return self.entry(str(node.base), base, [node.exp.name], str(node))
         exponent = self.number(self.eval(node.exp), node.exp)
         if not is_scalar(exponent):
             raise EvalError(f"{show(node, self.formula)}: an exponent must be a number")
@@ -352,6 +359,12 @@ class Evaluator:
             raise EvalError(f"{item.source}: no case applies here (add an 'otherwise' case)")
         raise EvalError("an unknown construct")
 
+    def implied_entry(self, value: Value) -> Value:
+        """A whole vector compared in a condition, read at the entry the answer is about
+        (:attr:`Env.implied`); any other value as it is."""
+        index = self.env.implied.get(np.shape(value)) if not is_scalar(value) else None
+        return value if index is None else float(np.asarray(value).reshape(-1)[self.env.indices[index]])
+
     def condition(self, cond: Any) -> bool:
         if cond is None:
             return True
@@ -362,8 +375,8 @@ class Evaluator:
             raise EvalError(f"{show(cond, self.formula)} is not a condition")
         a = self.eval(cond.lhs)
         b = self.eval(cond.rhs)
-        a = float(a.value) if isinstance(a, Index) else a
-        b = float(b.value) if isinstance(b, Index) else b
+        a = float(a.value) if isinstance(a, Index) else self.implied_entry(a)
+        b = float(b.value) if isinstance(b, Index) else self.implied_entry(b)
         if not (is_scalar(a) and is_scalar(b)):
             raise EvalError(f"{show(cond, self.formula)}: a condition must compare numbers")
         x, y = as_scalar(a), as_scalar(b)

@@ -66,3 +66,127 @@ def test_a_step_on_an_expression_is_still_a_step(tmp_path):
     text = ("### 1(d)\n\n$$\\frac{\\partial}{\\partial u_w}(u_o^T v_c) = 0$$\n\n"
             "$$\\frac{\\partial J}{\\partial u_w} = (\\hat{y}_w - y_w) v_c$$\n")
     assert full(graded(tmp_path, text)["1d"])
+
+
+# --- terse plain text: names run together, a capital, the formula a line ends with -------------
+
+TERSE = ("Problem 1:\nb)\ni) - U(y - Yhat)\nii) y = Yhat, so the prediction matches.\n"
+         "d)\nwhen w = o => d/dw = Vc(Yhat o - 1)\nwhen w != o => d/dw = Vc (Yhat w)\n"
+         "Problem 2:\nb)\ni) gamma is the inverse of the keep probability, so it should be 1/(1 - pdrop)\n"
+         "Problem 3:\nb) each word is shifted once and attached once.\nin total N shifts and N arcs so 2*N\n"
+         "e)\ni) dh/dx = { 0 if x < 0 }, {W if x > 0}, dhi/xj = Wji * 1{(xW + b1)_i > 0}\n"
+         "ii)\ndce/dli = SUM -yj(dirac ij - yhati)\n= -yi (dirac ij = 1 if i == j) + yhati * SUM yj\n"
+         "= -yi + yhati (since the y sum to one)\n")
+
+
+def test_terse_plain_text_answers_are_read(tmp_path):
+    auto = graded(tmp_path, TERSE, "p1.txt")
+    for item in ("1b_i", "1d", "2b_i", "3b", "3e_i", "3e_ii"):
+        assert full(auto[item]), (item, auto[item].outcome.feedback)
+
+
+@pytest.mark.parametrize(("right", "wrong", "item"), [
+    ("i) - U(y - Yhat)", "i) U(y - Yhat)", "1b_i"),
+    ("so it should be 1/(1 - pdrop)", "so it should be 1 - pdrop", "2b_i"),
+    ("so 2*N", "so 2*N + 1", "3b"),
+    ("= -yi + yhati (since the y sum to one)", "= yi - yhati (since the y sum to one)", "3e_ii"),
+    ("when w != o => d/dw = Vc (Yhat w)", "when w != o => d/dw = Vc (Yhat w - 1)", "1d"),
+])
+def test_a_wrong_terse_answer_is_not_full(tmp_path, right, wrong, item):
+    assert right in TERSE
+    r = graded(tmp_path, TERSE.replace(right, wrong), "p1.txt")[item]
+    assert not full(r), r.outcome.feedback
+
+
+def test_an_answer_read_from_the_end_of_a_line_is_flagged_when_below_full(tmp_path):
+    r = graded(tmp_path, "2 b) i)\nit should be 1 - pdrop\n", "p2.txt")["2b_i"]
+    assert r.score < r.max_score and r.needs_review, r.outcome.feedback
+
+
+@pytest.mark.parametrize(("names", "word", "spelled"), [
+    (("U", "v_c", "y", "yhat", "u_o", "u_w", "u"), "Vc", "v_c"),
+    (("U", "v_c", "y", "yhat", "u_o", "u_w", "u"), "Yhat", "yhat"),
+    (("x", "W", "b_1", "b", "z", "h"), "Wji", "W_ji"),
+    (("l", "yhat", "y"), "yhati", "yhat_i"),
+    (("l", "yhat", "y"), "log", None),                 # a function, though l is a name
+    (("x", "W", "b_1", "b", "z", "h"), "be", None),    # prose: e is no index
+    (("n",), "N", "n"),
+    (("U", "v_c"), "V", None),                         # V is no name of 1(b)(i): not v
+])
+def test_plain_names_are_spelled_from_the_questions_own_names(names, word, spelled):
+    from grader.reading.notation import PlainNames
+    indices = {"x": "ij", "l": "ic", "U": "ow", "n": ""}[names[0]]
+    assert PlainNames(names, indices).spell(word) == spelled
+
+
+# --- a row layout counts only when the writeup states it as its own -------------------------
+
+ROW_ANSWER = "### 1(b)(i)\n\n$$\\frac{\\partial J}{\\partial v_c} = (\\hat{y} - y) U^\\top$$\n"
+
+
+@pytest.mark.parametrize("statement", [
+    "We write every vector as a row vector.",
+    "Convention: all vectors here are row vectors ($v_c$ is $1 \\times d$).",
+    "I treat $v_c$, $y$ and $\\hat{y}$ as row vectors throughout.",
+])
+def test_a_stated_row_vector_convention_reads_the_answer_in_it(tmp_path, statement):
+    r = graded(tmp_path, statement + "\n\n" + ROW_ANSWER)["1b_i"]
+    assert full(r), r.outcome.feedback
+
+
+@pytest.mark.parametrize("mention", [
+    "The gradient $\\frac{\\partial J}{\\partial v_c}$ is a row vector here.",
+    "In 3(e), $x$ is a row vector.",
+    "Each answer below is a row vector of length d.",
+])
+def test_a_row_vector_merely_mentioned_is_no_convention(tmp_path, mention):
+    r = graded(tmp_path, mention + "\n\n" + ROW_ANSWER)["1b_i"]
+    assert not full(r), r.outcome.feedback
+
+
+# --- 3(f): the handout's numbered sentences kept above the numbered answers --------------------
+
+PROMPT_KEPT = """### Q3-4. Parsing error analysis
+
+For each sentence give the type of error, the incorrect dependency and the correct one.
+
+i. The university blocked the acquisition , citing concerns about the risks involved .
+
+ii. Brian has been one of the most crucial elements to the success of Mozilla software .
+
+iii. Investment Canada declined to comment on the reasons for the government decision .
+
+iv. People benefit from a separate move that affects three US car plants and one in Quebec
+
+Answers:
+
+i.
+- Type: Verb Phrase Attachment Error
+- Incorrect: acquisition -> citing
+- Correct: blocked -> citing
+
+ii.
+- Type: Modifier Attachment Error
+- Incorrect: elements -> most
+- Correct: crucial -> most
+
+iii.
+- Type: Prepositional Phrase Attachment Error
+- Incorrect: declined -> decision
+- Correct: reasons -> decision
+
+iv.
+- Type: Coordination Attachment Error
+- Incorrect: affects -> one
+- Correct: plants -> one
+"""
+
+
+def test_3f_answers_after_the_handouts_numbered_sentences_are_read(tmp_path):
+    r = graded(tmp_path, PROMPT_KEPT)["3f"]
+    assert full(r), r.outcome.feedback
+
+
+def test_3f_wrong_answers_after_the_handouts_sentences_are_not_full(tmp_path):
+    r = graded(tmp_path, PROMPT_KEPT.replace("Correct: blocked -> citing", "Correct: risks -> citing"))["3f"]
+    assert 0 < r.score < r.max_score, r.outcome.feedback

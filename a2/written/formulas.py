@@ -27,6 +27,7 @@ from a2.written.instances import (
     Convention,
     Instance,
     MathQuestion,
+    plain_names,
     under,
 )
 from a2.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
@@ -36,12 +37,18 @@ from grader.reading.answers import (
     BOXED,
     MARKED,
     MARKED_TEXT,
+    PLAIN,
+    TAIL,
+    TEXT,
     Candidate,
     candidates,
+    last_rhs,
     lhs,
+    plain_tails,
 )
 from grader.reading.evaluate import Env, EvalError, Evaluator, ShapeMismatch, evaluate, is_scalar, show
 from grader.reading.mathparse import Formula, FormulaError, parse_formula
+from grader.reading.notation import PlainNames
 from grader.reading.numeric import close, difference
 
 TRIALS = 4
@@ -49,6 +56,20 @@ TRIALS = 4
 PROBE_SEED = 20240
 """Seed of the instance used only to tell whether a candidate can be evaluated at all."""
 EXPLICIT = (MARKED, MARKED_TEXT, BOXED)
+TYPED = (PLAIN, TEXT, MARKED_TEXT, TAIL)   # typed without math delimiters: names spelled as plain text does
+
+
+def parse_answer(cand: Candidate, names: PlainNames) -> Formula:
+    """``cand``'s final right-hand side parsed; typed without LaTeX, with the question's names read
+    as plain text spells them (:class:`grader.reading.notation.PlainNames`)."""
+    if cand.kind in TYPED and "\\" not in cand.latex and "$" not in cand.latex:
+        return parse_formula(last_rhs(names.respell(cand.latex)))     # before a remark is cut: pdrop is a name
+    return parse_formula(cand.rhs)
+
+
+def section_candidates(section: Section, names: PlainNames) -> list[Candidate]:
+    """The section's candidates, then the formulas its plain-text lines end with (lowest trust)."""
+    return candidates(section.body) + plain_tails(section.body, names.known)
 
 
 @dataclass
@@ -114,7 +135,8 @@ def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
     An explicit answer ("Answer:", a box) is the only one read when there is one; otherwise a
     formula whose left side names the question beats a passing mention ("where $y$ is one-hot").
     """
-    found = _target_filter(candidates(section.body), section.question)
+    names = plain_names(question)
+    found = _target_filter(section_candidates(section, names), section.question)
     # an explicit answer is the answer unless its left side names something else ("Answer: J = ...")
     explicit = [c for c in found if c.kind in EXPLICIT
                 and (not lhs(c.latex) or lhs_target(lhs(c.latex)) in (section.question, None) and derivative_lhs(c)
@@ -125,7 +147,7 @@ def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
     first_raw = ""
     for cand in pool:
         try:
-            formula = parse_formula(cand.rhs)
+            formula = parse_answer(cand, names)
         except FormulaError as exc:
             first_problem = first_problem or f"could not read {quote(cand.rhs)}: {exc}"
             first_raw = first_raw or cand.latex
@@ -147,7 +169,8 @@ def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
 def rivals(section: Section, chosen: Read, question: MathQuestion) -> list[Read]:
     """Other final answers the student gave for the same item: other explicit ones when the chosen
     one is explicit, else other formulas whose left side names the question."""
-    found = _target_filter(candidates(section.body), section.question)
+    names = plain_names(question)
+    found = _target_filter(section_candidates(section, names), section.question)
     if chosen.candidate.kind in EXPLICIT:
         pool = [c for c in found if c.kind in EXPLICIT]
     else:
@@ -157,7 +180,7 @@ def rivals(section: Section, chosen: Read, question: MathQuestion) -> list[Read]
         if cand.start == chosen.candidate.start:
             continue
         try:
-            formula = parse_formula(cand.rhs)
+            formula = parse_answer(cand, names)
         except FormulaError:
             continue
         if readable(formula, question) is None:
@@ -286,6 +309,8 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
     if not ok and got.skipped:
         out.review = (f"the answer that names {question.what} could not be read whole ({got.skipped}); "
                       f"{got.text} was read in its place")
+    elif not ok and got.candidate.kind == TAIL:
+        out.review = f"{got.text} was read from the end of a plain-text line: {quote(got.candidate.before + got.candidate.latex)}"
     if not ok:
         mistake = known_mistake(item or section.question, got.formula, question)
         if mistake is not None:

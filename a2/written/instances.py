@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from grader.reading.evaluate import Env
+from grader.reading.notation import PlainNames
 from grader.reading.numeric import central_difference, softmax
 
 
@@ -164,6 +165,30 @@ SOFTMAX_CE = MathQuestion("∂CE/∂l_i", make_softmax_ce, "a number",
 
 
 # ---------------------------------------------------------------------------------------------
+# The questions' names as plain text spells them
+
+SPELLINGS: tuple[tuple[str, str], ...] = (("pdrop", "p_drop"), ("pdropout", "p_drop"), ("yhat", "yhat"))
+"""This assignment's own plain-text spellings (lower case) -> the ASCII the notation tables read."""
+
+
+_NAMES: dict[int, PlainNames] = {}
+
+
+def plain_names(question: MathQuestion) -> PlainNames:
+    """``question``'s names (its arrays, families and indices at an instance) as plain text may spell them."""
+    if id(question) not in _NAMES:
+        env = question.make(np.random.default_rng(0), 0).env
+        names = tuple(sorted({n for n in (*env.arrays, *env.families) if not n.startswith("__")}))
+        _NAMES[id(question)] = PlainNames(names, "".join(sorted(env.indices)), SPELLINGS)
+    return _NAMES[id(question)]
+
+
+def one_variable(var: str) -> PlainNames:
+    """The names of an answer in one variable (γ(p_drop): ``p``; 3(b)'s steps: ``n``)."""
+    return PlainNames((var,), "", SPELLINGS)
+
+
+# ---------------------------------------------------------------------------------------------
 # Conventions a writeup may state: the word2vec answers read under them
 
 @dataclass(frozen=True)
@@ -184,16 +209,35 @@ class Convention:
 CONVENTIONS = (Convention(True, False), Convention(True, True), Convention(False, True))
 """The layouts tried when a writeup states one other than the assignment's (columns of U, column vectors)."""
 ROW_WORDS = ("row vector", "row-vector", "rows of u", "u's rows", "each row of u", "rows of the matrix u")
-"""Words that state a row layout (lowercase; found in the writeup's text)."""
+"""Words that name a row layout (lowercase); they count only in a sentence that states the
+writeup's own convention (:func:`stated_convention`)."""
 _U_SHAPE = re.compile(r"(?<![A-Za-z])(?:\\(?:mathbf|bm|boldsymbol)\s*\{\s*U\s*\}|\\bU|U)\$?\s*(?:\\in|∈|is|:|has\s+shape)"
                       r"\s*[^\n]{0,24}?\|\s*V\s*\|\s*(?:\\times|×|x|\*|,)\s*d(?![A-Za-z])")
 """U's shape stated as |V|×d (``U \\in \\mathbb{R}^{|V| \\times d}``, ``U is |V| x d``)."""
+_DECLARES = re.compile(
+    r"\b(?:we|i|let)\b[^.\n]{0,40}?\b(?:write|treat|use|take|assum|consider|denot|represent|follow|adopt|work|keep|lay)\w*"
+    r"|\bconvention\b|\bassum(?:e|ing)\b|\b(?:all|every|each)\s+(?:the\s+)?(?:word\s+)?vectors?\b"
+    r"|\bvectors\s+(?:are|as)\b|\b(?:using|with)\s+row|\bare\s+(?:the\s+)?(?:outside|context|word)\s+vectors", re.I)
+"""A sentence that states how the writeup lays its arrays out ("we write every vector as a row
+vector", "the rows of U are the outside vectors", "row-vector convention")."""
+_ABOUT_AN_ANSWER = re.compile(r"gradient|derivative|∂|\\partial|\b(?:result|answer|output)\b|\\frac", re.I)
+"""A sentence about an answer ("the gradient is a row vector") states no convention."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 
 
 def stated_convention(text: str) -> bool:
-    """Whether ``text`` states a layout other than the assignment's (U's shape |V|×d, row vectors)."""
-    low = text.lower()
-    return bool(_U_SHAPE.search(text)) or any(words in low for words in ROW_WORDS)
+    """Whether ``text`` states a layout other than the assignment's: U's shape |V|×d, or a sentence
+    that declares row vectors (or U's rows as the word vectors) as the writeup's own convention.
+    A row vector merely mentioned (the handout's "x is a row vector", "the gradient is a row
+    vector") is no convention."""
+    if _U_SHAPE.search(text):
+        return True
+    for sentence in _SENTENCE.split(text):
+        low = sentence.lower()
+        if any(words in low for words in ROW_WORDS) and _DECLARES.search(sentence) \
+                and not _ABOUT_AN_ANSWER.search(sentence):
+            return True
+    return False
 
 
 def _laid(family: Callable, lay: Callable) -> Callable:

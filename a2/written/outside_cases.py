@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 
 from a2.written.catalogue import CREDIT_STEPS, credit_steps
-from a2.written.formulas import _target_filter, derivative_lhs, judge, known_mistake, quote, readable
-from a2.written.instances import OUTSIDE_EQ, OUTSIDE_NEQ
+from a2.written.formulas import _target_filter, derivative_lhs, judge, known_mistake, parse_answer, quote, readable
+from a2.written.instances import OUTSIDE_EQ, OUTSIDE_NEQ, plain_names
 from a2.written.registry import UNREADABLE, Verdict, WrittenContext, missing, written_check
 from a2.written.sections import Section
 from grader.reading.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, Candidate, candidates, lhs
 from grader.reading.evaluate import show
-from grader.reading.mathparse import Formula, FormulaError, parse_formula
+from grader.reading.mathparse import Formula, FormulaError
 
 _NEQ = re.compile(r"\\neq?(?![A-Za-z])|≠|!=|\\not\s*=|otherwise|other\s+words?|else|all\s+other|w\s*\\ne\b", re.I)
 _EQ = re.compile(r"w\s*=\s*o|o\s*=\s*w|\\partial\s*(?:\\mathbf\s*|\\boldsymbol\s*|\\bm\s*)?\{?\s*u\s*\}?\s*_\s*\{?\s*o\b"
@@ -58,7 +58,7 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
     for cand in ordered:
         case = _case_of(cand)
         try:
-            formula = parse_formula(cand.rhs)
+            formula = parse_answer(cand, plain_names(OUTSIDE_NEQ))
         except FormulaError as exc:
             problems.append(f"could not read {quote(cand.rhs)}: {exc}")
             continue

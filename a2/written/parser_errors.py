@@ -72,15 +72,23 @@ def kind_of(text: str) -> tuple[str | None, str]:
     return (best[1], best[2]) if best else (None, "")
 
 
+def _answers(part: str) -> bool:
+    """Whether ``part`` names an error type or a dependency (not only the sentence it is about)."""
+    return kind_of(part)[0] is not None or bool(dependencies_in(clean(part)))
+
+
 def split_items(body: str) -> dict[str, str]:
     """The text about each sentence, keyed by its roman numeral."""
     parts: dict[str, str] = {}
     marks = [(m.start(), next(g for g in m.groups() if g)) for m in _ROMAN_START.finditer(body)]
     romans = [r for _, r in marks]
     if len(set(romans)) >= 3:
+        # A numeral met twice (the handout's sentences kept above the answers): the part that
+        # names an error type or a dependency answers it, else the first.
         for k, (start, roman) in enumerate(marks):
             end = marks[k + 1][0] if k + 1 < len(marks) else len(body)
-            parts.setdefault(roman, body[start:end])
+            if roman not in parts or not _answers(parts[roman]) and _answers(body[start:end]):
+                parts[roman] = body[start:end]
         return parts
     # A list (``1.`` ... ``4.``, bullets) with one item per sentence: each names its sentence by
     # its words, else by its place when there is one item per sentence.

@@ -14,10 +14,11 @@ import numpy as np
 import sympy
 
 from a2.written.catalogue import CREDIT_STEPS, credit_steps, known
-from a2.written.formulas import EXPLICIT, TRIALS, quote
+from a2.written.formulas import EXPLICIT, TRIALS, parse_answer, quote
+from a2.written.instances import one_variable
 from a2.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from a2.written.sections import Section
-from grader.reading.answers import DISPLAY, INLINE, PLAIN, TEXT, Candidate, candidates, lhs, math_spans
+from grader.reading.answers import DISPLAY, INLINE, PLAIN, TAIL, TEXT, Candidate, candidates, lhs, math_spans, plain_tails
 from grader.reading.evaluate import Env, EvalError, evaluate, is_scalar, show, split_name
 from grader.reading.mathparse import Formula, FormulaError, parse_formula
 from grader.reading.numeric import close
@@ -83,7 +84,8 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
                    and re.search(r"\\gamma|γ", lhs(c.latex))]
     extra = gamma_first + _text_candidates(section.body, _GAMMA_TEXT)
     explicit = [c for c in found if c.kind in EXPLICIT]
-    pool = explicit or (extra + [c for c in found if c not in gamma_first])
+    pool = explicit or (extra + [c for c in found if c not in gamma_first]
+                        + plain_tails(section.body, one_variable("p").known))
     got = _first_in(pool, {"p"})
     if isinstance(got, Verdict) or got is None:
         return got or missing(section, "no expression in p_drop")
@@ -93,7 +95,7 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
     read = "γ = " + re.sub(r"\bp\b", "p_drop", show(formula.tree, formula))
     lines = [f"read: {read}", "γ: right at every random p in (0, 0.95)." if ok else "γ: wrong."]
     return _with_catalogue(Verdict(int(ok), 1, lines, read=read, raw=cand.latex, why=_why(ok, why)), "2b_i",
-                           ScalarEvidence(formula, "p", points))
+                           ScalarEvidence(formula, "p", points), cand)
 
 
 def _first_in(pool: list[Candidate], names: set[str]) -> tuple[Candidate, Formula] | Verdict | None:
@@ -102,7 +104,7 @@ def _first_in(pool: list[Candidate], names: set[str]) -> tuple[Candidate, Formul
     problem = ""
     for cand in pool:
         try:
-            formula = parse_formula(cand.rhs)
+            formula = parse_answer(cand, one_variable(next(iter(names))))
         except FormulaError as exc:
             if cand.kind in EXPLICIT:
                 problem = problem or f"could not read {quote(cand.rhs)}: {exc}"
@@ -139,7 +141,7 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
         pool = explicit
     else:
         implicit = sorted((c for c in found if c.kind in (DISPLAY, INLINE, PLAIN)), key=lambda c: c.start)
-        implicit += _text_candidates(section.body, _N_TEXT)
+        implicit += _text_candidates(section.body, _N_TEXT) + plain_tails(section.body, one_variable("n").known)
         # "$n$ words", "an n-word sentence": the question's n, not an answer.
         implicit = [c for c in implicit if not (c.rhs.strip() == "n" and c.end >= 0
                                                 and _NOT_AN_ANSWER.match(section.body[c.end:c.end + 20]))]
@@ -163,7 +165,7 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
     lines = [f"read: {read}", "Step count: right for every n tried." if ok else "Step count: wrong.",
              "The explanation is graded by a TA."]
     return _with_catalogue(Verdict(int(ok), 1, lines, read=read, raw=cand.latex, why=_why(ok, why)), "3b",
-                           ScalarEvidence(formula, "n", points))
+                           ScalarEvidence(formula, "n", points), cand)
 
 
 def _why(ok: bool, why: str) -> list[str]:
@@ -188,10 +190,14 @@ class ScalarEvidence:
         return True
 
 
-def _with_catalogue(verdict: Verdict, item: str, evidence: ScalarEvidence) -> Verdict:
-    """A wrong answer that is a known mistake gets the catalogue's message (and credit, if declared)."""
+def _with_catalogue(verdict: Verdict, item: str, evidence: ScalarEvidence, cand: Candidate) -> Verdict:
+    """A wrong answer that is a known mistake gets the catalogue's message (and credit, if declared);
+    one read from the end of a plain-text line is flagged (nothing says it is the answer)."""
     if verdict.passed == verdict.total:
         return verdict
+    if cand.kind == TAIL:
+        verdict.review = (f"{verdict.read} was read from the end of a line of plain text "
+                          f"({quote(cand.before + cand.latex)}), not from an answer that names the question")
     mistake = known(item, evidence)
     if mistake is not None:
         verdict.why.insert(0, mistake.message)

@@ -27,6 +27,7 @@ DISPLAY = "display"
 INLINE = "inline"
 TEXT = "text"
 PLAIN = "plain"       # an equation typed without math delimiters: "∂J/∂v_c = U(ŷ − y)"
+TAIL = "tail"         # the formula a plain-text line ends with: "so it should be 1/(1 - pdrop)"
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ def _words_after(text: str, end: int) -> str:
 
 
 _PLAIN_EQUATION = re.compile(
-    r"(?m)^[^\n∂$]{0,60}?(?<![A-Za-z])(?P<lhs>(?:∂|d)\s*[^\s/=]{1,16}\s*/\s*(?:∂|d)\s*[^\s=]{1,16}"
+    r"(?m)^[^\n∂$]{0,60}?(?<![A-Za-z])(?P<lhs>(?:∂|d)\s*[^\s/=]{0,16}\s*/\s*(?:∂|d)\s*[^\s=]{1,16}"
     r"|γ|gamma)\s*=\s*(?P<rhs>[^\n]+?)\s*$")
 def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
     """Equations typed as plain text (Unicode, no $): their left side names what they answer."""
@@ -203,18 +204,66 @@ WRAPPED_LINES = 2
 """Lines a plain-text equation may continue on when it was hard-wrapped (an open bracket, a trailing operator)."""
 
 
+CHAIN_LINES = 6
+"""Lines a plain-text derivation may go on over, each starting with ``=``."""
+
+
 def _wrapped(text: str, rhs: str, end: int) -> tuple[str, int]:
     """``rhs`` with the lines it was hard-wrapped onto: while a bracket is open or the line ends with an
-    operator or a comma, the next non-blank line of the paragraph continues it."""
-    for _ in range(WRAPPED_LINES):
-        if not (rhs.count("(") > rhs.count(")") or rhs.rstrip().endswith(("+", "-", "−", "*", "·", ",", "(", "="))):
-            break
+    operator or a comma, the next non-blank line of the paragraph continues it; so does a next line
+    that starts with ``=`` (a derivation going on: its last side is the answer)."""
+    wraps = 0
+    for _ in range(WRAPPED_LINES + CHAIN_LINES):
         stop = text.find("\n", end + 1)
         line = text[end + 1:stop if stop >= 0 else len(text)]
         if text[end:end + 1] != "\n" or not line.strip():
             break
+        if line.lstrip().startswith("=") and not line.lstrip().startswith("=>"):
+            rhs, end = f"{rhs} {line.strip()}", end + 1 + len(line)
+            continue
+        if wraps >= WRAPPED_LINES or not (rhs.count("(") > rhs.count(")")
+                                          or rhs.rstrip().endswith(("+", "-", "−", "*", "·", ",", "(", "="))):
+            break
+        wraps += 1
         rhs, end = f"{rhs} {line.strip()}", end + 1 + len(line)
     return rhs, end
+
+
+_LINE_LABEL = re.compile(r"^\s*(?:\(?(?:[a-h]|[ivx]{1,4}|\d)[).:]\s+)+")
+_TAIL_TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|=>|⇒|->|→|\s+|.", re.S)
+_TAIL_STOP = {",", ";", ":", "=>", "⇒", "->", "→", "?", '"', "'", "`"}
+
+
+def plain_tails(text: str, known) -> list[Candidate]:
+    """The formula each line of a section typed without math ends with (``i) - U(y - Yhat)``, ``so it
+    should be 1/(1 - pdrop)``, ``so 2*N``): read back from the line's end over numbers, operators,
+    brackets and the words ``known`` says are the question's names, to the first other word. Only for
+    a section with no math delimiters and no LaTeX; latest line first."""
+    if "$" in text or "\\" in text:
+        return []
+    out = []
+    offset = 0
+    for line in text.split("\n"):
+        start = offset
+        offset += len(line) + 1
+        body = _LINE_LABEL.sub("", line)
+        paren = _remark_paren(body)
+        if paren > 0 and not all(known(w) for w in re.findall(r"[A-Za-z]+", body[paren:])):
+            body = body[:paren]          # "(since the sum of y is one)": a remark, not the formula's bracket
+        tokens = _TAIL_TOKEN.findall(body.rstrip(" .;"))
+        kept: list[str] = []
+        for tok in reversed(tokens):
+            if tok in _TAIL_STOP or tok.isalpha() and not known(tok):
+                break
+            kept.append(tok)
+        tail = "".join(reversed(kept)).strip()
+        while tail and (tail[0] in "=)]}*/^.,+" or tail.count("(") < tail.count(")") and tail[0] != "("):
+            tail = tail[1:].strip()
+        if tail.count("(") != tail.count(")") or not any(known(w) for w in re.findall(r"[A-Za-z]+", tail)):
+            continue
+        at = start + line.rfind(tail) if tail in line else start
+        out.append(Candidate(tail, TAIL, at, line[:max(0, at - start)], at + len(tail)))
+    return list(reversed(out))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -155,6 +155,11 @@ class Evaluator:
         if name in ("exp", "log", "Abs", "Max", "Min", "sqrt", "sigmoid", "\\sigma", "tanh") or \
                 (isinstance(node, sympy.core.function.AppliedUndef) and str(node.func) in ("\\sigma", "sigma")):
             return self.function(node)
+        if isinstance(node, sympy.core.function.AppliedUndef) and len(node.args) == 1:
+            # v_c (ŷ_w): a name of the question before a bracket multiplies it (the grammar reads a call)
+            with sympy.evaluate(False):
+                product = sympy.Mul(sympy.Symbol(str(node.func), commutative=False), node.args[0])
+            return self.mul(product)
         raise EvalError(f"{show(node, self.formula)} uses {name}, which is not read in answers here")
 
     def number(self, value: Value, node: Any) -> Value:

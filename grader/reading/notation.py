@@ -13,6 +13,7 @@ otherwise``) become a ``cases`` environment (:func:`word_cases`). Nothing here e
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from grader.reading.braces import closing
 
@@ -101,3 +102,77 @@ def word_cases(text: str) -> str:
             return (rf"\begin{{cases}} {m.group('a')} & {m.group('cond')} \\ {m.group('b')} & "
                     r"\text{otherwise} \end{cases}")
     return text
+
+
+# ---------------------------------------------------------------------------------------------
+# A question's names as plain text spells them
+
+FUNCTION_WORDS = frozenset({"exp", "log", "ln", "sum", "max", "min", "softmax", "relu", "sigmoid", "sign",
+                            "gamma", "delta", "sigma", "theta", "alpha", "beta", "partial", "hat", "drop"})
+"""Words of plain-text formulas that are notation of every question, never a name to respell."""
+_WORD = re.compile(r"(?<![A-Za-z\\_^0-9])([A-Za-z]+)(?:(\s+)([a-z])(?![A-Za-z0-9_(]))?")
+
+
+@dataclass(frozen=True)
+class PlainNames:
+    """The names of one question (declared by the assignment: its symbols and index letters) and
+    the plain-text spellings a TA reads as them without doubt: a name's letters run together with
+    its subscript (``Vc`` v_c, ``yi`` y_i, ``yhati`` ŷ_i, ``Wji`` W_ji), a subscript after a space
+    (``Yhat o`` ŷ_o), names run together as a product (``xW``), a capital for a name the question only has in lower case (``Yhat``, ``N``),
+    and the assignment's own spellings (``aliases``: ``pdrop`` p_drop). A word that is none of
+    these is left as it is."""
+
+    names: tuple[str, ...]                        # "U", "v_c", "yhat", "b_1", "p", "n"
+    indices: str = ""                             # index letters: "ow", "ij"
+    aliases: tuple[tuple[str, str], ...] = ()     # (spelling, lower-case) -> ASCII the tables read
+
+    @property
+    def bases(self) -> list[str]:
+        return sorted({n.split("_")[0] for n in self.names}, key=len, reverse=True)
+
+    def spell(self, word: str) -> str | None:
+        """``word`` in the spelling :data:`ASCII` reads (``yhat_i``, ``v_c``), None if it is not a name."""
+        for alias, ascii_form in self.aliases:
+            if word.lower() == alias:
+                return ascii_form
+        bases = self.bases
+        if word in bases or word in self.names or word.lower() in FUNCTION_WORDS \
+                or len(word) == 1 and word in self.indices:
+            return None if word.lower() in FUNCTION_WORDS else word
+        for base in bases:
+            head = word[:len(base)]
+            if head != base and (head.lower() != base.lower() or head in bases):
+                continue
+            rest = word[len(base):]
+            if not rest and base in self.names:
+                return base
+            if rest and (f"{base}_{rest}" in self.names or len(rest) <= 2 and all(ch in self.indices for ch in rest)):
+                return f"{base}_{rest}"
+        product = self._product(word)
+        return " ".join(product) if product else None
+
+    def _product(self, word: str) -> list[str]:
+        """``xW``, ``Uy``: names of the question run together (each as written), a product; else []."""
+        for name in sorted((n for n in self.names if "_" not in n), key=len, reverse=True):
+            if word.startswith(name) and len(word) > len(name):
+                rest = word[len(name):]
+                tail = [rest] if rest in self.names else self._product(rest)
+                if tail:
+                    return [name, *tail]
+        return []
+
+    def known(self, word: str) -> bool:
+        """Whether ``word`` belongs to a formula of this question (a name, or notation of any question)."""
+        return word.lower() in FUNCTION_WORDS or self.spell(word) is not None
+
+    def respell(self, text: str) -> str:
+        """``text`` (a formula typed without LaTeX) with its names in the spelling the tables read."""
+        def one(m: re.Match[str]) -> str:
+            spelled = self.spell(m.group(1))
+            if spelled is None:
+                return m.group(0)
+            index = m.group(3)
+            if index and "_" not in spelled and spelled.islower() and index in self.indices:
+                return f"{spelled}_{index}"          # Yhat o: a subscript after a space
+            return spelled + (m.group(2) or "") + (index or "")
+        return _WORD.sub(one, text)

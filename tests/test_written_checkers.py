@@ -99,15 +99,16 @@ def test_verdicts_do_not_depend_on_the_seed(checker, question):
 
 
 def test_feedback_shows_what_was_read_and_why_it_is_wrong():
-    """What was read and the verdict are the feedback; why it is wrong (it implies the key) is the
-    verdict's ``why``, which students see after the due date (issue 20)."""
+    """What was read is the feedback; the verdict and why it is wrong (it implies the key) are the
+    verdict's ``why``, which students see after the due date (issues 20 and 33)."""
     verdict = judge("grad_center", "1b_i", r"**Answer:** $\mathbf{U}^\top(\hat{\mathbf{y}} - \mathbf{y})$")
-    assert verdict.feedback == ["read: ∂J/∂v_c = Uᵀ(ŷ − y)", "∂J/∂v_c: wrong."]
+    assert verdict.feedback == ["read: ∂J/∂v_c = Uᵀ(ŷ − y)"] and verdict.why[0] == "∂J/∂v_c: wrong."
     assert "Uᵀ is |V|×d and ŷ − y has |V| rows" in "\n".join(verdict.why)
     verdict = judge("dropout_gamma", "2b_i", r"Answer: $\gamma = \frac{1}{1 - p_{\text{drop}}}$")
-    assert verdict.feedback[0] == "read: γ = 1/(1 − p_drop)" and verdict.why == []
+    assert verdict.feedback == ["read: γ = 1/(1 − p_drop)"] and verdict.why == ["γ: right at every random p in (0, 0.95)."]
     verdict = judge("dropout_gamma", "2b_i", r"Answer: $\gamma = 1 - p$")
-    assert verdict.feedback[1] == "γ: wrong." and "but the answer is" in "\n".join(verdict.why)
+    assert verdict.why[0] == "γ: wrong." and "but the answer is" in "\n".join(verdict.why)
+    assert "wrong" not in "\n".join(verdict.feedback)
     assert "but the answer is" not in "\n".join(verdict.feedback)
     verdict = judge("grad_center", "1b_i", r"Answer: $-U(\hat y - y)$")
     assert "negative" in "\n".join(verdict.why) and "negative" not in "\n".join(verdict.feedback)

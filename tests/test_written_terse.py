@@ -190,3 +190,49 @@ def test_3f_answers_after_the_handouts_numbered_sentences_are_read(tmp_path):
 def test_3f_wrong_answers_after_the_handouts_sentences_are_not_full(tmp_path):
     r = graded(tmp_path, PROMPT_KEPT.replace("Correct: blocked -> citing", "Correct: risks -> citing"))["3f"]
     assert 0 < r.score < r.max_score, r.outcome.feedback
+
+
+# --- before the due date: what was read and whether whole, never whether it is right -----------
+
+VERDICT_WORDS = ("right", "wrong", "✓", "✗", "correct", "gold tree", "Partial credit")
+ANSWERS = {
+    "1b_i": ("$$\\frac{\\partial J}{\\partial v_c} = U(\\hat{y} - y)$$", "$$\\frac{\\partial J}{\\partial v_c} = U(y - \\hat{y})$$"),
+    "1e": ("$$\\frac{\\partial J}{\\partial U} = v_c(\\hat{y} - y)^\\top$$", "$$\\frac{\\partial J}{\\partial U} = v_c \\hat{y}^\\top$$"),
+    "2b_i": ("$$\\gamma = \\frac{1}{1 - p_{drop}}$$", "$$\\gamma = 1 - p_{drop}$$"),
+    "3b": ("It takes $2n$ steps.", "It takes $3n$ steps."),
+    "3e_i": ("$$\\frac{\\partial h_i}{\\partial x_j} = \\mathbb{1}\\{(xW + b_1)_i > 0\\} W_{ji}$$",
+             "$$\\frac{\\partial h_i}{\\partial x_j} = W_{ji}$$"),
+    "3e_ii": ("$$\\frac{\\partial CE}{\\partial l_i} = \\hat{y}_i - y_i$$", "$$\\frac{\\partial CE}{\\partial l_i} = \\hat{y}_i$$"),
+}
+
+
+@pytest.mark.parametrize("item", sorted(ANSWERS))
+@pytest.mark.parametrize("which", [0, 1])
+def test_feedback_shown_at_once_says_what_was_read_and_whether_whole_not_the_verdict(tmp_path, item, which):
+    from a2.written.grade import READ_WHOLE
+    from a2.written.sections import pretty
+
+    r = graded(tmp_path, f"### {pretty(item)}\n\n{ANSWERS[item][which]}\n")[item]
+    assert full(r) is (which == 0)
+    shown = [line for line in r.outcome.feedback if not line.startswith("read")]
+    assert READ_WHOLE in shown, r.outcome.feedback
+    assert not any(w in line for line in shown for w in VERDICT_WORDS), shown
+    assert any(("right" if which == 0 else "wrong") in line for line in r.written.why), r.written.why
+
+
+def test_an_instructor_may_show_an_items_verdict_at_once(tmp_path):
+    """rubric.yaml is the one source of visibility: an item whose ``explanation`` is ``visible``
+    shows its verdict (with what is wrong) before the due date; the others keep it for after."""
+    from dataclasses import replace
+
+    from grader.reports.gradescope import to_results_json
+    from grader.run.results import GradeReport
+
+    (tmp_path / "answers.md").write_text("### 1(b)(i)\n\n$$\\frac{\\partial J}{\\partial v_c} = U(y - \\hat{y})$$\n\n"
+                                         "### 2(b)(i)\n\n$$\\gamma = 1 - p_{drop}$$\n", encoding="utf-8")
+    parts = [replace(p, explanation="visible") if p.id == "1b_i" else p for p in PARTS if p.id in ("1b_i", "2b_i")]
+    results, manual, _ = grade_written([tmp_path / "answers.md"], parts, 5, runner=RUNNER)
+    doc = to_results_json(GradeReport("s", 5, tuple(results), 0.0, manual=tuple(manual)))
+    explained = {t["extra_data"]["question"]: t for t in doc["tests"] if "explanation" in t["tags"]}
+    assert explained["1b_i"]["visibility"] == "visible" and "∂J/∂v_c: wrong." in explained["1b_i"]["output"]
+    assert explained["2b_i"]["visibility"] == "after_due_date" and "γ: wrong." in explained["2b_i"]["output"]

@@ -290,9 +290,9 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
         ok, lines = True, [f"Read {stated.statement}: right there."]
     read = f"{question.what} = {got.text}"
     verdict = "right at every random instance" if ok else "wrong"
-    # What was read and the verdict are shown at once; why it is wrong only with the explanation.
-    out = Verdict(int(ok), 1, [f"read: {read}", f"{question.what}: {verdict}."], read=read,
-                  raw=got.candidate.latex, why=list(lines))
+    # What was read is shown at once; the verdict and why only with the explanation.
+    out = Verdict(int(ok), 1, [f"read: {read}"], read=read, raw=got.candidate.latex,
+                  why=[f"{question.what}: {verdict}.", *lines])
     if stated is not None:
         out.feedback.append(f"Read {stated.statement}.")
     conflict = [r for r in rivals(section, got, question) if judge(r.formula, question, ctx.rng)[0] != ok]
@@ -314,10 +314,10 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
     if not ok:
         mistake = known_mistake(item or section.question, got.formula, question)
         if mistake is not None:
-            out.why.insert(0, mistake.message)
+            out.why.insert(1, mistake.message)
             if mistake.credit:
                 out.passed, out.total = credit_steps(mistake.credit), CREDIT_STEPS
-                out.feedback.append(f"Partial credit for this known mistake: {mistake.credit:g} of the points.")
+                out.why.append(f"Partial credit for this known mistake: {mistake.credit:g} of the points.")
     return out
 
 
@@ -350,12 +350,12 @@ def grad_outside_matrix(section: Section, ctx: WrittenContext) -> Verdict:
         layout = column_breakdown(cand.rhs)
         if layout == "columns":
             read = "∂J/∂U = [∂J/∂u_1, ∂J/∂u_2, …, ∂J/∂u_|V|]"
-            return Verdict(1, 1, [f"read: {read}", "∂J/∂U written column by column, each column the "
-                                  "gradient for one outside vector: right."], read=read)
+            return Verdict(1, 1, [f"read: {read}"], read=read, why=["∂J/∂U written column by column, each "
+                                                                 "column the gradient for one outside vector: right."])
         if layout == "rows":
             read = "∂J/∂U = the ∂J/∂u_w stacked as rows"
-            return Verdict(0, 1, [f"read: {read}", "∂J/∂U: wrong."], read=read,
-                           why=["These gradients are stacked as rows, but "
+            return Verdict(0, 1, [f"read: {read}"], read=read,
+                           why=["∂J/∂U: wrong.", "These gradients are stacked as rows, but "
                                 f"{_CONVENTION_W2V}, so ∂J/∂U (the shape of U) has them as its columns."])
         if explicit:
             break

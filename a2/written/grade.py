@@ -127,9 +127,21 @@ def _outcome(reply: ProbeResult, part: Part, notes: list[str]) -> Outcome:
         return Outcome(0, 1, (f"Your answer to {pretty(part.id)} could not be read: {_problem(reply)}.",),
                        status=FAILED)
     verdict = reply.value["verdict"]
-    lines = tuple(verdict["feedback"]) + tuple(f"Note: {n}" for n in notes)
+    lines = tuple(verdict["feedback"]) + read_whole(verdict) + tuple(f"Note: {n}" for n in notes)
     status = FAILED if verdict["status"] in (MISSING, UNREADABLE) else ""
     return Outcome(int(verdict["passed"]), max(1, int(verdict["total"])), lines, status=status)
+
+
+READ_WHOLE = "The answer was read whole, in the expected place and form."
+READ_IN_DOUBT = "The answer was not read whole, or not with confidence: a TA will look at it."
+
+
+def read_whole(verdict: dict) -> tuple[str, ...]:
+    """Shown at once beside what was read: whether it was read whole (its verdict, and what is wrong,
+    go with the explanation: rubric.yaml's ``explanation``, after the due date by default)."""
+    if verdict["status"] in (MISSING, UNREADABLE):
+        return ()
+    return (READ_IN_DOUBT if verdict.get("review") else READ_WHOLE,)
 
 
 def _cut(text: str) -> str:

@@ -220,9 +220,8 @@ _DECLARES = re.compile(
     r"|\bvectors\s+(?:are|as)\b|\b(?:using|with)\s+row|\bare\s+(?:the\s+)?(?:outside|context|word)\s+vectors", re.I)
 """A sentence that states how the writeup lays its arrays out ("we write every vector as a row
 vector", "the rows of U are the outside vectors", "row-vector convention")."""
-_ABOUT_AN_ANSWER = re.compile(r"gradient|derivative|∂|\\partial|\b(?:result|answer|output)\b|\\frac", re.I)
-"""A sentence about an answer ("the gradient is a row vector") states no convention."""
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+ABOUT_AN_ANSWER = ("gradient", "derivative", "∂", "\\partial", "\\frac", "result", "answer", "output")
+"""Words of a sentence about an answer ("the gradient is a row vector"), which states no convention."""
 
 
 def stated_convention(text: str) -> bool:
@@ -232,10 +231,10 @@ def stated_convention(text: str) -> bool:
     vector") is no convention."""
     if _U_SHAPE.search(text):
         return True
-    for sentence in _SENTENCE.split(text):
+    for sentence in text.replace("\n\n", ". ").replace("? ", ". ").replace("! ", ". ").split(". "):
         low = sentence.lower()
         if any(words in low for words in ROW_WORDS) and _DECLARES.search(sentence) \
-                and not _ABOUT_AN_ANSWER.search(sentence):
+                and not any(words in low for words in ABOUT_AN_ANSWER):
             return True
     return False
 

@@ -93,8 +93,8 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
     points = list((np.arange(TRIALS) + ctx.rng.uniform(0.05, 0.95, size=TRIALS)) / TRIALS * 0.95)
     ok, why = _value_check(formula, "p", points, lambda p: 1.0 / (1.0 - p))
     read = "γ = " + re.sub(r"\bp\b", "p_drop", show(formula.tree, formula))
-    lines = [f"read: {read}", "γ: right at every random p in (0, 0.95)." if ok else "γ: wrong."]
-    return _with_catalogue(Verdict(int(ok), 1, lines, read=read, raw=cand.latex, why=_why(ok, why)), "2b_i",
+    said = "γ: right at every random p in (0, 0.95)." if ok else "γ: wrong."
+    return _with_catalogue(Verdict(int(ok), 1, [f"read: {read}"], read=read, raw=cand.latex, why=_why(said, why)), "2b_i",
                            ScalarEvidence(formula, "p", points), cand)
 
 
@@ -162,15 +162,15 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
     points = [float(n) for n in sorted({3, 8, *map(int, ctx.rng.integers(4, 60, size=TRIALS - 2))})]
     ok, why = _value_check(formula, "n", points, lambda n: 2.0 * n)
     read = f"steps = {show(formula.tree, formula)}"
-    lines = [f"read: {read}", "Step count: right for every n tried." if ok else "Step count: wrong.",
-             "The explanation is graded by a TA."]
-    return _with_catalogue(Verdict(int(ok), 1, lines, read=read, raw=cand.latex, why=_why(ok, why)), "3b",
+    said = "Step count: right for every n tried." if ok else "Step count: wrong."
+    lines = [f"read: {read}", "The explanation is graded by a TA."]
+    return _with_catalogue(Verdict(int(ok), 1, lines, read=read, raw=cand.latex, why=_why(said, why)), "3b",
                            ScalarEvidence(formula, "n", points), cand)
 
 
-def _why(ok: bool, why: str) -> list[str]:
-    """The explanation of a wrong one-variable answer ("at p = 0.3 it gives ..."), shown with the key."""
-    return [] if ok else [f"Wrong: {why}."]
+def _why(said: str, why: str) -> list[str]:
+    """The verdict and, for a wrong one-variable answer, why ("at p = 0.3 it gives ..."): shown with the key."""
+    return [said, f"Wrong: {why}."] if why else [said]
 
 
 class ScalarEvidence:
@@ -200,7 +200,7 @@ def _with_catalogue(verdict: Verdict, item: str, evidence: ScalarEvidence, cand:
                           f"({quote(cand.before + cand.latex)}), not from an answer that names the question")
     mistake = known(item, evidence)
     if mistake is not None:
-        verdict.why.insert(0, mistake.message)
+        verdict.why.insert(1, mistake.message)
         if mistake.credit:
             verdict.passed, verdict.total = credit_steps(mistake.credit), CREDIT_STEPS
     return verdict

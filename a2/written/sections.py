@@ -58,7 +58,7 @@ class Section:
 
     @property
     def empty(self) -> bool:
-        return not re.sub(r"\s+", "", self.body)
+        return not self.body.split()
 
 
 @dataclass

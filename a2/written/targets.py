@@ -42,7 +42,7 @@ _SLASH = re.compile(r"^(?P<num>(?:\\partial|∂|d)\s*[^/=]{0,40}?)\s*/\s*(?P<den
 def _flat(text: str) -> str:
     text = _STYLE.sub("", text)
     text = text.replace("\\hat", "hat").replace("ŷ", "haty").replace("\\ell", "l").replace("ℓ", "l")
-    return re.sub(r"[{}\s]", "", text)
+    return "".join(text.replace("{", " ").replace("}", " ").split())
 
 
 _VARIABLES: tuple[tuple[re.Pattern[str], str, bool], ...] = (

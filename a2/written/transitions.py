@@ -338,8 +338,9 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     # Shown at once, so it states no count of steps the answer should have (that is 3(b)'s answer).
     counted = (f"{passed} of the {len(rows)} rows after the initial one right; " if not review
                else f"{passed} of the {len(rows)} transitions right (no stack or buffer read); ")
-    lines = [f"read: {read}", counted + tree, *notes]
-    why = list(done.messages)  # each wrong row and the step toward the gold tree: the explanation only
+    lines = [f"read: {read}", *notes]
+    # the count of right rows, each wrong row and the step toward the gold tree: the explanation only
+    why = [counted + tree, *done.messages]
     if len(rows) < STEPS and rows[-1].stack == ("ROOT",) and rows[-1].buffer == ():
         why.append(f"Steps are missing: the table ends complete after {len(rows)} rows, but a row holds one "
                    "transition, and this parse takes more (a row that shows two steps at once counts as one).")
@@ -348,7 +349,7 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
                    "ends with an empty buffer and only ROOT on the stack).")
     if passed + int(tree_ok) < total:
         evidence = TableEvidence(done.reversed, _wrong_heads(rows, done.reversed))
-        why[:0] = [mistake.text(evidence) for mistake in every_known("3a", evidence)]
+        why[1:1] = [mistake.text(evidence) for mistake in every_known("3a", evidence)]
     earned = passed + int(tree_ok)
     unread = [r.number for r in rows if not r.transition]
     if unread and not review:

@@ -248,7 +248,7 @@ def plain_tails(text: str, known) -> list[Candidate]:
         offset += len(line) + 1
         body = _LINE_LABEL.sub("", line)
         paren = _remark_paren(body)
-        if paren > 0 and not all(known(w) for w in re.findall(r"[A-Za-z]+", body[paren:])):
+        if paren > 0 and not all(known(w) for w in _TAIL_TOKEN.findall(body[paren:]) if w.isalpha()):
             body = body[:paren]          # "(since the sum of y is one)": a remark, not the formula's bracket
         tokens = _TAIL_TOKEN.findall(body.rstrip(" .;"))
         kept: list[str] = []
@@ -259,7 +259,7 @@ def plain_tails(text: str, known) -> list[Candidate]:
         tail = "".join(reversed(kept)).strip()
         while tail and (tail[0] in "=)]}*/^.,+" or tail.count("(") < tail.count(")") and tail[0] != "("):
             tail = tail[1:].strip()
-        if tail.count("(") != tail.count(")") or not any(known(w) for w in re.findall(r"[A-Za-z]+", tail)):
+        if tail.count("(") != tail.count(")") or not any(known(w) for w in kept if w.isalpha()):
             continue
         at = start + line.rfind(tail) if tail in line else start
         out.append(Candidate(tail, TAIL, at, line[:max(0, at - start)], at + len(tail)))

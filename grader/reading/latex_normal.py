@@ -180,5 +180,5 @@ def normalise(latex: str) -> str:
     text = _PLAIN_PAIR.sub(r"_{\1\2}", text)     # W_ji typed without braces is W_{ji}
     text = _COMMA_PAIR.sub(r"_{\1\2}", text)     # W_{j,i} is W_{ji}
     text = _strip_braced_singletons(text)
-    text = re.sub(r"\s+", " ", text).strip()
+    text = " ".join(text.split())
     return _TRAILING.sub("", text)

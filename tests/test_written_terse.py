@@ -236,3 +236,16 @@ def test_an_instructor_may_show_an_items_verdict_at_once(tmp_path):
     explained = {t["extra_data"]["question"]: t for t in doc["tests"] if "explanation" in t["tags"]}
     assert explained["1b_i"]["visibility"] == "visible" and "∂J/∂v_c: wrong." in explained["1b_i"]["output"]
     assert explained["2b_i"]["visibility"] == "after_due_date" and "γ: wrong." in explained["2b_i"]["output"]
+
+
+# --- 1(e) as the sum of its columns put in place by one-hot rows -------------------------------
+
+@pytest.mark.parametrize(("rhs", "right"), [
+    ("\\sum_w\\frac{\\partial}{\\partial u_w}J(v_c,o,U)\\cdot\\delta_w^T", True),
+    ("\\sum_{w=1}^{|V|} \\frac{\\partial J}{\\partial u_w} e_w^\\top", True),
+    ("\\sum_w\\frac{\\partial J}{\\partial u_w}\\delta_w", False),        # a column, not a row: no matrix
+    ("\\sum_w v_c \\delta_w^T", False),
+])
+def test_1e_as_the_sum_of_its_columns(tmp_path, rhs, right):
+    r = graded(tmp_path, f"### 1(e)\n\n$$\\frac{{\\partial J}}{{\\partial U}} = {rhs}$$\n")["1e"]
+    assert full(r) is right, r.outcome.feedback

@@ -133,7 +133,7 @@ def fingerprint(checker: str, question: str, raw: str) -> dict[str, Any]:
         return {"unreadable": f"no formula checker {checker!r}"}
     q, _ = QUESTIONS[checker]
     if checker == "grad_outside_matrix":
-        from a2.written.formulas import column_breakdown
+        from a2.written.columns import column_breakdown
 
         layout = next((column_breakdown(c.rhs) for c in candidates(f"$${raw}$$") if column_breakdown(c.rhs)), None)
         if layout:

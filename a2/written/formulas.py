@@ -11,12 +11,12 @@ instances are chosen to cover each case (z_i > 0 and z_i < 0; i = c and i ≠ c)
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from a2.written.catalogue import CREDIT_STEPS, KnownMistake, credit_steps, known
+from a2.written.columns import column_breakdown
 from a2.written.instances import (
     _CONVENTION_W2V,
     CENTER,
@@ -360,31 +360,6 @@ def grad_outside_matrix(section: Section, ctx: WrittenContext) -> Verdict:
         if explicit:
             break
     return grade_formula(section, ctx, MATRIX)
-
-
-_PARTIAL_U = (r"\\frac\s*\{\s*\\partial\s*(?:\\(?:mathbf|boldsymbol|bm|mathcal)\s*)?\{?\s*J\s*\}?"
-              r"[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\s*\{\s*\\partial\s*"
-              r"(?:\\mathbf\s*|\\boldsymbol\s*|\\bm\s*|\\vec\s*)?\{?\s*u\s*\}?\s*_\s*"
-              r"(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|\w)\s*\}")
-_PLAIN_PARTIAL_U = r"(?:∂|d)\s*J\s*/\s*(?:∂|d)\s*u_?(?:\{[^{}]*\}|\|V\||\w+)"
-_DOTS = r"\\(?:dots|ldots|cdots|vdots|ddots)|\.\.\.|…"
-
-
-def column_breakdown(rhs: str) -> str | None:
-    """"columns" for ``[∂J/∂u_1 … ∂J/∂u_|V|]``, "rows" for the same stacked with ``\\\\``, else None."""
-    text = re.sub(r"\\(?:left|right|big|Big)\s*", "", rhs)
-    text = re.sub(r"\\begin\s*\{[pbvBV]?matrix\}|\\end\s*\{[pbvBV]?matrix\}", "", text)
-    partial = f"(?:{_PARTIAL_U}|{_PLAIN_PARTIAL_U})"
-    if not re.search(partial, text):
-        return None
-    rest = re.sub(partial, " ", text)
-    rest = re.sub(_DOTS, " ", rest)
-    rest = re.sub(r"\\(?:quad|qquad|,|;|:|!)|[\[\](),;&|\s]", " ", rest)
-    stacked = "\\\\" in rest
-    rest = rest.replace("\\\\", " ")
-    if rest.strip():
-        return None
-    return "rows" if stacked else "columns"
 
 
 @written_check("relu_jacobian")

@@ -24,7 +24,7 @@ _DOTS = r"\\(?:dots|ldots|cdots|vdots|ddots)|\.\.\.|…"
 def column_breakdown(rhs: str) -> str | None:
     """"columns" for ``[∂J/∂u_1 … ∂J/∂u_|V|]`` or ``Σ_w ∂J/∂u_w δ_wᵀ``, "rows" for the columns
     stacked with ``\\\\``, else None."""
-    text = re.sub(r"\\(?:left|right|big|Big)\s*", "", rhs)
+    text = re.sub(r"\\(?:left|right|big|Big)\s*", "", rhs.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac"))
     placed = _PLACED.fullmatch(text.strip())
     if placed and re.fullmatch(f"{_OPERATOR_PARTIAL_U}|{_PARTIAL_U}|{_PLAIN_PARTIAL_U}", placed.group(1).strip()):
         return "columns"

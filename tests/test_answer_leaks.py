@@ -21,7 +21,7 @@ A2 = Path(__file__).resolve().parents[1] / "a2"
 #: the engine.
 MESSAGE_SOURCES = sorted([*A2.glob("checks/*.py"), *A2.glob("untrusted/*.py"), *GRADER.glob("untrusted/*.py"),
                           A2 / "catalogue.py", A2 / "course_env.py", GRADER / "run" / "check_api.py",
-                          GRADER / "run" / "compare.py", GRADER / "run" / "engine.py", GRADER / "kit" / "cli.py",
+                          GRADER / "run" / "compare.py", GRADER / "run" / "engine.py", GRADER / "kit" / "kit_command.py",
                           GRADER / "reports" / "student.py", GRADER / "reports" / "terminal.py",
                           GRADER / "reports" / "gradescope.py"])
 

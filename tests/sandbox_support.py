@@ -17,6 +17,7 @@ from grader.sandbox import (
     Sandbox,
     isolation,
 )
+from grader.sandbox.proctree import running
 
 CALL_TIMEOUT = 5.0
 WAIT_LIMIT = 5.0
@@ -244,17 +245,8 @@ def wait_until(condition: Callable[[], bool], limit: float = WAIT_LIMIT) -> bool
 
 
 def alive(pid: int) -> bool:
-    """os.kill(pid, 0) succeeds and the process is not a zombie (this VM's init never reaps)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            state = stat.read().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in (b"Z", b"X")
+    """The process exists and is not a zombie (this VM's init never reaps): the sandbox's own test."""
+    return running(pid)
 
 
 def recorded_pids(path: Path, count: int) -> dict[int, bool]:

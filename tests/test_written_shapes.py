@@ -8,28 +8,11 @@ would be (the written grader, in process).
 from __future__ import annotations
 
 import pytest
+from written_support import full, graded
 
-from a2.written.grade import grade_written
-from a2.written.process import InProcess
 from a2.written.transitions import GOLD_PATH, HANDOUT_GIVEN, oracle
 from grader.reading.blocks import github_math, list_items, pandoc_unescaped
 from grader.reading.braces import math_groups
-from grader.run.rubric import load_rubric
-
-PARTS = load_rubric().written
-RUNNER = InProcess()
-
-
-def graded(tmp_path, text: str, name: str = "answers.md"):
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    results, _, _ = grade_written([path], PARTS, 5, runner=RUNNER)
-    return {r.id: r for r in results}
-
-
-def full(r) -> bool:
-    return r.score >= r.max_score - 1e-9
-
 
 # --- Markdown written by tools --------------------------------------------------------------
 

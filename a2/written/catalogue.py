@@ -32,6 +32,8 @@ CREDIT_STEPS = 4
 class Evidence(Protocol):
     def agrees_with(self, latex: str) -> bool: ...
 
+    def one_case_right(self) -> bool: ...
+
 
 @dataclass(frozen=True)
 class KnownMistake(BugShape[Any]):
@@ -130,6 +132,9 @@ CATALOGUE: tuple[KnownMistake, ...] = (
                  "The −y_i term (−1 for the true class) is missing: ∂CE/∂l_i = ŷ_i − y_i."),
     mistake("softmax-ce-always-minus-one", "3e_ii", shape(r"\hat{y}_i - 1"),
                  "ŷ_i − 1 holds only for the true class i = c; for i ≠ c it is ŷ_i (in all, ŷ_i − y_i)."),
+    mistake("softmax-ce-one-case", "3e_ii", lambda ev: ev.one_case_right(),
+                 "The answer is given in cases and one case is right (i = c or i ≠ c, each judged at "
+                 "instances of its own), the other wrong: in all, ∂CE/∂l_i = ŷ_i − y_i.", credit=0.5),
     # 3(a): the table's evidence (a2/written/transitions.py's TableEvidence) names the words
     mistake("table-wrong-head", "3a",
                  lambda ev: bool(ev.wrong_heads),

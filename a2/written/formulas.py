@@ -47,7 +47,7 @@ from grader.reading.answers import (
     plain_tails,
 )
 from grader.reading.evaluate import Env, EvalError, Evaluator, ShapeMismatch, evaluate, is_scalar, show
-from grader.reading.mathparse import Formula, FormulaError, parse_formula
+from grader.reading.mathparse import Cases, Formula, FormulaError, parse_formula
 from grader.reading.notation import PlainNames
 from grader.reading.numeric import close, difference
 
@@ -211,6 +211,28 @@ class FormulaEvidence:
                 return False
             compared += 1
         return compared > 0
+
+    @property
+    def written_in_cases(self) -> bool:
+        """Whether the answer is written as cases (``\\begin{cases}``, "a if ..., b otherwise")."""
+        return any(isinstance(p, Cases) for p in self.formula.placeholders.values())
+
+    def right_cases(self) -> set[str]:
+        """The question's cases (``Instance.case``) where the answer is right at every probe instance."""
+        right: dict[str, bool] = {}
+        for inst in self._insts:
+            try:
+                ok = compare(Evaluator(self.formula, inst.env).value(), inst, self.question)[0]
+            except EvalError:
+                ok = False
+            right[inst.case] = right.get(inst.case, True) and ok
+        return {case for case, ok in right.items() if ok and case}
+
+    def one_case_right(self) -> bool:
+        """An answer in cases right in some of the question's cases and wrong in the others."""
+        cases = {inst.case for inst in self._insts if inst.case}
+        right = self.right_cases()
+        return self.written_in_cases and bool(right) and right != cases
 
 
 def _value(formula: Formula, inst: Instance) -> np.ndarray | None:

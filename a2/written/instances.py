@@ -24,6 +24,7 @@ class Instance:
     env: Env
     expected: float | np.ndarray
     describe: str
+    case: str = ""        # the question's case this instance is in ("i = c"), where it has cases
 
 
 @dataclass
@@ -127,8 +128,8 @@ def make_relu(rng: np.random.Generator, k: int) -> Instance:
               convention="here x is a row vector (1×D_x), W is D_x×D_h and h = ReLU(xW + b_1)",
               allowed="x_j, the entries of W (W_ab: row a, column b), b_1, z_i = (xW + b_1)_i, h_i, and indicators "
                       "such as 1{z_i > 0}")
-    return Instance(env, expected, f"D_x = {n_in}, D_h = {hidden}, i = {i + 1}, j = {j + 1}, "
-                                   f"z_i {'>' if sign > 0 else '<'} 0")
+    case = f"z_i {'>' if sign > 0 else '<'} 0"
+    return Instance(env, expected, f"D_x = {n_in}, D_h = {hidden}, i = {i + 1}, j = {j + 1}, {case}", case)
 
 
 def make_softmax_ce(rng: np.random.Generator, k: int) -> Instance:
@@ -148,7 +149,7 @@ def make_softmax_ce(rng: np.random.Generator, k: int) -> Instance:
               {"i": i, "c": c}, sum_range=3, dims={3: "3"},
               convention="l, y and ŷ are 3-vectors and ∂CE/∂l_i is a number",
               allowed="ŷ_i, y_i, ŷ_c, y_c, l_i, and indicators such as 1{i = c} or δ_ic")
-    inst = Instance(env, float(grad[i, 0]), f"c = {c + 1}, i = {i + 1}")
+    inst = Instance(env, float(grad[i, 0]), f"c = {c + 1}, i = {i + 1}", "i = c" if i == c else "i ≠ c")
     inst.env.arrays["__full_gradient__"] = grad
     return inst
 
@@ -260,5 +261,5 @@ def under(question: MathQuestion, convention: Convention) -> MathQuestion:
         if isinstance(expected, np.ndarray) and expected.ndim == 2 and 1 not in expected.shape and convention.u_rows:
             expected = expected.T
         return Instance(Env(arrays, env.indices, families, env.sum_range, env.dims, convention.statement, env.allowed),
-                        expected, inst.describe)
+                        expected, inst.describe, inst.case)
     return replace(question, make=make)

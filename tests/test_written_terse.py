@@ -233,3 +233,20 @@ def test_an_instructor_may_show_an_items_verdict_at_once(tmp_path):
 def test_1e_as_the_sum_of_its_columns(tmp_path, rhs, right):
     r = graded(tmp_path, f"### 1(e)\n\n$$\\frac{{\\partial J}}{{\\partial U}} = {rhs}$$\n")["1e"]
     assert full(r) is right, r.outcome.feedback
+
+
+# --- a bracket's index written without _ --------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(("condition", "right"), [
+    ("(xW+b1)i > 0", True), ("(xW + b_1)i>0", True), ("(xW+b1)j > 0", False), ("(xW + b1)k > 0", False)])
+def test_a_brackets_index_without_underscore_is_its_subscript(tmp_path, seed, condition, right):
+    """``(xW+b1)i`` is entry i, never the vector times the index (which a condition '> 0' would read
+    as the whole vector's sign, right by chance whenever the index is not the first)."""
+    path = tmp_path / "answers.txt"
+    path.write_text(f"3 e) i)\ndh_i/dx_j = W_ji if {condition}, else 0\n", encoding="utf-8")
+    results, _, _ = grade_written([path], PARTS, seed, runner=RUNNER)
+    r = {x.id: x for x in results}["3e_i"]
+    assert full(r) is right, (r.score, r.outcome.feedback, r.written.why)
+    if right:
+        assert "_i" in r.written.read, r.written.read

@@ -121,6 +121,8 @@ TRANSFORMS: tuple[Transform, ...] = (
     Transform("GitHub math (```math fences, $`...`$)", frozenset({"md"}), _github_math),
     Transform("pandoc escapes in text (\\_, \\[ \\])", frozenset({"md"}), _pandoc_escapes),
     Transform("hard wraps at 72 columns", frozenset({"md"}), _hard_wrap),
+    Transform("a bracket's index without _ ((xW + b_1)i)", frozenset({"md", "txt", "tex"}),
+              lambda t: re.sub(r"([)\]])_([ijk])(?![A-Za-z0-9_{])", r"\1\2", t)),
     Transform("the student's own file names", frozenset({"md", "txt"}), lambda t: t, rename=_renamed),
 )
 """Meaning-preserving transforms, each applied on its own."""

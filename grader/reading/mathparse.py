@@ -243,17 +243,25 @@ def _indicators(text: str, ph: _Placeholders) -> str:
     return text
 
 
+BARE_INDICES = "ijk"
+"""Index letters read as a subscript when written right after a closing bracket without ``_``."""
+_INDEXED = re.compile(r"[\)\]](?:\s*_\s*(\{[^{}]*\}|[A-Za-z0-9])|([" + BARE_INDICES + r"])(?![A-Za-z0-9_{]))")
+
+
 def _indexed_groups(text: str, ph: _Placeholders) -> str:
-    """``(xW + b_1)_i`` / ``[xW+b]_{i}`` -> a placeholder for the entry."""
+    """``(xW + b_1)_i`` / ``[xW+b]_{i}`` / ``(xW + b_1)i`` -> a placeholder for the entry.
+
+    An index letter written right after the bracket, without ``_`` (:data:`BARE_INDICES`), is its
+    subscript: an answer never multiplies by an index."""
     while True:
-        m = re.search(r"[\)\]]\s*_\s*(\{[^{}]*\}|[A-Za-z0-9])", text)
+        m = _INDEXED.search(text)
         if not m:
             return text
         start = opening(text, m.start())
         if start < 0:
             raise FormulaError("a closing bracket before a subscript has no opening bracket")
         inner = text[start + 1:m.start()]
-        index = m.group(1).strip("{} ").replace(",", "").replace(" ", "")
+        index = (m.group(1) or m.group(2)).strip("{} ").replace(",", "").replace(" ", "")
         tree = _convert(_substitute(inner, ph), ph)
         key = ph.add(IndexOf(tree, index, text[start:m.end()]))
         text = text[:start] + key + text[m.end():]

@@ -27,6 +27,7 @@ from a2.written.instances import (
     Convention,
     Instance,
     MathQuestion,
+    compare,
     plain_names,
     under,
 )
@@ -46,10 +47,10 @@ from grader.reading.answers import (
     lhs,
     plain_tails,
 )
-from grader.reading.evaluate import Env, EvalError, Evaluator, ShapeMismatch, evaluate, is_scalar, show
+from grader.reading.evaluate import EvalError, Evaluator, ShapeMismatch, evaluate, show
 from grader.reading.mathparse import Cases, Formula, FormulaError, parse_formula
 from grader.reading.notation import PlainNames
-from grader.reading.numeric import close, difference
+from grader.reading.numeric import close
 
 TRIALS = 4
 """Random instances an answer must be right at (a question may ask more: MathQuestion.trials)."""
@@ -78,6 +79,7 @@ class Read:
     formula: Formula
     text: str
     skipped: str = ""      # a formula naming the question that could not be read, read past
+    other_lhs: str = ""    # the left side it was read under when that names something else (J, h_i)
 
 
 
@@ -91,13 +93,6 @@ QUOTE_CHARS = 120
 def quote(latex: str) -> str:
     text = " ".join(latex.split())
     return repr(text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS] + " …")
-
-
-def _shape(value: np.ndarray | float, env: Env) -> str:
-    if is_scalar(value):
-        return "a number"
-    rows, cols = np.shape(value)
-    return f"{env.dims.get(rows, rows)}×{env.dims.get(cols, cols)}"
 
 
 def _probe(question: MathQuestion) -> Instance:
@@ -141,7 +136,8 @@ def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
     explicit = [c for c in found if c.kind in EXPLICIT
                 and (not lhs(c.latex) or lhs_target(lhs(c.latex)) in (section.question, None) and derivative_lhs(c)
                      or lhs_target(lhs(c.latex)) == section.question)]
-    implicit = [c for c in found if derivative_lhs(c)] + [c for c in found if not derivative_lhs(c)]
+    # a formula naming the question, then one without a left side, then one defining another name (J = ..., h_i = ...)
+    implicit = sorted(found, key=lambda c: 0 if derivative_lhs(c) else 2 if lhs(c.latex).strip() else 1)
     pool = explicit or implicit
     first_problem = ""
     first_raw = ""
@@ -158,7 +154,8 @@ def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
             first_raw = first_raw or cand.latex
             continue
         named = first_raw and lhs_target(lhs(first_raw)) == section.question
-        return Read(cand, formula, show(formula.tree, formula), first_problem if named else "")
+        other = lhs(cand.latex).strip() if not derivative_lhs(cand) and lhs_target(lhs(cand.latex)) is None else ""
+        return Read(cand, formula, show(formula.tree, formula), first_problem if named else "", other)
     if not found:
         return missing(section, "no formula")
     return Verdict(0, 1, [f"An answer to {question.what} was found but could not be read: {first_problem}. "
@@ -266,42 +263,6 @@ def judge(formula: Formula, question: MathQuestion, rng: np.random.Generator) ->
     return True, notes
 
 
-def compare(value: np.ndarray | float, inst: Instance, question: MathQuestion) -> tuple[bool, str, str]:
-    expected = inst.expected
-    env = inst.env
-    if is_scalar(expected):
-        if is_scalar(value):
-            v = float(np.asarray(value).reshape(-1)[0])
-            if close(v, expected):
-                return True, "", ""
-            hint = " (the opposite sign)" if close(-v, expected) else ""
-            return False, f"your expression is {v:.4g} but the true {question.what} is {float(expected):.4g}{hint}", ""
-        full = question.full_gradient(inst) if question.full_gradient else None
-        if full is not None and np.size(value) == full.size and close(np.reshape(value, full.shape), full):
-            return True, "", (f"your answer is the whole gradient vector; {question.what} is its "
-                              "i-th entry, which is right")
-        return False, f"your expression is {_shape(value, env)}, but {question.what} is {question.shape_words}", ""
-    if is_scalar(value):
-        return False, f"your expression is a number, but {question.what} is {question.shape_words}", ""
-    value, expected = np.asarray(value), np.asarray(expected)  # both matrices from here on
-    if value.shape == expected.shape:
-        if close(value, expected):
-            return True, "", ""
-        if close(value, -expected):
-            return False, f"your expression is the negative of the true {question.what} (check the sign)", ""
-        return False, f"your expression differs from the true {question.what}: {difference(value, expected)}", ""
-    if value.shape == expected.T.shape:
-        if question.vector_orientation_free and 1 in expected.shape:
-            if close(value.T, expected):
-                return True, "", (f"your answer is a {'row' if value.shape[0] == 1 else 'column'} vector; "
-                                  f"{question.what} is {question.shape_words} (values are right)")
-            return False, f"your expression differs from the true {question.what}: {difference(value.T, expected)}", ""
-        hint = " (it is the transpose of the right answer)" if close(value.T, expected) else ""
-        return False, (f"your expression is {_shape(value, env)}, but {question.what} is "
-                       f"{question.shape_words}{hint}; {env.convention}"), ""
-    return False, f"your expression is {_shape(value, env)}, but {question.what} is {question.shape_words}", ""
-
-
 def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion, item: str = "") -> Verdict:
     got = read_formula(section, question)
     if isinstance(got, Verdict):
@@ -331,6 +292,9 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
     if not ok and got.skipped:
         out.review = (f"the answer that names {question.what} could not be read whole ({got.skipped}); "
                       f"{got.text} was read in its place")
+    elif not ok and got.other_lhs:
+        out.review = (f"{got.text} was read from a formula whose left side is {quote(got.other_lhs)}, not "
+                      f"{question.what}: it may be a step, not the answer")
     elif not ok and got.candidate.kind == TAIL:
         out.review = f"{got.text} was read from the end of a plain-text line: {quote(got.candidate.before + got.candidate.latex)}"
     if not ok:

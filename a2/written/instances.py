@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from grader.reading.evaluate import Env
+from grader.reading.evaluate import Env, is_scalar
 from grader.reading.notation import PlainNames
-from grader.reading.numeric import central_difference, softmax
+from grader.reading.numeric import central_difference, close, difference, softmax
 
 
 @dataclass
@@ -163,6 +163,52 @@ RELU = MathQuestion("∂h_i/∂x_j", make_relu, "a number", trials=16)
 at 4 random instances one time in eight, at 16 about one in three thousand."""
 SOFTMAX_CE = MathQuestion("∂CE/∂l_i", make_softmax_ce, "a number",
                           full_gradient=lambda inst: inst.env.arrays["__full_gradient__"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparing an answer's value with the true one
+
+def _shape(value: np.ndarray | float, env: Env) -> str:
+    if is_scalar(value):
+        return "a number"
+    rows, cols = np.shape(value)
+    return f"{env.dims.get(rows, rows)}×{env.dims.get(cols, cols)}"
+
+
+def compare(value: np.ndarray | float, inst: Instance, question: MathQuestion) -> tuple[bool, str, str]:
+    expected = inst.expected
+    env = inst.env
+    if is_scalar(expected):
+        if is_scalar(value):
+            v = float(np.asarray(value).reshape(-1)[0])
+            if close(v, expected):
+                return True, "", ""
+            hint = " (the opposite sign)" if close(-v, expected) else ""
+            return False, f"your expression is {v:.4g} but the true {question.what} is {float(expected):.4g}{hint}", ""
+        full = question.full_gradient(inst) if question.full_gradient else None
+        if full is not None and np.size(value) == full.size and close(np.reshape(value, full.shape), full):
+            return True, "", (f"your answer is the whole gradient vector; {question.what} is its "
+                              "i-th entry, which is right")
+        return False, f"your expression is {_shape(value, env)}, but {question.what} is {question.shape_words}", ""
+    if is_scalar(value):
+        return False, f"your expression is a number, but {question.what} is {question.shape_words}", ""
+    value, expected = np.asarray(value), np.asarray(expected)  # both matrices from here on
+    if value.shape == expected.shape:
+        if close(value, expected):
+            return True, "", ""
+        if close(value, -expected):
+            return False, f"your expression is the negative of the true {question.what} (check the sign)", ""
+        return False, f"your expression differs from the true {question.what}: {difference(value, expected)}", ""
+    if value.shape == expected.T.shape:
+        if question.vector_orientation_free and 1 in expected.shape:
+            if close(value.T, expected):
+                return True, "", (f"your answer is a {'row' if value.shape[0] == 1 else 'column'} vector; "
+                                  f"{question.what} is {question.shape_words} (values are right)")
+            return False, f"your expression differs from the true {question.what}: {difference(value.T, expected)}", ""
+        hint = " (it is the transpose of the right answer)" if close(value.T, expected) else ""
+        return False, (f"your expression is {_shape(value, env)}, but {question.what} is "
+                       f"{question.shape_words}{hint}; {env.convention}"), ""
+    return False, f"your expression is {_shape(value, env)}, but {question.what} is {question.shape_words}", ""
 
 
 # ---------------------------------------------------------------------------------------------

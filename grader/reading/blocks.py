@@ -105,6 +105,39 @@ def github_math(text: str) -> str:
 
 
 _GITHUB_INLINE = re.compile(r"\$`([^`\n]+)`\$")
+PROMPT_CALLOUTS = frozenset({"question", "quote", "cite", "faq", "help"})
+"""Callout types (``> [!question]``) that quote the handout; any other callout holds the student's text."""
+_CALLOUT = re.compile(r"^[ \t]*>[ \t]*\[!([A-Za-z-]+)\]")
+
+
+def callouts_opened(text: str) -> str:
+    """A callout (Obsidian's and GitHub's ``> [!answer]``, ``> [!note]``) is the student's own text,
+    not a quoted prompt: its lines lose their ``>`` and its marker line is left blank, so the
+    answers inside are read as any others. Plain blockquotes (the template quotes each question) and
+    callouts of :data:`PROMPT_CALLOUTS` stay quotes. Which lines form a blockquote comes from
+    markdown-it's tokens."""
+    if "[!" not in text:
+        return text
+    lines = text.split("\n")
+    depth = 0
+    for tok in markdown_tokens(text):
+        if tok.type == "blockquote_close":
+            depth -= 1
+        if tok.type != "blockquote_open":
+            continue
+        depth += 1
+        if depth > 1 or not tok.map:
+            continue
+        start, end = tok.map
+        m = _CALLOUT.match(lines[start])
+        if not m or m.group(1).lower() in PROMPT_CALLOUTS:
+            continue
+        lines[start] = ""
+        for k in range(start + 1, end):
+            at = lines[k].find(">")
+            if at >= 0 and not lines[k][:at].strip():
+                lines[k] = lines[k][at + 1:].removeprefix(" ")
+    return "\n".join(lines)
 PANDOC_ESCAPED = "_*#<>~^`"
 """Characters pandoc escapes in Markdown text (``p\\_drop``, ``\\*``); brackets too (``\\[ROOT\\]``)."""
 

@@ -20,7 +20,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from a2.written.targets import fraction, pretty, question_of, swapped_numbering, topic_title
+from a2.written.targets import (
+    _DERIVATIVE_FAMILY,
+    derivative_target,
+    pretty,
+    swapped_numbering,
+    topic_title,
+)
 from grader.reading.blocks import markdown_tokens
 
 MAX_FILE_CHARS = 1_000_000
@@ -160,6 +166,7 @@ class _Marker:
     label: Label | None
     heading: str
     is_heading: bool
+    level: int = 0          # a Markdown heading's level (0: a paragraph, or plain text)
 
 
 def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
@@ -187,7 +194,8 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
             head = re.sub(r"^#+\s*|\s*#+\s*$", "", raw)
             if tok.markup in ("=", "-"):      # setext heading: the text is the line(s) above
                 head = " ".join(lines[tok.map[0]:tok.map[1] - 1]).strip()
-            markers.append(_Marker(tok.map[0], parse_label(head, heading=True), head, True))
+            level = len(tok.markup) if tok.markup.startswith("#") else 1 if tok.markup == "=" else 2
+            markers.append(_Marker(tok.map[0], parse_label(head, heading=True), head, True, level))
         elif tok.type in ("paragraph_open", "math_block", "math_block_label", "amsmath") and tok.map \
                 and not quote_depth and not list_depth:
             first = lines[tok.map[0]]
@@ -235,39 +243,39 @@ def _lines(lines: list[str]) -> tuple[list[_Marker], set[int]]:
 # ---------------------------------------------------------------------------------------------
 # What a section is about
 
-_DERIVATIVE_FAMILY = ("1b_i", "1d", "1e", "3e_i", "3e_ii")
-_WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?(?:\$+([^$]{1,80})\$|\\\(((?:(?!\\\)).){1,80})\\\))", re.I)
-_SLASH_PARTIAL = re.compile(r"(?:\\partial|∂)\s*J\s*/\s*(?:\\partial|∂)\s*(\\?[A-Za-z{}\\_ ]{1,30})")
-
-
-def derivative_target(heading: str, body: str) -> str | None:
-    """Which derivative question a section is about, from its heading or first derivative."""
-    for text in (heading, body[:1500]):
-        for m in _WRT.finditer(text):
-            target = question_of(m.group(1) or m.group(2))
-            if target:
-                return target
-    for wrt in (_partial_fraction(body), _SLASH_PARTIAL.search(body)):
-        target = question_of(wrt if isinstance(wrt, str) else wrt.group(1)) if wrt else None
-        if target:
-            return target
-    return None
-
-
-def _partial_fraction(body: str) -> str | None:
-    """What the first ``\\frac{\\partial ...}{\\partial X}`` of ``body`` differentiates by (X), its
-    groups read by the one group scanner (nested to any depth)."""
-    for m in re.finditer(r"\\frac\s*(?=\{)", body):
-        parts = fraction(body[m.start():m.start() + 400])
-        if parts and parts["num"].lstrip().startswith("\\partial") and parts["den"].lstrip().startswith("\\partial"):
-            return parts["den"].lstrip()[len("\\partial"):]
-    return None
-
-
 _SIGNATURES: dict[str, tuple[re.Pattern[str], ...]] = {
     # Text before the first label is given to a question only when all its patterns match.
     "1a": (re.compile(r"cross[- ]?entropy", re.I), re.compile(r"naive[- ]?softmax|\\log", re.I)),
 }
+
+
+_NUMBERED = re.compile(r"(?:q|question|exercise|task)\s*\.?\s*([1-7])\s*[.:)]?", re.I)
+"""A heading that is only a sub-question's number (``Q5``, ``Question 5.``)."""
+
+
+def _numbered_subquestions(markers: list[_Marker], questions: set[str]) -> None:
+    """Sub-questions numbered inside a part (Notion's ``## Problem 1 — word2vec`` / ``### Q5``): a
+    heading that is only a number, below a heading that names only a part, is that part's K-th
+    letter, unless a label under that part gives letters itself."""
+    groups: list[tuple[int, list[_Marker], list[bool]]] = []   # (part, its numbered sub-headings, [lettered])
+    parent: int | None = None                                   # the part heading's level
+    for mk in markers:
+        lab = mk.label or (part_title(mk.heading) if mk.is_heading else None)
+        numbered = mk.is_heading and _NUMBERED.fullmatch(mk.heading.strip())
+        if mk.level and lab is not None and lab.part and lab.letter is None and lab.roman is None and not numbered:
+            parent = mk.level
+            groups.append((lab.part, [], [False]))
+        elif parent is not None and mk.level and mk.level <= parent:
+            parent = None
+        elif parent is not None and numbered:
+            groups[-1][1].append(mk)
+        elif parent is not None and lab is not None and lab.letter:
+            groups[-1][2][0] = True                      # the part labels its letters itself
+    for part, subs, lettered in groups:
+        for mk in subs if not lettered[0] else ():
+            letter = "abcdefg"[int(_NUMBERED.fullmatch(mk.heading.strip()).group(1)) - 1]
+            if any(q.startswith(f"{part}{letter}") for q in questions):
+                mk.label = Label(part, letter, None, mk.heading.strip())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,6 +290,7 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
         text = text[:MAX_FILE_CHARS]
     lines = text.split("\n")
     markers, excluded = _lines(lines) if plain else _blocks(text)
+    _numbered_subquestions(markers, questions)
     part, letter, roman = start_part, None, None
     spans: list[list] = []          # [start line, end line, question or None, marker]
     labelled = {q for m in markers if m.label is not None

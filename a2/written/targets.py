@@ -186,3 +186,35 @@ def swapped_numbering(found: list, questions: set[str]) -> None:
                                      f"the writeup's {pretty(b)} is about {pretty(a)}'s question (a handout that swaps them)")
                     section.notes.append(f"Your section labelled {pretty(b)} answers {pretty(a)}'s question, so the "
                                          f"one labelled {pretty(a)} ({section.where}) was read as {pretty(b)}.")
+
+
+# ---------------------------------------------------------------------------------------------
+# What a section is about
+
+_DERIVATIVE_FAMILY = ("1b_i", "1d", "1e", "3e_i", "3e_ii")
+_WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?(?:\$+([^$]{1,80})\$|\\\(((?:(?!\\\)).){1,80})\\\))", re.I)
+_SLASH_PARTIAL = re.compile(r"(?:\\partial|∂)\s*J\s*/\s*(?:\\partial|∂)\s*(\\?[A-Za-z{}\\_ ]{1,30})")
+
+
+def derivative_target(heading: str, body: str) -> str | None:
+    """Which derivative question a section is about, from its heading or first derivative."""
+    for text in (heading, body[:1500]):
+        for m in _WRT.finditer(text):
+            target = question_of(m.group(1) or m.group(2))
+            if target:
+                return target
+    for wrt in (_partial_fraction(body), _SLASH_PARTIAL.search(body)):
+        target = question_of(wrt if isinstance(wrt, str) else wrt.group(1)) if wrt else None
+        if target:
+            return target
+    return None
+
+
+def _partial_fraction(body: str) -> str | None:
+    """What the first ``\\frac{\\partial ...}{\\partial X}`` of ``body`` differentiates by (X), its
+    groups read by the one group scanner (nested to any depth)."""
+    for m in re.finditer(r"\\frac\s*(?=\{)", body):
+        parts = fraction(body[m.start():m.start() + 400])
+        if parts and parts["num"].lstrip().startswith("\\partial") and parts["den"].lstrip().startswith("\\partial"):
+            return parts["den"].lstrip()[len("\\partial"):]
+    return None

@@ -114,7 +114,7 @@ def _exam_sections(name: str, text: str, questions: set[str], macros: dict[str, 
                 notes_here.append(f"The part at {where} (numbered {p.label}) asks for {pretty(target)}, "
                                   f"so it was read as {pretty(target)}.")
                 qid = target
-        if qid and asks_something_else(qid, p.prompt):
+        if qid and asks_something_else(qid, p.prompt, p.context):
             notes.append(f"The part at {where} (numbered {p.label}) asks something else than {pretty(qid)} "
                          f"(another year's numbering?), so it was not read as {pretty(qid)}.")
             qid = None

@@ -159,6 +159,7 @@ class ExamPart:
     line: int
     from_block: bool
     notes: list[str] = field(default_factory=list)
+    context: str = ""       # a sub-part's parent part's prompt (what a shortened sub-part prompt is about)
 
 
 def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
@@ -169,6 +170,7 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
     units = _units(text, start_part)
     found = tex_walk.answer_blocks(text)
     shared, in_blocks = _shared_blocks(text, units, found)
+    context: dict[tuple[int, int], str] = {}
     for unit in units:
         raw = text[unit.start:unit.end]
         key = (unit.question, unit.part)
@@ -202,6 +204,7 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
         for roman, piece, offset in pieces:
             blocks, prompt = answer_blocks(piece, found, offset)
             if unit.has_subparts and roman is None and not blocks:
+                context[key] = flatten(expand_safely(prompt, macros)[0])[:PROMPT_CHARS]
                 continue          # a part's own prompt above its sub-parts
             label = f"{unit.question}({letter})" + (f"({roman})" if roman else "")
             qid = _question_id(unit.question, letter, roman, questions)
@@ -218,6 +221,7 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
             if problem:
                 part.notes.append(f"The macros of this writeup could not be expanded ({problem}); "
                                   "it was read as written.")
+            part.context = context.get(key, "") if unit.sub is not None else ""
             out.append(part)
     return out, notes
 
@@ -292,7 +296,9 @@ def _question_id(question: int, letter: str, roman: str | None, questions: set[s
     return None
 
 
-def asks_something_else(question: str, prompt: str) -> bool:
-    """Whether a part's prompt is clearly not the prompt of ``question`` (another year's numbering)."""
+def asks_something_else(question: str, prompt: str, context: str = "") -> bool:
+    """Whether a part's prompt is clearly not the prompt of ``question`` (another year's numbering);
+    a sub-part's shortened prompt ("Write the answer in terms of y, ŷ and U") is read with its
+    parent part's (``context``: "... with respect to v_c")."""
     sign = PROMPT_SIGNS.get(question)
-    return bool(sign is not None and len(prompt) > 40 and not sign.search(prompt))
+    return bool(sign is not None and len(prompt) > 40 and not sign.search(prompt) and not sign.search(context))

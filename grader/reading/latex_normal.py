@@ -20,7 +20,8 @@ class FormulaError(ValueError):
 
 
 _SPACING = re.compile(r"(?<!\\)\\(?:[,;:! ]|quad\b|qquad\b|displaystyle\b|textstyle\b|limits\b|nolimits\b"
-                      r"|middle\b)")
+                      r"|middle\b|[mh]?(?:kern|skip)\s*-?\d*\.?\d+\s*(?:mu|pt|em|ex)\b|h?space\*?\s*\{[^{}]*\})")
+"""Spacing: ``\\,`` ``\\quad`` ``\\displaystyle``, and with a length (``\\mkern-1.5mu`` in a transpose macro, ``\\hspace{2pt}``)."""
 _SIZING = re.compile(r"\\(?:left|right|[bB]igg?[lrm]?)(?![A-Za-z])\s*(\\?[\.\(\)\[\]\{\}|]|\\[lr]?[vV]ert"
                      r"|\\langle|\\rangle|\\lbrace|\\rbrace|\\lbrack|\\rbrack)?")
 _STYLE_WITH_ARG = ("mathbf", "boldsymbol", "bm", "mathbfit", "mathit", "pmb", "vec", "mathsf",

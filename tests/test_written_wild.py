@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from rich.console import Console
 
 from a2.written.grade import grade_written
@@ -22,6 +23,7 @@ from grader.classroom.reports import summary
 from grader.reports import gradescope, jsonout, terminal
 from grader.run.results import GradeReport
 from grader.run.rubric import load_rubric
+from grader.run.submission import _written_files
 
 WILD = Path(__file__).parent / "writeups" / "wild"
 PARTS = load_rubric().written
@@ -122,6 +124,26 @@ def test_each_item_as_a_ta_grades_it(name):
             assert r.written is not None and r.written.raw and r.written.where, where
         if (name, item) in MESSAGES:
             assert MESSAGES[name, item] in "\n".join(r.outcome.feedback + (r.written.why if r.written else ())), where
+
+
+BLIND = yaml.safe_load((WILD / "BLIND.yaml").read_text(encoding="utf-8"))
+"""Writeups written apart from the reader (its code and corpora unread): a TA's points per item."""
+
+
+@pytest.mark.parametrize("name", sorted(BLIND))
+def test_blind_writeups_agree_with_the_ta_or_are_flagged(name):
+    """Each item of a blind writeup, its files found as an upload finds them, scores what the TA
+    gives, or less with a review flag; never more."""
+    results, _, _ = grade_written(_written_files(WILD / name), PARTS, 11, runner=InProcess())
+    auto = {r.id: r for r in results}
+    wrong = []
+    for item, ta in BLIND[name].items():
+        r = auto[item]
+        if r.score > ta["ta"] + 1e-3:
+            wrong.append(f"{item}: false credit {r.score:g} > TA {ta['ta']:g}: {r.outcome.feedback[:2]}")
+        elif r.score < ta["ta"] - 1e-3 and not r.needs_review:
+            wrong.append(f"{item}: silent {r.score:g} < TA {ta['ta']:g}: {r.outcome.feedback[:2]}")
+    assert not wrong, "\n".join(wrong)
 
 
 def test_template_prompts_are_never_read_as_answers():

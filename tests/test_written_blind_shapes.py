@@ -1,0 +1,86 @@
+"""Shapes first met on the blind writeups (tests/writeups/wild/17-.., BLIND.yaml), one class each:
+callouts holding the answers, an HTML table for 3(a), sub-questions numbered inside a part, a
+formula that defines another name read as the answer, a shortened sub-part prompt, spacing with a
+length. Each right answer is read right; a wrong one in the same shape stays below full.
+"""
+
+from __future__ import annotations
+
+import pytest
+from written_support import full, graded
+
+from grader.reading.blocks import callouts_opened, html_tables
+from grader.reading.latex_normal import normalise
+
+CALLOUT = "## 1.b.i\n\nSome words first.\n\n> [!{kind}] 1.b.i\n> $$\n> \\frac{{\\partial J}}{{\\partial v_c}} = {rhs}\n> $$\n"
+
+
+@pytest.mark.parametrize("kind", ["answer", "note", "success", "Answer"])
+def test_an_answer_inside_a_callout_is_read(tmp_path, kind):
+    right = graded(tmp_path, CALLOUT.format(kind=kind, rhs=r"U(\hat y - y)"))["1b_i"]
+    assert full(right), right.outcome.feedback
+    wrong = graded(tmp_path, CALLOUT.format(kind=kind, rhs=r"U(y - \hat y)"))["1b_i"]
+    assert wrong.score == 0
+
+
+def test_prompt_callouts_and_plain_quotes_stay_quotes():
+    text = "> [!question] 1(b)(i)\n> compute $x = 1$\n\n> plain quote\n\n> [!answer]\n> $y$\n"
+    assert callouts_opened(text) == "> [!question] 1(b)(i)\n> compute $x = 1$\n\n> plain quote\n\n\n$y$\n"
+
+
+TABLE_ROWS = [("[ROOT]", "[I, presented, my, findings, at, the, NLP, conference]", "", "Initial Configuration")]
+
+
+def test_an_html_table_is_read_as_the_pipe_table_it_renders_as():
+    html = ("## (a)\n\n<table>\n<tr><th>Stack</th><th>Dep</th></tr>\n<tr><td>[ROOT, I]</td><td>presented&rarr;I</td>"
+            "</tr>\n<tr><td>[ROOT]</td><td></td></tr>\n</table>\n\nafter\n")
+    out = html_tables(html).split("\n")
+    assert out[:7] == ["## (a)", "", "| Stack | Dep |", "| --- | --- |", "| [ROOT, I] | presented→I |",
+                       "| [ROOT] |  |", ""]
+    assert len(out) == len(html.split("\n")) and out[-2] == "after"
+
+
+NOTION = ("## Problem 1 — Understanding word2vec\n\n### Q1\n\nwords\n\n### Q5\n\n"
+          "$$\\frac{{\\partial J}}{{\\partial U}} = {rhs}$$\n\n## Problem 2 — ML\n\n### Q2\n\n"
+          "(i) $\\gamma = {gamma}$\n")
+
+
+def test_sub_questions_numbered_inside_a_part_are_its_letters(tmp_path):
+    got = graded(tmp_path, NOTION.format(rhs=r"v_c(\hat y - y)^\top", gamma=r"\frac{1}{1 - p_{drop}}"))
+    assert full(got["1e"]) and full(got["2b_i"]), (got["1e"].outcome.feedback, got["2b_i"].outcome.feedback)
+    got = graded(tmp_path, NOTION.format(rhs=r"(\hat y - y) v_c^\top", gamma="1 - p_{drop}"))
+    assert got["1e"].score == 0 and got["2b_i"].score == 0
+
+
+def test_numbered_headings_under_a_part_with_lettered_labels_keep_the_letters(tmp_path):
+    text = ("## Part 1\n\n### Q1\n\nintro\n\n### (e)\n\n$$\\frac{\\partial J}{\\partial U} = v_c(\\hat y - y)^T$$\n")
+    assert full(graded(tmp_path, text)["1e"])
+
+
+@pytest.mark.parametrize(("item", "text"), [
+    ("1b_i", "## 1(b)(i)\n\nWe have $J = -u_o^T v_c + \\log \\sum_w \\exp(u_w^T v_c)$.\n"),
+    ("3e_i", "## 3(e)(i)\n\nLet $z = xW + b_1$, so $h_i = \\max(0, z_i)$.\n"),
+])
+def test_a_formula_defining_another_name_is_never_a_silent_answer(tmp_path, item, text):
+    r = graded(tmp_path, text)[item]
+    assert r.score == 0 and r.needs_review and "left side" in r.written.review, r.outcome.feedback
+
+
+EXAM = ("\\begin{{questions}}\\titledquestion{{Understanding word2vec}}\n\\begin{{parts}}\n\\part[2] a\n"
+        "\\begin{{solution}}x\\end{{solution}}\n"
+        "\\part[6] Partial derivative of $J(\\vv_c, o, \\mU)$ with respect to $\\vv_c$.\n\\begin{{subparts}}\n"
+        "\\subpart[2] Write the answer in terms of $\\vy$, $\\yh$ and $\\mU$.\n"
+        "\\begin{{solution}}$\\frac{{\\partial J}}{{\\partial v_c}} = {rhs}$\\end{{solution}}\n"
+        "\\end{{subparts}}\\end{{parts}}\\end{{questions}}\n")
+
+
+def test_a_shortened_sub_part_prompt_is_read_with_its_parents(tmp_path):
+    assert full(graded(tmp_path, EXAM.format(rhs=r"U(\hat{y} - y)"), "q1.tex")["1b_i"])
+    assert graded(tmp_path, EXAM.format(rhs=r"U(y - \hat{y})"), "q1.tex")["1b_i"].score == 0
+
+
+@pytest.mark.parametrize(("latex", "read"), [
+    (r"v^{\mkern-1.5mu\mathsf{T}}", "v^{T}"), (r"a\hspace{2pt}b", "a b"), (r"a\kern 3pt b", "a b"),
+    (r"a\mskip 4mu b", "a b")])
+def test_spacing_with_a_length_is_spacing(latex, read):
+    assert normalise(latex) == read

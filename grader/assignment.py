@@ -27,7 +27,7 @@ CONTRACT = {
     # what a submission holds
     "STUDENT_FILES": "the files a student edits and uploads",
     "WRITTEN_FILES": "the names of the written part's files (the first is the template's)",
-    "WRITTEN_SUFFIXES": "written files read whatever their name (.md, .txt, .tex)",
+    "WRITTEN_SUFFIXES": "written files read whatever their name (.md, .txt, .tex, .ipynb, .org, .rst)",
     "UNREAD_WRITTEN_SUFFIXES": "files that may hold written answers but cannot be read (named in the feedback)",
     "NOT_WRITTEN": "file names (lower case, no suffix) never read as written answers",
     "SUPPORT_DIRS": "the template's support folders, which the grader provides",
@@ -172,8 +172,8 @@ def is_written(name: str) -> bool:
     """Whether a file of this name is read as a written answer (any Markdown, text or LaTeX file that
     is not a student file or a README/requirements/licence)."""
     low = name.lower()
-    if name in registry().STUDENT_FILES:
-        return False
+    if name in registry().STUDENT_FILES or low.endswith(".ipynb") and f"{low[:-6]}.py" in registry().STUDENT_FILES:
+        return False          # a student file, or its notebook (word2vec.ipynb is code, named as such)
     if name in registry().WRITTEN_FILES:
         return True
     return low.endswith(tuple(registry().WRITTEN_SUFFIXES)) and low.rsplit(".", 1)[0] not in registry().NOT_WRITTEN

@@ -84,3 +84,51 @@ def test_a_shortened_sub_part_prompt_is_read_with_its_parents(tmp_path):
     (r"a\mskip 4mu b", "a b")])
 def test_spacing_with_a_length_is_spacing(latex, read):
     assert normalise(latex) == read
+
+
+# --- other markups: a notebook, org-mode, reStructuredText ---------------------------------------
+
+NB = {"cells": [{"cell_type": "markdown", "source": ["## 2(b)(i)\n", "\n", "$$\\gamma = \\frac{1}{1 - p}$$\n"]},
+                {"cell_type": "code", "source": ["gamma = 1 - p  # not an answer\n"], "outputs": []}]}
+
+
+def test_a_notebooks_markdown_cells_are_read(tmp_path):
+    import json
+    r = graded(tmp_path, json.dumps(NB), "a2_written.ipynb")["2b_i"]
+    assert full(r), r.outcome.feedback
+    bad = json.dumps({"cells": [{**NB["cells"][0], "source": ["## 2(b)(i)\n\n$$\\gamma = 1 - p$$\n"]}]})
+    assert graded(tmp_path, bad, "a2_written.ipynb")["2b_i"].score == 0
+
+
+def test_a_course_notebook_is_code_not_a_writeup():
+    from grader import assignment
+    assert assignment.is_written("a2_written.ipynb") and not assignment.is_written("word2vec.ipynb")
+
+
+ORG = ("#+TITLE: a2\n* Problem 2: ML\n** (b)\n*** (i)\n\\(\\gamma = {g}\\)\n"
+       "* Problem 1\n** (d)\n- for \\(w = o\\) :: \\(\\frac{{\\partial J}}{{\\partial u_w}} = (\\hat{{y}}_o - 1) v_c\\)\n"
+       "- for \\(w \\neq o\\) :: \\(\\frac{{\\partial J}}{{\\partial u_w}} = \\hat{{y}}_w v_c\\)\n")
+
+
+def test_org_mode_is_read(tmp_path):
+    got = graded(tmp_path, ORG.format(g=r"\frac{1}{1 - p_{drop}}"), "a2.org")
+    assert full(got["2b_i"]) and full(got["1d"]), (got["2b_i"].outcome.feedback, got["1d"].outcome.feedback)
+    assert graded(tmp_path, ORG.format(g="1 - p_{drop}"), "a2.org")["2b_i"].score == 0
+
+
+RST = ("Answers\n=======\n\n2. Machine learning\n-------------------\n\n(b) (i)\n~~~~~~~\n.. math::\n\n"
+       "   \\gamma = {g}\n\n3. Parsing\n----------\n\n(b)\n~~~\n:math:`2n` steps.\n")
+
+
+def test_restructuredtext_is_read(tmp_path):
+    got = graded(tmp_path, RST.format(g=r"\frac{1}{1 - p_{drop}}"), "writeup.rst")
+    assert full(got["2b_i"]) and full(got["3b"]), (got["2b_i"].outcome.feedback, got["3b"].outcome.feedback)
+    assert graded(tmp_path, RST.format(g="1 - p_{drop}"), "writeup.rst")["2b_i"].score == 0
+
+
+def test_an_rst_simple_table_is_a_pipe_table_in_the_same_lines():
+    from grader.reading.markup import rst
+    text = "x\n\n=====  ===\nStack  Dep\n=====  ===\n[R]    ..\n[R,I]  a->b\n=====  ===\n\ny"
+    out = rst(text).split("\n")
+    assert out[3:7] == ["| Stack | Dep |", "| --- | --- |", "| [R] |  |", "| [R,I] | a->b |"]
+    assert len(out) == len(text.split("\n"))

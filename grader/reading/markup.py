@@ -1,0 +1,165 @@
+"""Written files in other markups, as the Markdown the reader reads: a Jupyter notebook (.ipynb),
+Emacs org-mode (.org) and reStructuredText (.rst).
+
+Each converter reads the markup's own structure (the notebook's cells from its JSON; org's
+``*`` headings, ``#+`` keywords, tables and description lists; rst's underlined titles,
+``.. math::`` blocks, ``:math:`` roles and simple tables) and writes the same text with Markdown's
+spelling of it, line for line where it can (org, rst), so that places keep their line numbers.
+Math is passed on as written: ``\\( \\)``, ``\\[ \\]`` and LaTeX environments are read as in
+Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+MARKUPS = (".ipynb", ".org", ".rst")
+"""File suffixes read through this module."""
+
+
+def as_markdown(name: str, text: str) -> str:
+    """``text`` of the file ``name`` as Markdown (a file of another kind is returned as it is)."""
+    low = name.lower()
+    if low.endswith(".ipynb"):
+        return notebook(text)
+    if low.endswith(".org"):
+        return org(text)
+    if low.endswith(".rst"):
+        return rst(text)
+    return text
+
+
+def notebook(text: str) -> str:
+    """A notebook's Markdown cells, in order (code cells and outputs are not answers); a notebook
+    whose JSON cannot be read gives no text."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return ""
+    cells = doc.get("cells") if isinstance(doc, dict) else None
+    if not isinstance(cells, list):
+        return ""
+    out = []
+    for cell in cells:
+        if isinstance(cell, dict) and cell.get("cell_type") == "markdown":
+            source = cell.get("source", "")
+            out.append("".join(source) if isinstance(source, list) else str(source))
+    return "\n\n".join(s.strip("\n") for s in out)
+
+
+_ORG_HEADING = re.compile(r"^(\*+)\s+")
+_ORG_RULE = re.compile(r"^\s*\|[-+|]+\|?\s*$")
+_ORG_DESCRIPTION = re.compile(r"^(\s*[-+]\s+.*?)\s+::\s+")
+
+
+def org(text: str) -> str:
+    """Org-mode: ``*`` headings as ``#``, ``#+`` keyword lines left blank, a table's ``|---+---|``
+    rule as Markdown's, ``- term :: text`` as ``- term: text``."""
+    out = []
+    for line in text.split("\n"):
+        if line.lstrip().startswith("#+"):
+            out.append("")
+        elif _ORG_HEADING.match(line):
+            out.append(_ORG_HEADING.sub(lambda m: "#" * min(len(m.group(1)), 6) + " ", line, count=1))
+        elif _ORG_RULE.match(line):
+            out.append("|" + " --- |" * max(1, line.count("|") + line.count("+") - 1))
+        else:
+            out.append(_ORG_DESCRIPTION.sub(r"\1: ", line, count=1))
+    return "\n".join(out)
+
+
+_RST_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
+_RST_ROLE = re.compile(r":math:`([^`]*)`")
+_RST_LITERAL = re.compile(r"``([^`]*)``")
+_RST_COLUMNS = re.compile(r"^\s*=+(?:\s+=+)+\s*$")
+_RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+([A-Za-z-]+)::\s*(.*)$")
+
+
+def rst(text: str) -> str:
+    """reStructuredText: an underlined (or over- and underlined) title as a heading, ``.. math::``
+    and its indented block as display math, ``:math:`x``` as ``$x$``, ``\\`\\`x\\`\\``` as ``x``, a
+    simple table (columns under ``===  ===``) as a pipe table; other directives are left blank."""
+    lines = text.split("\n")
+    out = list(lines)
+    levels: list[str] = []
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        if _RST_COLUMNS.match(line):
+            k = _simple_table(lines, out, k)
+            continue
+        directive = _RST_DIRECTIVE.match(line)
+        if directive:
+            k = _directive(lines, out, k, directive.group(1).lower(), directive.group(2))
+            continue
+        under = _RST_ADORNMENT.match(lines[k + 1]) if k + 1 < len(lines) else None
+        if line.strip() and not _RST_ADORNMENT.match(line) and under and len(lines[k + 1].rstrip()) >= len(line.strip()):
+            if under.group(1) not in levels:
+                levels.append(under.group(1))
+            out[k] = "#" * min(levels.index(under.group(1)) + 1, 6) + " " + line.strip()
+            out[k + 1] = ""
+            if k > 0 and _RST_ADORNMENT.match(lines[k - 1]):
+                out[k - 1] = ""
+            k += 2
+            continue
+        out[k] = _RST_LITERAL.sub(r"\1", _RST_ROLE.sub(r"$\1$", line))
+        k += 1
+    return "\n".join(out)
+
+
+def _directive(lines: list[str], out: list[str], k: int, name: str, argument: str) -> int:
+    """A directive and its indented block: math as ``$$ ... $$`` in the same lines, others blank."""
+    end = k + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t"):
+        end += 1
+    while end > k + 1 and not lines[end - 1].strip():
+        end -= 1
+    body = [ln.strip() for ln in lines[k + 1:end] if ln.strip()]
+    for j in range(k, end):
+        out[j] = ""
+    if name == "math":
+        block = ["$$", *([argument] if argument.strip() else []), *body, "$$"]
+        if len(block) > end - k:                    # no blank line to spare: the block takes more lines
+            block = [*block[:end - k - 1], "\n".join(block[end - k - 1:])]
+        out[k:k + len(block)] = block
+    return end
+
+
+def _simple_table(lines: list[str], out: list[str], k: int) -> int:
+    """A simple table from its first ``===  ===`` border to its last: one pipe row per text line, the
+    columns where the border's runs of ``=`` are (``..`` alone in a cell is an empty cell)."""
+    spans = [(m.start(), m.end()) for m in re.finditer(r"=+", lines[k])]
+    borders = [k]
+    end = k + 1
+    while end < len(lines) and (lines[end].strip() or len(borders) < 3):
+        if _RST_COLUMNS.match(lines[end]):
+            borders.append(end)
+            if len(borders) == 3:
+                break
+        end += 1
+    last = borders[-1]
+    rows = []
+    for j in range(k + 1, last):
+        if _RST_COLUMNS.match(lines[j]) or not lines[j].strip():
+            out[j] = ""
+            continue
+        cells = []
+        for n, (start, stop) in enumerate(spans):
+            stop = spans[n + 1][0] if n + 1 < len(spans) else len(lines[j])
+            cell = lines[j][start:stop].strip()
+            cells.append("" if cell == ".." else _RST_LITERAL.sub(r"\1", cell).replace("|", "\\|"))
+        rows.append((j, "| " + " | ".join(cells) + " |"))
+        out[j] = ""
+    out[k] = out[last] = ""
+    if rows:
+        first, header = rows[0]
+        rule = "|" + " --- |" * len(spans)
+        if len(borders) == 3 and borders[1] > first:   # the header's own border line holds the rule
+            out[borders[1]] = rule
+            out[first] = header
+        else:
+            out[first] = header + "\n" + rule
+        for j, row in rows[1:]:
+            out[j] = row
+    return last + 1

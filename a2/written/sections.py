@@ -83,7 +83,8 @@ _PART = re.compile(r"([1-3])(?![0-9])(?:\s*[.:)]\s*|\s+|-(?=[a-g](?![A-Za-z]))|(
 _LETTER_PAREN = re.compile(r"[.\-\s]*\(\s*([a-gA-G])\s*\)")
 _LETTER_BARE = re.compile(r"[.\-\s]*([a-g])(?=[):\-(]|\.(?![A-Za-z])|\s*$|" + _ROMAN + r"\b|[-.]" + _ROMAN + r"\b"
                           r"|\s" + _ROMAN + r"\))")
-_LETTER_AFTER_PART = re.compile(r"[.\-\s]*([a-g])(?![A-Za-z])")
+_LETTER_AFTER_PART = re.compile(r"[.\-\s]*([a-g])(?:(?![A-Za-z])|(?=" + _ROMAN + r"(?![A-Za-z])))")   # 1b, 1bi.
+_ROMAN_AFTER = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?![A-Za-z])")
 _ROMAN_PAREN = re.compile(r"[.\-\s]*\(\s*(" + _ROMAN + r")\s*\)")
 _ROMAN_BARE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=[):]|\.(?![A-Za-z])|\s*$)")
 """A bare numeral: ``ii)``, ``iii.``, ``iv`` alone; never ``i.e.``."""
@@ -108,13 +109,13 @@ def parse_label(text: str, *, heading: bool) -> Label | None:
         letter, pos = m.group(1).lower(), m.end()
     else:
         m = (_LETTER_AFTER_PART if part else _LETTER_BARE).match(s, pos)
-        if m and not (part and s[m.end():m.end() + 1].isalpha()):
+        if m and not (part and s[m.end():m.end() + 1].isalpha() and not _ROMAN_AFTER.match(s, m.end())):
             letter, pos = m.group(1), m.end()
     m = _ROMAN_PAREN.match(s, pos)
     if m:
         roman, pos = m.group(1), m.end()
     elif letter:
-        m = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?![A-Za-z])").match(s, pos)
+        m = _ROMAN_AFTER.match(s, pos)
         if m:
             roman, pos = m.group(1), m.end()
     elif part is None:

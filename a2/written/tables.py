@@ -232,3 +232,37 @@ def transition_name(cell: str) -> str | None:
     if t in ("RA", "R") or t.startswith("RIGHT") or t.startswith("RARC"):
         return RIGHT
     return None
+
+
+HEADERS = {"stack": ("stack",), "buffer": ("buffer", "queue", "input"),
+            "dep": ("dep", "arc", "relation", "new", "added"),
+            "transition": ("transition", "action", "operation", "move")}
+
+
+def columns(header: TableRow, body: list[TableRow]) -> dict[str, int] | None:
+    """The columns a 3(a) table's header names (stack and buffer at least), the transition column by content when unnamed."""
+    found: dict[str, int] = {}
+    for k, cell in enumerate(header.cells):
+        text = clean(cell).lower()
+        for key, words in HEADERS.items():
+            if key not in found and any(w in text for w in words):
+                found[key] = k
+                break
+    return _by_content(body, found) if "stack" in found and "buffer" in found else None
+
+
+def _by_content(body: list[TableRow], cols: dict[str, int]) -> dict[str, int]:
+    """``cols`` with a transition column the header does not name (``t``, ``op``) found by its cells:
+    the unnamed column most of whose cells are transitions."""
+    if "transition" in cols or not body:
+        return cols
+    width = max(len(r.cells) for r in body)
+    counts = {k: sum(bool(transition_name(r.cells[k])) for r in body if k < len(r.cells))
+              for k in range(width) if k not in cols.values()}
+    best = max(counts, key=lambda k: counts[k], default=None)
+    if best is not None and counts[best] * 2 >= len(body):
+        cols = {**cols, "transition": best}
+        rest = [k for k in counts if k != best]
+        if "dep" not in cols and len(rest) == 1:
+            cols["dep"] = rest[0]
+    return cols

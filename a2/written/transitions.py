@@ -25,8 +25,8 @@ from a2.written.tables import (
     RIGHT,
     SHIFT,
     Dependency,
-    TableRow,
     clean,
+    columns,
     dependency,
     listed,
     norm_word,
@@ -107,22 +107,6 @@ def _canon(words: list[str] | None) -> tuple[str, ...] | None:
     return tuple(_CANON.get(norm_word(w), w) for w in words)
 
 
-_HEADERS = {"stack": ("stack",), "buffer": ("buffer", "queue", "input"),
-            "dep": ("dependen", "arc", "relation", "new", "added"),
-            "transition": ("transition", "action", "operation", "move")}
-
-
-def _columns(header: TableRow) -> dict[str, int] | None:
-    found: dict[str, int] = {}
-    for k, cell in enumerate(header.cells):
-        text = clean(cell).lower()
-        for key, words in _HEADERS.items():
-            if key not in found and any(w in text for w in words):
-                found[key] = k
-                break
-    return found if "stack" in found and "buffer" in found else None
-
-
 def read_table(section: Section) -> tuple[list[Row], list[str]]:
     """The configuration table's step rows (the initial row dropped) and notes about reading it."""
     notes: list[str] = []
@@ -131,7 +115,7 @@ def read_table(section: Section) -> tuple[list[Row], list[str]]:
         return [], notes
     best = None
     for t in tables:
-        cols = _columns(t[0])
+        cols = columns(t[0], t[1:])
         if cols:
             best = (t[1:], cols)
             break
@@ -153,8 +137,10 @@ def read_table(section: Section) -> tuple[list[Row], list[str]]:
         rows.append(Row(len(rows), transition_name(cells.get("transition", "")), raw_t,
                         _canon(word_list(cells.get("stack", ""))), _canon(word_list(cells.get("buffer", ""))),
                         dependency(cells.get("dep", "")), "dep" in cols))
-    if rows and (rows[0].transition == "" or (rows[0].stack == ("ROOT",) and rows[0].buffer == SENTENCE)):
-        rows = rows[1:]
+    if rows and rows[0].transition is None and "ROOT" not in (rows[0].stack or ()):
+        rows = rows[1:]      # a header in words the reader does not know (Pila, Búfer, Transición)
+    while rows and (rows[0].transition == "" or rows[0].stack == ("ROOT",) and rows[0].buffer == SENTENCE):
+        rows = rows[1:]      # the initial configuration (and a rule of dashes above it)
     rows = [row for row in rows if not (row.transition == "" and not row.stack and not row.buffer)]
     for k, row in enumerate(rows, start=1):
         row.number = k

@@ -132,3 +132,31 @@ def test_an_rst_simple_table_is_a_pipe_table_in_the_same_lines():
     out = rst(text).split("\n")
     assert out[3:7] == ["| Stack | Dep |", "| --- | --- |", "| [R] |  |", "| [R,I] | a->b |"]
     assert len(out) == len(text.split("\n"))
+
+
+# --- the answer typed inside the template's quoted prompt; cases in words with both conditions ---
+
+PROMPT = ("### 1(d) (5 points)\n\n> Compute the partial derivative with respect to each outside vector.\n>\n"
+          "> **Answer:** for $w = o$, ${eq}$; for $w \\neq o$, $\\hat{{y}}_w \\mathbf{{v}}_c$.\n\n"
+          "<!-- Write your answer below this line. -->\n")
+
+
+def test_an_answer_typed_inside_the_quoted_prompt_is_read(tmp_path):
+    assert full(graded(tmp_path, PROMPT.format(eq=r"(\hat{y}_o - 1)\mathbf{v}_c"))["1d"])
+    assert graded(tmp_path, PROMPT.format(eq=r"(1 - \hat{y}_o)\mathbf{v}_c"))["1d"].score < 4
+
+
+def test_a_quoted_prompt_alone_is_still_no_answer():
+    text = "> Compute $x = 1$.\n> Answer in terms of $y$.\n"
+    assert callouts_opened(text) == text
+
+
+@pytest.mark.parametrize(("answer", "right"), [
+    (r"**Answer:** $\hat{y}_i - 1$ if $i = c$, and $\hat{y}_i$ if $i \neq c$.", True),
+    (r"$\frac{\partial CE}{\partial l_i} = \hat{y}_i - 1$ if $i = c$, and $\hat{y}_i$ if $i \neq c$.", True),
+    (r"**Answer:** $\hat{y}_i$ if $i = c$, and $\hat{y}_i - 1$ if $i \neq c$.", False),
+    (r"**Answer:** $\hat{y}_i - 1$ if $i = c$, and $\hat{y}_i - 1$ if $i \neq c$.", False)])
+def test_cases_in_words_with_a_condition_each(tmp_path, answer, right):
+    r = graded(tmp_path, f"### 3(e)(ii)\n\n{answer}\n")["3e_ii"]
+    assert full(r) is right, (r.outcome.feedback, r.written.why)
+    assert "if i ≠ c" in r.written.read

@@ -59,6 +59,11 @@ _MARKER = re.compile(r"(?im)(?:^|(?<=[\s>*_#(]))(?:\*\*|__|\\textbf\{)?[ \t]*(?:
 _CONDITION_ONLY = re.compile(r"^\s*[a-z](?:_\{?\w\}?)?\s*(?:=|\\neq?|≠|!=|>|<|\\geq?|\\leq?)\s*[a-z0-9](?:_\{?\w\}?)?\s*$")
 
 
+def opens_with_marker(line: str) -> bool:
+    """Whether a line starts with an "Answer:" marker (``**Answer:**``, ``Final answer:``)."""
+    return _MARKER.match(line.strip()) is not None
+
+
 def is_condition(latex: str) -> bool:
     """``w = o``, ``i \\neq c``, ``z_i > 0``: a case condition, never an answer."""
     return bool(_CONDITION_ONLY.match(latex))
@@ -131,7 +136,8 @@ def candidates(text: str) -> list[Candidate]:
         after = on_line or [s for s in reach if s.display] or reach
         if after:
             span = after[0]
-            add(Candidate(span.latex, MARKED, span.start, _line_before(text, span.start), span.end))
+            add(Candidate(_with_prose_cases(span.latex, text, span.end), MARKED, span.start,
+                          _line_before(text, span.start), span.end))
         elif line_rest.strip(" *_"):
             line_rest, line_end = _wrapped(text, line_rest, line_end)
             add(Candidate(line_rest.strip(" *_"), MARKED_TEXT, m.end(), text[max(0, m.start() - 80):m.start()],
@@ -151,12 +157,13 @@ def candidates(text: str) -> list[Candidate]:
 
 _PROSE_CASES = re.compile(
     r"^[\s,;:(]*(?:if|when|where)\s+\$(?P<cond>[^$]+)\$\s*[,;]?\s*(?:and|or|,|;)?\s*"
-    r"(?:\$(?P<other>[^$]+)\$|(?P<zero>zero))\s*(?:otherwise|else|elsewhere|if\s+not|for\s+all\s+other)",
+    r"(?:\$(?P<other>[^$]+)\$|(?P<zero>zero))\s*(?:otherwise|else|elsewhere|if\s+not|for\s+all\s+other"
+    r"|(?:if|when)\s+\$(?P<cond2>[^$]+)\$)",
     re.I)
 
 
 def _with_prose_cases(latex: str, text: str, end: int) -> str:
-    """``$W_{ji}$ if $z_i > 0$ and $0$ otherwise``: the formula with its cases written in prose,
+    """``$W_{ji}$ if $z_i > 0$ and $0$ otherwise`` (or ``... and $b$ if $i \\neq c$``): the formula with its cases written in prose,
     as the cases a ``\begin{cases}`` would state (the formula itself when none follow it)."""
     m = _PROSE_CASES.match(text[end:end + 240])
     rhs = last_rhs(latex)
@@ -164,7 +171,8 @@ def _with_prose_cases(latex: str, text: str, end: int) -> str:
         return latex
     head = latex.rstrip()[:len(latex.rstrip()) - len(rhs)]
     other = m.group("other") or "0"
-    return rf"{head}\begin{{cases}} {rhs} & {m.group('cond')} \\ {other} & \text{{otherwise}} \end{{cases}}"
+    second = m.group("cond2") or r"\text{otherwise}"
+    return rf"{head}\begin{{cases}} {rhs} & {m.group('cond')} \\ {other} & {second} \end{{cases}}"
 
 
 _CONDITION_AFTER = re.compile(r"^[\s,;:(]*(?:\\text\{\s*)?(?:when|if|for|where|in\s+the\s+case)\b", re.I)

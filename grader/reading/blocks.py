@@ -35,6 +35,7 @@ from pylatexenc.latexwalker import (
 )
 
 from grader.reading import tex_walk
+from grader.reading.answers import opens_with_marker
 from grader.reading.braces import math_groups
 
 HEADING = "heading"
@@ -164,9 +165,10 @@ def callouts_opened(text: str) -> str:
     """A callout (Obsidian's and GitHub's ``> [!answer]``, ``> [!note]``) is the student's own text,
     not a quoted prompt: its lines lose their ``>`` and its marker line is left blank, so the
     answers inside are read as any others. Plain blockquotes (the template quotes each question) and
-    callouts of :data:`PROMPT_CALLOUTS` stay quotes. Which lines form a blockquote comes from
+    callouts of :data:`PROMPT_CALLOUTS` stay quotes, up to a line that starts with an "Answer:"
+    marker (an answer typed inside the template's quoted prompt), which is unquoted from there on. Which lines form a blockquote comes from
     markdown-it's tokens."""
-    if "[!" not in text:
+    if "[!" not in text and ">" not in text:
         return text
     lines = text.split("\n")
     depth = 0
@@ -180,14 +182,23 @@ def callouts_opened(text: str) -> str:
             continue
         start, end = tok.map
         m = _CALLOUT.match(lines[start])
-        if not m or m.group(1).lower() in PROMPT_CALLOUTS:
+        if not m:           # the template's quoted prompt, the answer typed inside it after "Answer:"
+            start = next((k for k in range(start, end) if opens_with_marker(_unquoted(lines[k]))), end)
+            for k in range(start, end):
+                lines[k] = _unquoted(lines[k])
+            continue
+        if m.group(1).lower() in PROMPT_CALLOUTS:
             continue
         lines[start] = ""
         for k in range(start + 1, end):
-            at = lines[k].find(">")
-            if at >= 0 and not lines[k][:at].strip():
-                lines[k] = lines[k][at + 1:].removeprefix(" ")
+            lines[k] = _unquoted(lines[k])
     return "\n".join(lines)
+
+
+def _unquoted(line: str) -> str:
+    """``line`` without its first blockquote ``>`` (and the space after it)."""
+    at = line.find(">")
+    return line[at + 1:].removeprefix(" ") if at >= 0 and not line[:at].strip() else line
 PANDOC_ESCAPED = "_*#<>~^`"
 """Characters pandoc escapes in Markdown text (``p\\_drop``, ``\\*``); brackets too (``\\[ROOT\\]``)."""
 

@@ -309,7 +309,7 @@ def cut_remark(formula: str) -> str:
     """The formula without the remark after it: the ONE rule, applied before any split on ``=``.
 
     A remark starts, at the top level (outside brackets and ``cases``), at ``\\quad``/``\\qquad``,
-    ``\\text{...}`` holding prose (not notation such as ``\\text{T}``), a comma (``, \\quad z = xW +
+    ``\\text{...}`` holding prose (not notation such as ``\\text{T}``), a shape note (``\\in \\mathbb{R}^{d×|V|}``), a comma (``, \\quad z = xW +
     b_1``, ``, i.e. ...``), a sentence's end, or a trailing ``( ... )`` holding words. Plain-text
     formulas end at the same places: ``, i.e.``, ``, where``, `` (so ...)``. Conditions (``if``,
     ``when``, ``otherwise``) are not remarks: they belong to the answer's cases."""
@@ -320,6 +320,9 @@ def cut_remark(formula: str) -> str:
             continue
         if ch == "," and (latex or _TEXT_REMARK.match(text, i)) and _comma_is_remark(text, i):
             text = text[:i]
+            break
+        if ch == "∈" or ch == "\\" and text.startswith("\\in", i) and not text[i + 3:i + 4].isalpha():
+            text = text[:i]       # a shape note: ... \in \mathbb{R}^{d \times |V|}
             break
         if ch == "\\" and _LATEX_REMARK.match(text, i):
             m = re.match(r"\\(?:text|mbox|textrm|textit)\s*\{([^{}]*)\}", text[i:])

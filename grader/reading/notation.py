@@ -35,6 +35,9 @@ UNICODE: dict[str, str] = {
 }
 """Unicode symbol -> LaTeX."""
 
+PLAIN_UNICODE: dict[str, str] = {"\U0001d7d9": "1", "\U0001d540": "1"}
+"""Unicode symbols a plain-text formula means in ASCII's spelling (𝟙{z > 0} is ``1{z > 0}``, an indicator)."""
+
 _COMBINING_HAT = re.compile(r"([A-Za-z])\u0302")
 
 ASCII: tuple[tuple[str, str], ...] = (
@@ -70,10 +73,33 @@ def _indicator_braces(text: str) -> str:
     return "".join(out)
 
 
+_SUBSCRIPTS = {char: latex[1:] for char, latex in UNICODE.items() if latex.startswith("_")}
+
+
+def _subscript_runs(text: str) -> str:
+    """A run of Unicode subscripts is one subscript: ``Wⱼᵢ`` -> ``W_{ji}`` (one at a time, W_j_i, is no formula)."""
+    if not any(ch in _SUBSCRIPTS for ch in text):
+        return text
+    out: list[str] = []
+    run: list[str] = []
+    for ch in text + "\0":
+        if ch in _SUBSCRIPTS:
+            run.append(_SUBSCRIPTS[ch])
+            continue
+        if run:
+            out.append("_{" + "".join(run) + "}" if len(run) > 1 else "_" + run[0])
+            run = []
+        out.append(ch)
+    return "".join(out[:-1])
+
+
 def to_latex(text: str) -> str:
     """``text`` in any of the notations -> LaTeX for :func:`grader.reading.latex_normal.normalise`."""
     plain = "\\" not in text
     text = _COMBINING_HAT.sub(r"\\hat{\1}", text)
+    text = _subscript_runs(text)
+    for char, ascii_form in (PLAIN_UNICODE.items() if plain else ()):
+        text = text.replace(char, ascii_form)
     for char, latex in UNICODE.items():
         if char in text:
             text = text.replace(char, latex)

@@ -102,9 +102,13 @@ def aligned_tables(text: str) -> str:
     return "\n".join(lines)
 
 
+BOX_DRAWING = str.maketrans({**{ch: "-" for ch in "═─━╌┄"}, **{ch: "|" for ch in "║│┃╎┆╔╗╚╝╤╧╪╟╢╠╣╦╩╬┌┐└┘┬┴┼├┤╞╡╒╕╘╛╓╖╙╜"}})
+"""A table drawn with box-drawing characters (python's tabulate, a terminal's output) as pipes and dashes."""
+
+
 def table_rows(body: str) -> list[list[TableRow]]:
     """Every table of ``body`` as rows of cells (separator rows dropped), tables in order."""
-    text = aligned_tables(latex_tables(body))
+    text = aligned_tables(latex_tables(body.translate(BOX_DRAWING)))
     tables: list[list[TableRow]] = []
     current: list[TableRow] = []
     for k, line in enumerate(text.split("\n")):

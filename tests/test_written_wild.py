@@ -248,7 +248,226 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
         "3f": (11, "", 11),
     },
-
+    "32_template_right_steps_wrong_finals": {   # template, one \ifans enumerate, 3(a) in the prompt's tabular, wrong finals
+        "1b_i": (0, "", 0),
+        "1d": (2, "", 2),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
+    "33_dotted_labels_conventions": {   # ### 1.b.i, p = keep probability, dependent <- head arcs
+        "1b_i": (0, "", 0),
+        "1d": (2, "", 2),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3a": (3.5294, "", 3.5294),   # blind: fails on main as of e7df949 (SILENT false fail: 3.2941)
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "34_chinese_fullwidth": {   # Chinese headings and table header, full-width parentheses
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "35_description_list_tex": {   # \item[1(b)(i)] labels, array cases, column bmatrix, a wrong buffer
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "2b_i": (1, "", 1),
+        "3a": (3.7647, "", 3.7647),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "36_examples_after_answers": {   # \boxed finals followed by worked numeric examples
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "37_revisions_strikethrough": {   # a resubmission with ~~old answers~~ before the corrections
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 11)
+    },
+    "38_ascii_keyvalue_steps": {   # ASCII math, 3(a) as 'step k: SHIFT stack=[..] buffer=[..]' lines
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
+    "39_wrong_finals_right_decoys": {   # wrong finals next to the right form (struck, 'not X')
+        "1b_i": (0, R, 0),
+        "1d": (0, "", 0),
+        "1e": (0, "", 0),
+        "2b_i": (0, R, 0),
+        "3a": (0, "", 0),
+        "3b": (0, "", 0),
+        "3e_i": (1.5, "", 1.5),
+        "3e_ii": (0, "", 0),
+        "3f": (10, "", 10),
+    },
+    "40_jekyll_kramdown_post": {   # a Jekyll blog post index.md, kramdown $$ inline
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "41_subfiles_own_answer_macro": {   # subfiles, the student's own \sol{} box, \xrightarrow{rel} arcs
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 2.1176)
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, R, 0),
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 4)
+    },
+    "42_notebook_html_export": {   # a notebook exported to HTML (nbconvert)
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3f": (11, "", 11),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "43_answers_as_images": {   # 1(d) and 3(e)(i) only as pasted images
+        "1b_i": (2, "", 2),
+        "1d": (0, R, 4),   # only in an image: 0 with the review flag is the right outcome
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (0, R, 0),
+        "3b": (1, "", 1),
+        "3e_i": (0, R, 3),   # only in an image: 0 with the review flag is the right outcome
+        "3e_ii": (3, "", 3),
+        "3f": (0, R, 0),
+    },
+    "44_hexo_escaped_math": {   # a Hexo post, math escaped for the renderer (v\_c, \\{)
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_ii": (0, R, 0),
+        "3f": (12, "", 12),
+    },
+    "45_word_math_italic_unicode": {   # .txt from Word: math-italic letters, combining circumflex
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "1e": (0, R, 0),
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3f": (12, "", 12),
+    },
+    "46_roman_parts_alerts": {   # Roman parts (III-(e)-i), > [!IMPORTANT] alerts, HTML table without <thead>
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "47_notebook_string_sources": {   # a Colab .ipynb: string sources, 1(e) in a raw cell
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "2b_i": (0, "", 0),
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "48_rst_grid_admonitions": {   # .rst: grid table, answers in .. admonition:: bodies
+        "1b_i": (0, "", 0),
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "49_enumerate_positions_tex": {   # parts only as positions in nested enumerate
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "50_labels_inside_paragraphs": {   # **1b.** (i) .. (ii) .. in one paragraph, 3(b) in words
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "51_matrix_forms_sections_tex": {   # \subsection{Part (b)}, expanded forms, gamma = 1/q, a Jacobian
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

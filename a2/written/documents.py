@@ -36,12 +36,14 @@ from a2.written.sections import (
     is_plain_text,
     locate_markdown,
     merge_section,
+    parse_label,
+    part_title,
     pretty,
 )
 from a2.written.targets import split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
-from grader.reading.blocks import callouts_opened, github_math, html_tables, pandoc_unescaped
+from grader.reading.blocks import callouts_opened, github_math, html_tables, markdown_tokens, pandoc_unescaped
 from grader.reading.markup import as_markdown
 from grader.reading.tex_macros import Macro, definitions, expand_safely
 from grader.reading.tex_walk import inputs, read_to
@@ -183,6 +185,12 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
+    unplaced = [h for name, text in files if not name.lower().endswith(".tex") and not is_plain_text(name, text)
+                for h in unplaced_headings(name, text)]
+    for q in questions - set(merged) if unplaced else ():
+        merged[q] = Section(q, "", where=unplaced[0][1], doubt=(
+            f"no section was found for {pretty(q)}, but the writeup has numbered headings the reader could not "
+            "place: " + "; ".join(f"{head!r} ({where})" for head, where in unplaced[:4])))
     for name, why in unread.items():
         for q in questions - set(merged):
             merged[q] = Section(q, "", where=name, unread=why)
@@ -193,6 +201,27 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     attach(merged, questions, outside_sections(model, merged, questions,
                                                lambda latex: expand_safely(latex, macros)[0]))
     return Located(merged, notes)
+
+
+_NUMBERED = re.compile(r"[0-9一二三四五六七八九十]|(?<![A-Za-z])[IVX]{1,4}(?![A-Za-z])|\([a-g]\)")
+"""A heading that looks numbered (a digit, a CJK numeral, a Roman numeral, a letter in brackets)."""
+
+
+def unplaced_headings(name: str, text: str) -> list[tuple[str, str]]:
+    """(heading, where) of the Markdown headings of ``text`` that look numbered (:data:`_NUMBERED`) but
+    name no question or part the reader knows (``## 第三题``, ``### III-(a)``), below the first it does: an item not found
+    in such a writeup may be under one of them, so its zero is flagged, never silent."""
+    lines = text.split("\n")
+    out = []
+    placed = False                 # headings above the first one the reader places are the title's
+    for tok in markdown_tokens(text):
+        if tok.type == "heading_open" and tok.map and tok.markup.startswith("#"):
+            head = lines[tok.map[0]].strip().lstrip("#").strip()
+            if parse_label(head, heading=True) is not None or part_title(head) is not None:
+                placed = True
+            elif placed and _NUMBERED.search(head):
+                out.append((head[:80], f"{name}, line {tok.map[0] + 1}"))
+    return out
 
 
 def _move_foreign_tails(sections: dict[str, Section], questions: set[str]) -> None:

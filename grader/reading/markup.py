@@ -30,9 +30,13 @@ def as_markdown(name: str, text: str) -> str:
     return text
 
 
+TEXT_CELLS = frozenset({"markdown", "raw"})
+"""Notebook cells that hold the student's text (a raw cell often holds LaTeX: ``\\[ ... \\]``)."""
+
+
 def notebook(text: str) -> str:
-    """A notebook's Markdown cells, in order (code cells and outputs are not answers); a notebook
-    whose JSON cannot be read gives no text."""
+    """A notebook's Markdown and raw cells, in order (code cells and outputs are not answers); a
+    notebook whose JSON cannot be read gives no text."""
     try:
         doc = json.loads(text)
     except ValueError:
@@ -42,7 +46,7 @@ def notebook(text: str) -> str:
         return ""
     out = []
     for cell in cells:
-        if isinstance(cell, dict) and cell.get("cell_type") == "markdown":
+        if isinstance(cell, dict) and cell.get("cell_type") in TEXT_CELLS:
             source = cell.get("source", "")
             out.append("".join(source) if isinstance(source, list) else str(source))
     return "\n\n".join(s.strip("\n") for s in out)
@@ -69,17 +73,23 @@ def org(text: str) -> str:
     return "\n".join(out)
 
 
+CONTAINERS = frozenset({"admonition", "note", "tip", "hint", "important", "attention", "caution", "warning",
+                        "danger", "error", "seealso", "topic", "sidebar", "container", "rubric", "epigraph"})
+"""rst directives whose indented body is ordinary text (an answer in ``.. admonition:: Answer``)."""
+
 _RST_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
 _RST_ROLE = re.compile(r":math:`([^`]*)`")
 _RST_LITERAL = re.compile(r"``([^`]*)``")
 _RST_COLUMNS = re.compile(r"^\s*=+(?:\s+=+)+\s*$")
+_RST_GRID_RULE = re.compile(r"^\s*\+[-=+]+\+\s*$")
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+([A-Za-z-]+)::\s*(.*)$")
 
 
 def rst(text: str) -> str:
     """reStructuredText: an underlined (or over- and underlined) title as a heading, ``.. math::``
     and its indented block as display math, ``:math:`x``` as ``$x$``, ``\\`\\`x\\`\\``` as ``x``, a
-    simple table (columns under ``===  ===``) as a pipe table; other directives are left blank."""
+    simple table (columns under ``===  ===``) as a pipe table, a grid table's ``+---+`` rules as rules of
+    dashes; the body of an admonition (``.. note::``) is read as text, other directives are left blank."""
     lines = text.split("\n")
     out = list(lines)
     levels: list[str] = []
@@ -88,6 +98,10 @@ def rst(text: str) -> str:
         line = lines[k]
         if _RST_COLUMNS.match(line):
             k = _simple_table(lines, out, k)
+            continue
+        if _RST_GRID_RULE.match(line):       # a grid table's +----+ / +====+ rule: a rule of dashes
+            out[k] = line.replace("+", "|").replace("=", "-")
+            k += 1
             continue
         directive = _RST_DIRECTIVE.match(line)
         if directive:
@@ -116,6 +130,11 @@ def _directive(lines: list[str], out: list[str], k: int, name: str, argument: st
     while end > k + 1 and not lines[end - 1].strip():
         end -= 1
     body = [ln.strip() for ln in lines[k + 1:end] if ln.strip()]
+    if name in CONTAINERS:           # its body is the student's text: read on, one indent less
+        indent = min((len(ln) - len(ln.lstrip()) for ln in lines[k + 1:end] if ln.strip()), default=0)
+        lines[k + 1:end] = [ln[indent:] for ln in lines[k + 1:end]]
+        out[k] = ""
+        return k + 1
     for j in range(k, end):
         out[j] = ""
     if name == "math":

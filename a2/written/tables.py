@@ -19,8 +19,10 @@ MAX_ROWS = 200
 
 _FORMAT = re.compile(r"\\(?:text|textrm|texttt|textsf|textsc|textbf|textit|mathrm|mathtt|mathsf|mathbf|"
                      r"mathit|operatorname|emph|mbox)\s*\{([^{}]*)\}")
-_RIGHT = re.compile(r"\\(?:rightarrow|to|longrightarrow|Rightarrow|mapsto)(?![A-Za-z])|→|⟶|⇒|-+>|=>")
-_LEFT = re.compile(r"\\(?:leftarrow|gets|longleftarrow|Leftarrow)(?![A-Za-z])|←|⟵|⇐|<-+")
+_LABELLED = r"\s*(?:\[[^\]]*\])?\s*\{(?:[^{}]|\{[^{}]*\})*\}"   # an arrow's label: \xrightarrow{\text{nsubj}}
+_RIGHT = re.compile(r"\\xrightarrow" + _LABELLED + r"|\\(?:rightarrow|to|longrightarrow|Rightarrow|mapsto)(?![A-Za-z])"
+                    r"|→|⟶|⇒|-+>|=>")
+_LEFT = re.compile(r"\\xleftarrow" + _LABELLED + r"|\\(?:leftarrow|gets|longleftarrow|Leftarrow)(?![A-Za-z])|←|⟵|⇐|<-+")
 _ESCAPED = re.compile(r"\\([\[\]*#_{}<>])")
 EMPTY_CELL = re.compile(r"^\s*(?:|-+|—|–|∅|\\emptyset|\\varnothing|empty|none|n/?a|\[\s*\]|\\\{\s*\\\}|\{\s*\})\s*$", re.I)
 

@@ -43,7 +43,14 @@ from a2.written.sections import (
 from a2.written.targets import split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
-from grader.reading.blocks import callouts_opened, github_math, html_tables, markdown_tokens, pandoc_unescaped
+from grader.reading.blocks import (
+    callouts_opened,
+    github_math,
+    html_tables,
+    markdown_tokens,
+    pandoc_unescaped,
+    struck_out,
+)
 from grader.reading.markup import as_markdown
 from grader.reading.tex_macros import Macro, definitions, expand_safely
 from grader.reading.tex_walk import inputs, read_to
@@ -140,7 +147,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     notes: list[str] = []
     merged: dict[str, Section] = {}
     files = [(name, text.translate(_INVISIBLE) if name.lower().endswith(".tex") else pandoc_unescaped(
-              html_tables(callouts_opened(github_math(as_markdown(name, text).translate(_INVISIBLE))))))
+              struck_out(html_tables(callouts_opened(github_math(as_markdown(name, text).translate(_INVISIBLE)))))))
              for name, text in files]
     if len(files) > MAX_FILES:
         notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")

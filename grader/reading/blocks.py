@@ -156,6 +156,23 @@ def html_tables(text: str) -> str:
     return "\n".join(lines)
 
 
+_STRUCK = re.compile(r"~~(?=\S)[^~\n]*?~~|<(del|s|strike)>[^<\n]*?</\1>")
+
+
+def struck_out(text: str) -> str:
+    """Text struck through (``~~old~~``, ``<del>old</del>``) outside math is deleted text: blanked
+    (the rest keeps its place), never read as an answer."""
+    if "~~" not in text and "</" not in text:
+        return text
+    out, pos = [], 0
+    for start, end in _outside_math(text):
+        out.append(text[pos:start])
+        out.append(_STRUCK.sub(lambda m: " " * len(m.group(0)), text[start:end]))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 PROMPT_CALLOUTS = frozenset({"question", "quote", "cite", "faq", "help"})
 """Callout types (``> [!question]``) that quote the handout; any other callout holds the student's text."""
 _CALLOUT = re.compile(r"^[ \t]*>[ \t]*\[!([A-Za-z-]+)\]")

@@ -21,7 +21,7 @@ STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model
 """The files a student edits and uploads; everything else in the template is support code."""
 WRITTEN_FILES = ("answers.md", "answers.txt")
 """The written part: Markdown (the template's), or plain text with Unicode or ASCII math; .tex files too."""
-WRITTEN_SUFFIXES = (".md", ".markdown", ".txt", ".tex", ".ipynb", ".org", ".rst")
+WRITTEN_SUFFIXES = (".md", ".markdown", ".txt", ".tex", ".ipynb", ".org", ".rst", ".html", ".htm")
 """Written files read whatever their name (``a2_answer.md``, ``p1.txt``, ``homework2.tex``; a notebook's
 Markdown cells, org-mode and reStructuredText as the Markdown they say: grader/reading/markup.py)."""
 UNREAD_WRITTEN_SUFFIXES = (".pdf", ".xlsx", ".xls", ".csv", ".ods", ".numbers", ".docx", ".doc", ".odt", ".rtf",

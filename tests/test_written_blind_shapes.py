@@ -160,3 +160,43 @@ def test_cases_in_words_with_a_condition_each(tmp_path, answer, right):
     r = graded(tmp_path, f"### 3(e)(ii)\n\n{answer}\n")["3e_ii"]
     assert full(r) is right, (r.outcome.feedback, r.written.why)
     assert "if i ≠ c" in r.written.read
+
+
+def test_a_notebook_exported_to_html_is_read(tmp_path):
+    page = ("<html><head><script>var x = '$\\\\gamma = 1 - p$';</script></head><body>"
+            "<h2 id='x'>2(b)(i)<a class='anchor-link'>&#182;</a></h2><p>$\\gamma = {g}$</p>"
+            "<div><pre>gamma = 1 - p</pre></div></body></html>")
+    assert full(graded(tmp_path, page.format(g=r"\frac{1}{1 - p_{drop}}"), "a2_written.html")["2b_i"])
+    assert graded(tmp_path, page.format(g="1 - p_{drop}"), "a2_written.html")["2b_i"].score == 0
+
+
+def test_an_rst_admonition_and_a_notebooks_raw_cell_are_read(tmp_path):
+    import json
+    rst_text = "2(b)(i)\n=======\n\n.. admonition:: Answer\n\n   .. math::\n\n      \\gamma = \\frac{1}{1 - p_{drop}}\n"
+    assert full(graded(tmp_path, rst_text, "a2.rst")["2b_i"])
+    nb = {"cells": [{"cell_type": "markdown", "source": "## 2(b)(i)"},
+                    {"cell_type": "raw", "source": "\\[ \\gamma = \\frac{1}{1 - p_{drop}} \\]"}]}
+    assert full(graded(tmp_path, json.dumps(nb), "a2.ipynb")["2b_i"])
+
+
+def test_a_labelled_arrow_is_an_arc():
+    from a2.written.tables import dependency
+    assert str(dependency(r"presented $\xrightarrow{\text{nsubj}}$ I")) == "presented → I"
+    assert str(dependency(r"I $\xleftarrow{nsubj}$ presented")) == "presented → I"
+
+
+def test_struck_through_text_is_not_read():
+    from grader.reading.blocks import struck_out
+    assert struck_out("Correct: ~~comment → decision~~ reasons → decision") == \
+        "Correct:                        reasons → decision"
+    assert struck_out("$a ~~ b$ and <del>x</del>") == "$a ~~ b$ and " + " " * len("<del>x</del>")
+
+
+def test_an_item_missing_under_numbered_headings_the_reader_cannot_place_is_flagged(tmp_path):
+    text = ("# Homework 2\n\n## 1(b)(i)\n\n$$\\frac{\\partial J}{\\partial v_c} = U(\\hat y - y)$$\n\n"
+            "## 第三题 依存句法分析\n\n### 小题二\n\n$2n$\n")
+    got = graded(tmp_path, text)
+    assert full(got["1b_i"])
+    assert got["3b"].score == 0 and got["3b"].needs_review and "第三题" in got["3b"].written.review
+    plain = graded(tmp_path, "# Homework 2\n\n## 1(b)(i)\n\n$$U(\\hat y - y)$$\n")
+    assert not plain["3b"].needs_review          # no heading left unplaced: absent, not flagged

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
+from html.parser import HTMLParser
 
-MARKUPS = (".ipynb", ".org", ".rst")
+MARKUPS = (".ipynb", ".org", ".rst", ".html", ".htm")
 """File suffixes read through this module."""
 
 
@@ -27,6 +28,8 @@ def as_markdown(name: str, text: str) -> str:
         return org(text)
     if low.endswith(".rst"):
         return rst(text)
+    if low.endswith((".html", ".htm")):
+        return html(text)
     return text
 
 
@@ -182,3 +185,78 @@ def _simple_table(lines: list[str], out: list[str], k: int) -> int:
         for j, row in rows[1:]:
             out[j] = row
     return last + 1
+
+
+class _Html(HTMLParser):
+    """HTML (a notebook exported by nbconvert, a page saved from an editor) as Markdown: headings,
+    paragraphs, list items, line breaks, tables as pipe rows; scripts, styles and code left out.
+    Math is text there (``$...$`` for MathJax), entities decoded (``&gt;``, ``&rarr;``)."""
+
+    SKIP = frozenset({"script", "style", "head", "pre", "code", "svg"})
+    BLOCKS = frozenset({"p", "div", "ol", "ul", "table", "tr", "blockquote", "section", "main", "body"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.skip = 0
+        self.lists: list[str] = []
+        self.row: list[str] | None = None
+        self.cell: list[str] | None = None
+        self.rows = 0
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in self.SKIP:
+            self.skip += 1
+        elif tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            self.out.append("\n\n" + "#" * int(tag[1]) + " ")
+        elif tag in ("ol", "ul"):
+            self.lists.append(tag)
+        elif tag == "li":
+            self.out.append("\n" + ("1. " if self.lists[-1:] == ["ol"] else "- "))
+        elif tag == "br":
+            self.out.append("\\\n   " if self.lists else "\n")
+        elif tag == "tr":
+            self.row = []
+        elif tag in ("td", "th") and self.row is not None:
+            self.cell = []
+        elif tag in self.BLOCKS:
+            self.out.append("\n\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.SKIP:
+            self.skip = max(0, self.skip - 1)
+        elif tag in ("h1", "h2", "h3", "h4", "h5", "h6", "p", "div"):
+            self.out.append("\n\n")
+        elif tag in ("ol", "ul") and self.lists:
+            self.lists.pop()
+            self.out.append("\n\n")
+        elif tag in ("td", "th") and self.cell is not None and self.row is not None:
+            self.row.append(" ".join("".join(self.cell).split()).replace("|", "\\|"))
+            self.cell = None
+        elif tag == "tr" and self.row is not None:
+            self.out.append("\n| " + " | ".join(self.row) + " |")
+            if self.rows == 0:
+                self.out.append("\n|" + " --- |" * len(self.row))
+            self.rows += 1
+            self.row = None
+        elif tag == "table":
+            self.rows = 0
+            self.out.append("\n\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.skip:
+            return
+        data = data.replace("\u00b6", "")        # a heading's anchor link
+        if self.cell is not None:
+            self.cell.append(data)
+        elif self.row is None:
+            self.out.append(data if data.strip() else " " if data else "")
+
+
+def html(text: str) -> str:
+    """An HTML file's text as the Markdown it renders (:class:`_Html`)."""
+    parser = _Html()
+    parser.feed(text)
+    parser.close()
+    lines = [line.rstrip() for line in "".join(parser.out).split("\n")]
+    return "\n".join(line for k, line in enumerate(lines) if line or k == 0 or lines[k - 1]).strip() + "\n"

@@ -200,3 +200,18 @@ def test_an_item_missing_under_numbered_headings_the_reader_cannot_place_is_flag
     assert got["3b"].score == 0 and got["3b"].needs_review and "第三题" in got["3b"].written.review
     plain = graded(tmp_path, "# Homework 2\n\n## 1(b)(i)\n\n$$U(\\hat y - y)$$\n")
     assert not plain["3b"].needs_review          # no heading left unplaced: absent, not flagged
+
+
+def test_a_3f_field_not_found_is_not_read_whole(tmp_path):
+    text = ("### 3(f)\n\n**3f.** (i) verb phrase attachment error, incorrect acquisition → citing, correct blocked "
+            "→ citing; (ii) the parser got something wrong here; (iii) see above; (iv) coordination.\n")
+    r = graded(tmp_path, text)["3f"]
+    assert r.score < r.max_score and r.needs_review and "not read whole" in r.written.review
+
+
+@pytest.mark.parametrize("text", [
+    "Let $q = 1 - p_{\\text{drop}}$ be the probability that a unit is kept. Then $\\gamma = 1/q$.",
+    "Let $p$ be the probability of keeping a unit ($p = 1 - p_{drop}$), so $\\gamma = \\frac{1}{p}$."])
+def test_gamma_in_the_writeups_own_names_is_flagged_not_failed(tmp_path, text):
+    r = graded(tmp_path, f"### 2(b)(i)\n\n{text}\n")["2b_i"]
+    assert r.score == r.max_score or r.needs_review, r.outcome.feedback

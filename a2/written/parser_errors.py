@@ -243,5 +243,10 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
         evidence = ItemEvidence(wrong.key() if wrong else None, right.key() if right else None,
                                 ok_kind if about_it else None)
         why += [f"{key.roman}: {mistake.text(evidence)}" for mistake in every_known(f"3f:{key.roman}", evidence)]
-    return Verdict(passed, 3 * len(KEYS), [f"read: {' | '.join(reads)}" if reads else "read: nothing", *lines],
-                   read=" | ".join(reads), why=why)
+    out = Verdict(passed, 3 * len(KEYS), [f"read: {' | '.join(reads)}" if reads else "read: nothing", *lines],
+                  read=" | ".join(reads), why=why)
+    unread = [r.split(":")[0] for r in reads if "?" in r.split(":", 1)[1]]
+    if unread and passed < out.total:
+        # a field not found is not a wrong field: the answer was not read whole (prose, an arrow not known)
+        out.review = f"3(f) was not read whole: a field of sentence {', '.join(unread)} was not found"
+    return out

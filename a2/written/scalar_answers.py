@@ -94,8 +94,22 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
     ok, why = _value_check(formula, "p", points, lambda p: 1.0 / (1.0 - p))
     read = "γ = " + re.sub(r"\bp\b", "p_drop", show(formula.tree, formula))
     said = "γ: right at every random p in (0, 0.95)." if ok else "γ: wrong."
-    return _with_catalogue(Verdict(int(ok), 1, [f"read: {read}"], read=read, raw=cand.latex, why=_why(said, why)), "2b_i",
-                           ScalarEvidence(formula, "p", points), cand)
+    out = _with_catalogue(Verdict(int(ok), 1, [f"read: {read}"], read=read, raw=cand.latex, why=_why(said, why)), "2b_i",
+                          ScalarEvidence(formula, "p", points), cand)
+    defined = [c.latex for c in found if _defines(lhs(c.latex), ("\\gamma", "γ", "gamma"))]
+    if not ok and not out.review and defined:
+        # "let q = 1 − p_drop ... γ = 1/q": the writeup's own name for another quantity
+        out.review = (f"{read} was read, but the writeup defines its own names ({'; '.join(quote(d) for d in defined[:3])}): "
+                      "a TA reads the answer with them")
+    return out
+
+
+def _defines(left: str, targets: tuple[str, ...]) -> bool:
+    """Whether an equation's left side ``left`` defines a name of the writeup's own: one symbol
+    (``q``, ``p``, ``p_{keep}``), not the question's target."""
+    name = left.strip().strip("$ ")
+    return bool(name) and re.fullmatch(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9 ]+\}?)?", name) is not None \
+        and name not in targets
 
 
 def _first_in(pool: list[Candidate], names: set[str]) -> tuple[Candidate, Formula] | Verdict | None:

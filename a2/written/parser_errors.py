@@ -246,6 +246,9 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
     out = Verdict(passed, 3 * len(KEYS), [f"read: {' | '.join(reads)}" if reads else "read: nothing", *lines],
                   read=" | ".join(reads), why=why)
     unread = [r.split(":")[0] for r in reads if "?" in r.split(":", 1)[1]]
+    body = f" {section.body}"
+    unread += [k.roman for k in KEYS if parts.get(k.roman) is None      # numbered in the text, yet not split out
+               and any(f"{lead}{k.roman}{end}" in body for lead in " \n(" for end in ".)")]
     if unread and passed < out.total:
         # a field not found is not a wrong field: the answer was not read whole (prose, an arrow not known)
         out.review = f"3(f) was not read whole: a field of sentence {', '.join(unread)} was not found"

@@ -197,6 +197,18 @@ def _judge(row: Row, base: Config) -> tuple[str, tuple[Config, tuple[str, str] |
     return "", result, False
 
 
+def _mislabelled(row: Row) -> bool:
+    """A row whose stack, buffer and arc are those of the gold step from the configuration before
+    it, under another transition's name (LEFT-ARC written for a RIGHT-ARC's result)."""
+    k = GOLD_PATH.index(_written_config(row)) if _written_config(row) in GOLD_PATH else 0
+    if k == 0 or not row.transition or row.dep is None:
+        return False
+    want = oracle(GOLD_PATH[k - 1])
+    step = apply(GOLD_PATH[k - 1], want) if want else None
+    return bool(step and step[1] and row.transition != want
+                and row.dep.key() == (norm_word(step[1][0]), norm_word(step[1][1])))
+
+
 def _written_config(row: Row) -> Config | None:
     """The gold configuration the row's stack and buffer show, if they show one."""
     for config in GOLD_PATH:
@@ -344,6 +356,10 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     if tree_ok and not review and passed < len(rows) / 2:
         review = (f"the transitions build exactly the gold tree, yet only {passed} of the {len(rows)} rows' "
                   "stack and buffer were read as right: the cells may not have been read as written")
+    mislabelled = [r.number for r in rows if _mislabelled(r)]
+    if mislabelled and not review:
+        review = (f"row{'s' if len(mislabelled) > 1 else ''} {', '.join(map(str, mislabelled[:5]))} name a transition "
+                  "other than the one their own stack, buffer and arc show: a TA decides which was meant")
     if review and earned >= total:
         earned = total - 1            # the rows' configurations are part of the answer: never full without them
     return Verdict(earned, total, lines, read=read, why=why, review=review)

@@ -215,3 +215,17 @@ def test_a_3f_field_not_found_is_not_read_whole(tmp_path):
 def test_gamma_in_the_writeups_own_names_is_flagged_not_failed(tmp_path, text):
     r = graded(tmp_path, f"### 2(b)(i)\n\n{text}\n")["2b_i"]
     assert r.score == r.max_score or r.needs_review, r.outcome.feedback
+
+
+def test_words_math_italic_letters_are_letters(tmp_path):
+    text = "Question 2(b)(i)\n𝛾 = 1/(1 − 𝑝_𝑑𝑟𝑜𝑝)\n\nQuestion 1(e)\n∂𝐽/∂𝑈 = 𝑣_𝑐(𝑦̂ − 𝑦)^𝑇\n"
+    got = graded(tmp_path, text, "A2 written answers.txt")
+    assert full(got["2b_i"]) and full(got["1e"]), (got["2b_i"].outcome.feedback, got["1e"].outcome.feedback)
+    wrong = graded(tmp_path, "Question 2(b)(i)\n𝛾 = 1 − 𝑝_𝑑𝑟𝑜𝑝\n", "A2 written answers.txt")
+    assert wrong["2b_i"].score == 0
+
+
+def test_math_escaped_for_a_site_generator_is_read(tmp_path):
+    text = "## 1(e)\n\n$$\\frac{\\partial J}{\\partial U} = v\\_c (\\hat{y} - y)^\\top$$\n"
+    assert full(graded(tmp_path, text)["1e"])
+    assert graded(tmp_path, text.replace("v\\_c (\\hat{y} - y)", "(\\hat{y} - y) v\\_c"))["1e"].score == 0

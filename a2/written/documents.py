@@ -49,9 +49,11 @@ from grader.reading.blocks import (
     html_tables,
     markdown_tokens,
     pandoc_unescaped,
+    site_unescaped,
     struck_out,
 )
 from grader.reading.markup import as_markdown
+from grader.reading.notation import MATH_LETTERS
 from grader.reading.tex_macros import Macro, definitions, expand_safely
 from grader.reading.tex_walk import inputs, read_to
 
@@ -70,6 +72,8 @@ _INVISIBLE = str.maketrans({"\u200b": None, "\u200c": None, "\u200d": None, "\u2
                             "\u00a0": " ", "\u202f": " ", "\u2009": " "})
 """Characters that do not change what a writeup says (zero-width and non-breaking spaces, a byte
 order mark, CR): removed or made plain spaces before anything is read."""
+_READ_AS = {**_INVISIBLE, **MATH_LETTERS}
+"""What a writeup's characters are read as: the invisible ones removed, mathematical letters (𝐽, 𝑣) as letters."""
 
 
 def _key(path: str) -> str:
@@ -146,8 +150,8 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     """Sections of every written file (answers.md first, then .tex files by name)."""
     notes: list[str] = []
     merged: dict[str, Section] = {}
-    files = [(name, text.translate(_INVISIBLE) if name.lower().endswith(".tex") else pandoc_unescaped(
-              struck_out(html_tables(callouts_opened(github_math(as_markdown(name, text).translate(_INVISIBLE)))))))
+    files = [(name, text.translate(_READ_AS) if name.lower().endswith(".tex") else pandoc_unescaped(
+              struck_out(html_tables(callouts_opened(site_unescaped(github_math(as_markdown(name, text).translate(_READ_AS))))))))
              for name, text in files]
     if len(files) > MAX_FILES:
         notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")

@@ -239,6 +239,26 @@ def pandoc_unescaped(text: str) -> str:
     return "".join(out)
 
 
+_MATH_ESCAPE = re.compile(r"\\([\\_*])")
+
+
+def site_unescaped(text: str) -> str:
+    """Math escaped for a site generator's Markdown (Hexo, Hugo: ``v\\_c``, ``\\\\{``, ``\\\\\\\\``
+    for a row break) as the LaTeX it stands for. A document is read so only when its math holds
+    ``\\_``, which no formula means: then ``\\\\`` is ``\\``, ``\\_`` is ``_`` and ``\\*`` is ``*`` in its
+    math; other documents are unchanged."""
+    spans = list(math_groups(text))
+    if not any("\\_" in body for _s, _e, body, _d in spans):
+        return text
+    out, pos = [], 0
+    for start, end, _body, _display in spans:
+        out.append(text[pos:start])
+        out.append(_MATH_ESCAPE.sub(r"\1", text[start:end]))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 _ESCAPED_BRACKETS = re.compile(r"\\\[([^\n]*?)\\\]")
 
 

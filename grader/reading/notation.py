@@ -13,6 +13,7 @@ otherwise``) become a ``cases`` environment (:func:`word_cases`). Nothing here e
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from grader.reading.braces import closing
@@ -34,6 +35,11 @@ UNICODE: dict[str, str] = {
     "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u200b": "",
 }
 """Unicode symbol -> LaTeX."""
+
+MATH_LETTERS = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in (*range(0x1D400, 0x1D7D8), 0x210E)
+                if unicodedata.normalize("NFKC", chr(cp)) != chr(cp)}
+"""Mathematical italic and bold letters (Word's equations pasted as text: 𝐽, 𝑣_𝑐, ℎ, 𝛾) as the letters they
+are (a ``str.translate`` table; the double-struck 𝟙 keeps its own entry in :data:`UNICODE`)."""
 
 PLAIN_UNICODE: dict[str, str] = {"\U0001d7d9": "1", "\U0001d540": "1"}
 """Unicode symbols a plain-text formula means in ASCII's spelling (𝟙{z > 0} is ``1{z > 0}``, an indicator)."""

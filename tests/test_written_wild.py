@@ -468,6 +468,116 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),
     },
+    "52_answer_summary_table": {   # every final answer in a Question | Final answer table, sigma/beta 3(a) header
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "53_empty_ifans_then_answer": {   # \ifans{} left empty, the answer written after it
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "2b_i": (0, "", 0),
+        "3a": (0, "", 0),
+        "3b": (0, "", 0),
+        "3e_i": (0, "", 0),
+        "3e_ii": (0, "", 0),
+        "3f": (0, "", 0),
+    },
+    "54_own_conventions_stale_stacks": {   # stale 3(a) stacks, 1(d) one case, h = ReLU(Wx + b_1) declared
+        "1b_i": (2, "", 2),
+        "1d": (2, "", 2),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (3.2941, "", 3.2941),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "55_korean_japanese_headings": {   # Korean question words (## 문제 3.) and table header
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "56_reordered_table_columns": {   # 3(a) and 3(f) table columns in another order, O(n) before 2n
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 4)
+    },
+    "57_swapped_under_labels": {   # right formulas under wrong labels; 3(f) Correct | Incorrect swapped
+        "1b_i": (2, "", 2),
+        "1d": (0, R, 0),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, "", 0),
+        "3f": (4, "", 4),   # blind: fails on main as of e7df949 (false pass: 12)
+    },
+    "58_label_order_and_case_tables": {   # case tables for 1(d)/3(e)(ii), 3(f) 'Correct ... Incorrect ...' order
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, "", 0),
+        "3f": (8, "", 8),
+    },
+    "59_3f_instead_of_phrasing": {   # 3(f) roles only by phrasing (X instead of Y, X should replace Y)
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (10, "", 10),   # blind: fails on main as of e7df949 (SILENT false fail: 8)
+    },
+    "60_prose_self_corrections": {   # finals corrected in running prose, both ways, no Answer: marker
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "1d": (4, "", 4),
+        "1e": (0, R, 0),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_ii": (0, "", 0),
+        "3f": (0, "", 0),
+    },
+    "61_declared_conventions_misapplied": {   # declared conventions (dependent -> head, p = keep, Wx) misapplied
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (0, "", 0),   # blind: fails on main as of e7df949 (false pass: 1)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 2.1176)
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

@@ -77,8 +77,26 @@ def _answers(part: str) -> bool:
     return kind_of(part)[0] is not None or bool(dependencies_in(clean(part)))
 
 
+def _roles_from_header(body: str) -> str:
+    """A table whose header names the roles of its columns ("Correct dependency", "Incorrect
+    dependency", in any order) with each role written into its cells ("Incorrect: a → b"), so
+    that the header, not the column's place, says which arc is which."""
+    lines = body.split("\n")
+    for table in table_rows(body):
+        roles = {k: _label(cell.lower()) for k, cell in enumerate(table[0].cells)
+                 if re.search(r"(?i)correct|wrong|right|should|gold|parser", cell)}
+        if sorted(r for r in roles.values() if r) != ["right", "wrong"]:
+            continue
+        for row in table[1:]:
+            if row.line < len(lines):
+                lines[row.line] = " | ".join(f"{'Incorrect' if roles.get(k) == 'wrong' else 'Correct'} dependency: "
+                                             f"{cell}" if roles.get(k) else cell for k, cell in enumerate(row.cells))
+    return "\n".join(lines)
+
+
 def split_items(body: str) -> dict[str, str]:
     """The text about each sentence, keyed by its roman numeral."""
+    body = _roles_from_header(body)
     parts: dict[str, str] = {}
     marks = [(m.start(), next(g for g in m.groups() if g)) for m in _ROMAN_START.finditer(body)]
     romans = [r for _, r in marks]

@@ -91,17 +91,30 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
         return got or missing(section, "no expression in p_drop")
     cand, formula = got
     points = list((np.arange(TRIALS) + ctx.rng.uniform(0.05, 0.95, size=TRIALS)) / TRIALS * 0.95)
-    ok, why = _value_check(formula, "p", points, lambda p: 1.0 / (1.0 - p))
+    keep = _KEEP.search(section.body) and "p_" not in cand.latex.replace(" ", "") and "drop" not in cand.latex
+    if keep:         # "let p be the probability that a unit is kept": the answer's p is 1 − p_drop
+        ok, why = _value_check(formula, "p", [1.0 - p for p in points], lambda k: 1.0 / k)
+    else:
+        ok, why = _value_check(formula, "p", points, lambda p: 1.0 / (1.0 - p))
     read = "γ = " + re.sub(r"\bp\b", "p_drop", show(formula.tree, formula))
     said = "γ: right at every random p in (0, 0.95)." if ok else "γ: wrong."
     out = _with_catalogue(Verdict(int(ok), 1, [f"read: {read}"], read=read, raw=cand.latex, why=_why(said, why)), "2b_i",
                           ScalarEvidence(formula, "p", points), cand)
+    if keep:
+        out.review = (f"{read} was read with p the probability of keeping a unit, as the writeup declares "
+                      f"({quote(keep.group(0))}): a TA confirms the reading")
+        out.feedback.append("Read with p as the probability of keeping a unit, as your writeup declares it.")
     defined = [c.latex for c in found if _defines(lhs(c.latex), ("\\gamma", "γ", "gamma"))]
     if not ok and not out.review and defined:
         # "let q = 1 − p_drop ... γ = 1/q": the writeup's own name for another quantity
         out.review = (f"{read} was read, but the writeup defines its own names ({'; '.join(quote(d) for d in defined[:3])}): "
                       "a TA reads the answer with them")
     return out
+
+
+_KEEP = re.compile(r"(?<![A-Za-z\\_])\$?p\$?\s+(?:be|is|denotes?|as|for)\s+(?:the\s+)?(?:probability|prob\.?|chance)\s+"
+                   r"(?:of|that)\s+(?:(?!drop)[^.;\n]){0,25}?\b(?:kept|keep(?:ing)?|retain(?:ed|ing)?|surviv\w*)\b", re.I)
+"""A sentence that declares p the probability of KEEPING a unit ("let $p$ be the probability a unit is kept")."""
 
 
 def _defines(left: str, targets: tuple[str, ...]) -> bool:

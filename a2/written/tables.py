@@ -10,7 +10,7 @@ pipe rows first. Cells are cleaned of math and formatting (``$[\\text{ROOT}, \\t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from a2.written.latex_doc import tables_to_markdown as latex_tables
 
@@ -272,3 +272,14 @@ def _by_content(body: list[TableRow], cols: dict[str, int]) -> dict[str, int]:
         if "dep" not in cols and len(rest) == 1:
             cols["dep"] = rest[0]
     return cols
+
+
+_DEPENDENT_FIRST = re.compile(r"dependent\s*(?:→|->|\\to|\\rightarrow|to)\s*head|arrow\s+points\s+to\s+the\s+head", re.I)
+
+
+def dependent_first(body: str, rows: list) -> tuple[list, bool]:
+    """``rows`` with each arc turned head → dependent when ``body`` declares its arcs written dependent →
+    head ("the arrow points to the head"), and whether it does."""
+    if not _DEPENDENT_FIRST.search(body):
+        return rows, False
+    return [replace(r, dep=Dependency(r.dep.dependent, r.dep.head) if r.dep else None) for r in rows], True

@@ -5,11 +5,9 @@ the transition it names (stack, buffer and the dependency it claims), and that t
 be the one that leads to the gold tree from there (the arc-standard oracle). The student's
 transitions replayed from the initial configuration must end with exactly the gold arcs. Points:
 one item per step of the 16-step gold sequence (a step passes when its row is right) plus one for
-the final tree; the rubric turns the fraction into points. Each row is judged from the
-configuration before it (see :func:`replay`), so one wrong row costs one row. The feedback names
-the first wrong rows and what they should have been, a dependency written reversed as reversed,
-and a word given another head than in the gold tree in words ("at is attached to findings; in the
-gold tree ...").
+the final tree. Each row is judged from the configuration before it (:func:`replay`), so one
+wrong row costs one row; the feedback names the first wrong rows, a reversed dependency, a word on
+another head ("at is attached to findings; in the gold tree ...").
 """
 
 from __future__ import annotations
@@ -28,6 +26,7 @@ from a2.written.tables import (
     clean,
     columns,
     dependency,
+    dependent_first,
     listed,
     norm_word,
     step_lines,
@@ -313,9 +312,7 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
         return missing(section)
     rows, notes = read_table(section)
     review = ""
-    bare = False
-    if not rows:
-        rows, bare = _without_table(section.body)
+    rows, bare = (rows, False) if rows else _without_table(section.body)
     if not rows:
         return missing(section, "no configuration table")
     if bare:
@@ -323,6 +320,10 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
                      "be checked, so this answer gets partial credit at most and a TA reads it.")
         review = (f"no configuration table was read, only a sequence of {len(rows)} transitions: the stack and "
                   "buffer of each step are unchecked (a table the reader missed, or a list of steps?)")
+    rows, flipped = dependent_first(section.body, rows)      # "every arc is written dependent → head"
+    if flipped:
+        notes.append("Arcs were read dependent → head, as your writeup declares.")
+        review = review or "the arcs were read dependent → head, as the writeup declares: a TA confirms the reading"
     rows, given = _after_given(rows)
     if given:
         notes.append(f"Your table starts at step {given + 1}; the handout's first {given} steps were taken as given.")
@@ -356,11 +357,10 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     if tree_ok and not review and passed < len(rows) / 2:
         review = (f"the transitions build exactly the gold tree, yet only {passed} of the {len(rows)} rows' "
                   "stack and buffer were read as right: the cells may not have been read as written")
-    mislabelled = [r.number for r in rows if _mislabelled(r)]
-    if mislabelled and not review:
-        review = (f"row{'s' if len(mislabelled) > 1 else ''} {', '.join(map(str, mislabelled[:5]))} name a transition "
-                  "other than the one their own stack, buffer and arc show: a TA decides which was meant")
-    if review and earned >= total:
+    if (mislabelled := [str(r.number) for r in rows if _mislabelled(r)]) and not review:
+        review = (f"rows {', '.join(mislabelled[:5])}: a transition other than the one the row's own stack, buffer "
+                  "and arc show, a TA decides which was meant")
+    if bare and earned >= total:
         earned = total - 1            # the rows' configurations are part of the answer: never full without them
     return Verdict(earned, total, lines, read=read, why=why, review=review)
 

@@ -86,7 +86,11 @@ def answer_blocks(text: str, found: list[tuple[int, int, str]] | None = None,
         if start >= pos:
             prompt.append(text[pos:start])
             pos = end
-    prompt.append(text[pos:])
+    after = text[pos:]
+    if blocks and not any(b.strip() for _, _, b in blocks) and after.strip():
+        # "\ifans{}" left empty and the answer typed after it: the text after the last block is the answer
+        return [after], "".join(prompt)
+    prompt.append(after)
     return [b for _, _, b in blocks], "".join(prompt)
 
 

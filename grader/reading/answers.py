@@ -343,7 +343,10 @@ def cut_remark(formula: str) -> str:
         cond = _CONDITION_WORDS.search(text)
         if cond and text[:cond.start()].strip():
             text = text[:cond.start()]
-    return text.strip().rstrip(" ,;.")
+    text = text.strip().rstrip(" ,;.")
+    while text.endswith("\\") and not text.endswith("\\\\"):
+        text = text[:-1].rstrip(" ,;.")       # "\;" at the end was spacing, not punctuation: no lone "\"
+    return text
 
 
 def _comma_is_remark(text: str, i: int) -> bool:

@@ -162,7 +162,9 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
     """3(b): the number of transitions for an n-word sentence, as an expression in n."""
     if section.empty:
         return missing(section)
-    found = candidates(section.body)
+    # a growth rate (O(n), \mathcal{O}(n)) is not a count of steps: never the answer ("O(n), exactly 2n steps")
+    found = [c for c in candidates(section.body) if not c.latex.replace(" ", "").startswith(("O(", "\\mathcal{O}",
+                                                                                              "\\mathcal O", "\\Theta"))]
     explicit = [c for c in found if c.kind in EXPLICIT]
     if explicit:
         pool = explicit

@@ -91,7 +91,7 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
         return got or missing(section, "no expression in p_drop")
     cand, formula = got
     points = list((np.arange(TRIALS) + ctx.rng.uniform(0.05, 0.95, size=TRIALS)) / TRIALS * 0.95)
-    keep = _KEEP.search(section.body) and "p_" not in cand.latex.replace(" ", "") and "drop" not in cand.latex
+    keep = _KEEP.search(section.body) if "p_" not in cand.latex.replace(" ", "") and "drop" not in cand.latex else None
     if keep:         # "let p be the probability that a unit is kept": the answer's p is 1 − p_drop
         ok, why = _value_check(formula, "p", [1.0 - p for p in points], lambda k: 1.0 / k)
     else:

@@ -149,7 +149,7 @@ def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: S
             break
     if not better:
         doubt = section.unread or section.doubt
-        return replace(verdict, review=doubt) if doubt else verdict
+        return replace(verdict, review=doubt, raw=verdict.raw or section.body or doubt) if doubt else verdict
     text, where = better[0]
     read = verdict.read or "no answer"
     shown = f"{' '.join(text.split())[:300]} ({where})"

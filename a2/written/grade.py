@@ -265,7 +265,7 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                 if maybe and not read.review and outcome.trials_passed < outcome.trials_total and _no_answer(section, check_reply):
                     read = replace(read, review=f"no answer to {pretty(part.id)} was read in the text files, "
                                                 f"but {', '.join(maybe)} ({unread_kind(maybe[0])}) may hold it",
-                                   where=read.where or maybe[0])
+                                   where=read.where or maybe[0], raw=read.raw or ", ".join(maybe))
                 result = replace(score(spec, outcome, time.monotonic() - t0), written=read)
                 results.append(result)
                 if progress:

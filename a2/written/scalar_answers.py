@@ -121,8 +121,8 @@ def _defines(left: str, targets: tuple[str, ...]) -> bool:
     """Whether an equation's left side ``left`` defines a name of the writeup's own: one symbol
     (``q``, ``p``, ``p_{keep}``), not the question's target."""
     name = left.strip().strip("$ ")
-    return bool(name) and re.fullmatch(r"\\?[A-Za-z]+(?:_\{?[A-Za-z0-9 ]+\}?)?", name) is not None \
-        and name not in targets
+    base, _, sub = name.lstrip("\\").partition("_")
+    return base.isalpha() and (not sub or sub.strip("{}").replace(" ", "").isalnum()) and name not in targets
 
 
 def _first_in(pool: list[Candidate], names: set[str]) -> tuple[Candidate, Formula] | Verdict | None:

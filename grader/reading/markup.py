@@ -55,8 +55,18 @@ def notebook(text: str) -> str:
     return "\n\n".join(s.strip("\n") for s in out)
 
 
-_ORG_HEADING = re.compile(r"^(\*+)\s+")
-_ORG_RULE = re.compile(r"^\s*\|[-+|]+\|?\s*$")
+
+
+def _stars(line: str) -> int:
+    """An org heading's level: its leading stars, followed by a space (0: not a heading)."""
+    stars = len(line) - len(line.lstrip("*"))
+    return stars if stars and line[stars:stars + 1] in (" ", "\t") else 0
+
+
+def _made_of(line: str, chars: str, *, ends: str = "") -> bool:
+    """Whether ``line`` (stripped) is only ``chars`` (at least three), starting and ending with ``ends`` when given."""
+    text = line.strip()
+    return len(text) >= 3 and set(text) <= set(chars) and (not ends or text[0] == ends == text[-1])
 _ORG_DESCRIPTION = re.compile(r"^(\s*[-+]\s+.*?)\s+::\s+")
 
 
@@ -67,9 +77,9 @@ def org(text: str) -> str:
     for line in text.split("\n"):
         if line.lstrip().startswith("#+"):
             out.append("")
-        elif _ORG_HEADING.match(line):
-            out.append(_ORG_HEADING.sub(lambda m: "#" * min(len(m.group(1)), 6) + " ", line, count=1))
-        elif _ORG_RULE.match(line):
+        elif _stars(line):
+            out.append("#" * min(_stars(line), 6) + " " + line[_stars(line):].strip())
+        elif _made_of(line, "|-+", ends="|"):
             out.append("|" + " --- |" * max(1, line.count("|") + line.count("+") - 1))
         else:
             out.append(_ORG_DESCRIPTION.sub(r"\1: ", line, count=1))
@@ -80,11 +90,35 @@ CONTAINERS = frozenset({"admonition", "note", "tip", "hint", "important", "atten
                         "danger", "error", "seealso", "topic", "sidebar", "container", "rubric", "epigraph"})
 """rst directives whose indented body is ordinary text (an answer in ``.. admonition:: Answer``)."""
 
-_RST_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
+ADORNMENTS = "=-~^\"'`#*+.:_"
+"""Characters an rst title is underlined (or overlined) with."""
 _RST_ROLE = re.compile(r":math:`([^`]*)`")
 _RST_LITERAL = re.compile(r"``([^`]*)``")
-_RST_COLUMNS = re.compile(r"^\s*=+(?:\s+=+)+\s*$")
-_RST_GRID_RULE = re.compile(r"^\s*\+[-=+]+\+\s*$")
+
+
+def _adornment(line: str) -> str:
+    """The character a line of rst adornment repeats ("" when the line is not one)."""
+    text = line.rstrip()
+    return text[0] if len(text) >= 3 and text[0] in ADORNMENTS and set(text) == {text[0]} else ""
+
+
+def _columns_border(line: str) -> bool:
+    """A simple table's border: runs of ``=`` separated by spaces (``=====  ===``)."""
+    return _made_of(line, "= ") and " " in line.strip() and line.strip()[0] == "="
+
+
+def _runs(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of ``=`` in a simple table's border."""
+    runs, k = [], 0
+    while k < len(line):
+        if line[k] == "=":
+            start = k
+            while k < len(line) and line[k] == "=":
+                k += 1
+            runs.append((start, k))
+        else:
+            k += 1
+    return runs
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+([A-Za-z-]+)::\s*(.*)$")
 
 
@@ -99,10 +133,10 @@ def rst(text: str) -> str:
     k = 0
     while k < len(lines):
         line = lines[k]
-        if _RST_COLUMNS.match(line):
+        if _columns_border(line):
             k = _simple_table(lines, out, k)
             continue
-        if _RST_GRID_RULE.match(line):       # a grid table's +----+ / +====+ rule: a rule of dashes
+        if _made_of(line, "+-=", ends="+"):       # a grid table's +----+ / +====+ rule: a rule of dashes
             out[k] = line.replace("+", "|").replace("=", "-")
             k += 1
             continue
@@ -110,13 +144,13 @@ def rst(text: str) -> str:
         if directive:
             k = _directive(lines, out, k, directive.group(1).lower(), directive.group(2))
             continue
-        under = _RST_ADORNMENT.match(lines[k + 1]) if k + 1 < len(lines) else None
-        if line.strip() and not _RST_ADORNMENT.match(line) and under and len(lines[k + 1].rstrip()) >= len(line.strip()):
-            if under.group(1) not in levels:
-                levels.append(under.group(1))
-            out[k] = "#" * min(levels.index(under.group(1)) + 1, 6) + " " + line.strip()
+        under = _adornment(lines[k + 1]) if k + 1 < len(lines) else ""
+        if line.strip() and not _adornment(line) and under and len(lines[k + 1].rstrip()) >= len(line.strip()):
+            if under not in levels:
+                levels.append(under)
+            out[k] = "#" * min(levels.index(under) + 1, 6) + " " + line.strip()
             out[k + 1] = ""
-            if k > 0 and _RST_ADORNMENT.match(lines[k - 1]):
+            if k > 0 and _adornment(lines[k - 1]):
                 out[k - 1] = ""
             k += 2
             continue
@@ -151,11 +185,11 @@ def _directive(lines: list[str], out: list[str], k: int, name: str, argument: st
 def _simple_table(lines: list[str], out: list[str], k: int) -> int:
     """A simple table from its first ``===  ===`` border to its last: one pipe row per text line, the
     columns where the border's runs of ``=`` are (``..`` alone in a cell is an empty cell)."""
-    spans = [(m.start(), m.end()) for m in re.finditer(r"=+", lines[k])]
+    spans = _runs(lines[k])
     borders = [k]
     end = k + 1
     while end < len(lines) and (lines[end].strip() or len(borders) < 3):
-        if _RST_COLUMNS.match(lines[end]):
+        if _columns_border(lines[end]):
             borders.append(end)
             if len(borders) == 3:
                 break
@@ -163,7 +197,7 @@ def _simple_table(lines: list[str], out: list[str], k: int) -> int:
     last = borders[-1]
     rows = []
     for j in range(k + 1, last):
-        if _RST_COLUMNS.match(lines[j]) or not lines[j].strip():
+        if _columns_border(lines[j]) or not lines[j].strip():
             out[j] = ""
             continue
         cells = []

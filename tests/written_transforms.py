@@ -99,6 +99,28 @@ def _renamed(name: str) -> str:
     return "/".join([*path[:-1], new])
 
 
+def _notebook(text: str) -> str:
+    """The Markdown as the one Markdown cell of a Jupyter notebook (saved as .ipynb)."""
+    import json
+    return json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": text.splitlines(True)},
+                                 {"cell_type": "code", "metadata": {}, "source": ["import numpy as np\n"],
+                                  "outputs": [], "execution_count": 1}],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+
+
+_FORMULA_LINE = re.compile(r"(?m)^(?![#|>\s-]|\d+\.|\$\$|```)(.*(?:=|∂|\\partial).*)$")
+
+
+def _in_callouts(text: str) -> str:
+    """Each line of a formula (outside headings, tables, lists, display blocks) in an Obsidian callout."""
+    return _FORMULA_LINE.sub(lambda m: f"> [!answer]\n> {m.group(1)}\n", text)
+
+
+def _struck_draft(text: str) -> str:
+    """A struck-through draft (``~~...~~``) after every heading: deleted text, never an answer."""
+    return re.sub(r"(?m)^(#{1,6} .*)$", "\\1\n\n~~draft: y = 0, to redo~~\n", text)
+
+
 TRANSFORMS: tuple[Transform, ...] = (
     Transform("CRLF line endings", frozenset({"md", "txt", "tex"}), lambda t: t.replace("\n", "\r\n")),
     Transform("trailing spaces and tabs", frozenset({"md", "txt", "tex"}),
@@ -123,6 +145,10 @@ TRANSFORMS: tuple[Transform, ...] = (
     Transform("hard wraps at 72 columns", frozenset({"md"}), _hard_wrap),
     Transform("a bracket's index without _ ((xW + b_1)i)", frozenset({"md", "txt", "tex"}),
               lambda t: re.sub(r"([)\]])_([ijk])(?![A-Za-z0-9_{])", r"\1\2", t)),
+    Transform("a Jupyter notebook's Markdown cell", frozenset({"md"}), _notebook,
+              rename=lambda n: n.rsplit(".", 1)[0] + ".ipynb"),
+    Transform("formula lines inside > [!answer] callouts", frozenset({"md"}), _in_callouts),
+    Transform("a struck-through draft after each heading", frozenset({"md"}), _struck_draft),
     Transform("the student's own file names", frozenset({"md", "txt"}), lambda t: t, rename=_renamed),
 )
 """Meaning-preserving transforms, each applied on its own."""

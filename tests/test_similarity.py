@@ -658,3 +658,30 @@ def test_code_written_outside_its_functions_marks_is_compared():
                              bases["parser_transitions.py"].functions)
     assert "self.stack.append(self.buffer.pop(0))" in own and "unfinished = partial_parses[:]" in own
     assert "test_parse_legacy" not in own and "pp.parse" not in own
+
+
+@pytest.mark.parametrize("source", ["einsum", "reference"])
+def test_statements_reordered_alone_are_still_found_with_their_source_best(source: str):
+    """Issue 36: a copy of a known (public-shaped) solution with only its independent statements
+    reordered, nothing renamed (the planted copies' own transforms: tools/similarity_corpus.py's
+    swap_statements, every swap it can make taken, then tools/class_copies.py's reorder of the
+    top-level functions), in a class of independent solutions: flagged in every file the
+    reordering changed, and the known source is its best match there."""
+    import random
+
+    copies = load_script("class_copies", REPO / "tools" / "class_copies.py")
+    every = corpus.solutions()
+    source_files = every[source][0]
+    copy = {f: copies.reorder(corpus.swap_statements(text, random.Random(3), chance=1.0), random.Random(4))
+            for f, text in source_files.items()}
+    changed = [f for f in EVIDENT if copy[f] != source_files[f]]
+    assert len(changed) >= 2, changed
+    docs = [Document(name, f, files[f]) for name, (files, _) in every.items() if name != source for f in STUDENT_FILES]
+    docs += [Document("reordered", f, copy[f]) for f in STUDENT_FILES]
+    known = [Document(f"known/{source}/{f}", f, text, known=True) for f, text in source_files.items()]
+    found = detect.survey(docs, known, bases=detect.template_bases(TEMPLATE_DIR))
+    for file in changed:
+        mine = sorted((p for p in found.pairs if p.file == file and "reordered" in (p.a.owner, p.b.owner)),
+                      key=lambda p: -p.score)
+        assert mine and mine[0].b.known and mine[0].b.owner.startswith(f"known/{source}/"), \
+            (file, [(p.a.owner, p.b.owner, round(p.score, 2)) for p in mine])

@@ -685,3 +685,17 @@ def test_statements_reordered_alone_are_still_found_with_their_source_best(sourc
                       key=lambda p: -p.score)
         assert mine and mine[0].b.known and mine[0].b.owner.startswith(f"known/{source}/"), \
             (file, [(p.a.owner, p.b.owner, round(p.score, 2)) for p in mine])
+
+
+def test_the_pages_call_a_share_weighted_and_say_how_in_one_line():
+    """A pair's shares count each token by how few documents hold it (calibrate.rarity_weight): the
+    pair page and the index say "weighted" and give the weight, never a bare "% of student code"."""
+    text = corpus.student_markers((REPO / "reference" / "word2vec.py").read_text(encoding="utf-8"))
+    pair = detect.find_pairs([Document("a", "word2vec.py", text), Document("b", "word2vec.py", text)], [],
+                             bases=detect.template_bases(TEMPLATE_DIR))[0][0]
+    page = html.unescape(similarity_html.pair_page(pair, 1))
+    assert f"A weighted {100 * pair.share_a:.0f}% of the first file's student code is found in the second" in page
+    assert similarity_html.WEIGHT in page and "2/n when n documents of the file do" in similarity_html.WEIGHT
+    assert not re.search(r"\d% of the first file's student code \(", page)
+    index = html.unescape(similarity_html.index_page([pair], ["p.html"], threshold=None, submissions=2, known=[]))
+    assert "the larger of the two weighted shares" in index and similarity_html.WEIGHT_RULE in index

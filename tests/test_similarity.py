@@ -699,3 +699,37 @@ def test_the_pages_call_a_share_weighted_and_say_how_in_one_line():
     assert not re.search(r"\d% of the first file's student code \(", page)
     index = html.unescape(similarity_html.index_page([pair], ["p.html"], threshold=None, submissions=2, known=[]))
     assert "the larger of the two weighted shares" in index and similarity_html.WEIGHT_RULE in index
+
+
+def _forks(text: str, count: int) -> list[str]:
+    """``count`` forks of one solution: each the same code with a small function of its own."""
+    return [text + f"\n\ndef fork_note_{i}(value):\n    return value * {i + 2} + {i * 7 + 1}\n" for i in range(count)]
+
+
+@pytest.mark.parametrize("file", ["word2vec.py", "parser_transitions.py"])
+def test_forks_in_the_known_folder_count_as_one_solution(file: str):
+    """Issue 36: known solutions are often forks of one another. Twelve near-identical forks of the
+    solution a student copied (renamed) must not make its code common to the class (held by more than
+    10 documents) nor weigh its evidence down: the copy is listed with a fork as its source, with
+    the same score and evidence as against the one solution; each fork is still compared."""
+    import random
+
+    copies = load_script("class_copies", REPO / "tools" / "class_copies.py")
+    every = corpus.solutions()
+    source = every["einsum"][0][file]
+    docs = [Document(name, file, files[file]) for name, (files, _) in every.items() if name != "einsum"]
+    docs.append(Document("copied", file, copies.disguise(file, source, ("rename",), random.Random(2))))
+    bases = detect.template_bases(TEMPLATE_DIR)
+    alone = detect.survey(docs, [Document("known/einsum", file, source, known=True)], bases=bases)
+    forks = [Document(f"known/fork{i:02d}", file, text, known=True) for i, text in enumerate(_forks(source, 12))]
+    found = detect.survey(docs, forks, bases=bases)
+
+    def best(survey):
+        mine = sorted((p for p in survey.pairs if "copied" in (p.a.owner, p.b.owner)), key=lambda p: -p.evidence)
+        assert mine and mine[0].b.known, [(p.a.owner, p.b.owner, p.score) for p in mine]
+        return mine[0]
+
+    one, fork = best(alone), best(found)
+    assert fork.score == pytest.approx(one.score, abs=0.02) and fork.evidence == pytest.approx(one.evidence, rel=0.05)
+    assert len({p.b.owner for p in found.pairs if p.a.owner == "copied"}) == 12     # every fork still compared
+    assert found.files[file].documents == len(docs) + 1 and found.files[file].common == alone.files[file].common

@@ -106,7 +106,7 @@ def run_check(setup: Setup, directory: Path, seed: int | None, quiet: bool, part
     except (SubmissionError, RubricError, AssignmentError) as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
-        click.echo(json.dumps(jsonout.to_json(report), indent=2))
+        click.echo(json.dumps(jsonout.to_json(report, now=True), indent=2))
         sys.exit(_status(report))
     for note in dict.fromkeys(n for n in given.runner_notes if n):
         out.print(note, markup=False, highlight=False)
@@ -117,4 +117,6 @@ def run_check(setup: Setup, directory: Path, seed: int | None, quiet: bool, part
 
 
 def _status(report: GradeReport) -> int:
-    return 0 if report.all_passed else 1
+    """0 when every item whose verdict is shown now passed (a held-back verdict, a written answer's
+    before the due date, never shows through the exit status)."""
+    return 0 if all(c.passed for c in report.checks if not c.held_back) else 1

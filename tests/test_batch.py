@@ -117,7 +117,8 @@ def _every_field_report() -> GradeReport:
         CheckResult("1d", "written", "∂J/∂u_w", "6.4", 2.0, 2.0, "hidden",
                     Outcome(1, 1, ("read: (ŷ_w − y_w) v_c",)), 0.01, "written",
                     WrittenRead("(\\hat{y}_w - y_w) v_c", "(ŷ_w − y_w) v_c", "answers.md, line 40",
-                                "two answers disagree", ("the true ∂J/∂u_w is (ŷ_w − y_w) v_c",), "visible")),
+                                "two answers disagree", ("the true ∂J/∂u_w is (ŷ_w − y_w) v_c",), "visible",
+                                ("Read from answers.md, line 40: (ŷ_w − y_w) v_c",), "after_due_date")),
     )
     manual = (ManualItem("1a", "why softmax", "6.1", 1.0, "after_due_date", "Because the outputs sum to 1.",
                          True, "answers.md, line 12", ("found under the heading (a)",)),

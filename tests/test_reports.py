@@ -161,31 +161,39 @@ def test_json_and_table_list_manual_items():
 WHY = ("case w ≠ o:", "  At a random instance (d = 3, |V| = 5, o = 2) your expression is 0.1 but the true ∂J/∂u_w is 0.2.")
 
 
+READING = ("Read from answers.md, line 40: w = o: ...; w ≠ o: ...", "The answer was read whole, in the expected place and form.",
+           "Files read: answers.md.")
+
+
 def report_with_explanation(visibility: str = "after_due_date") -> GradeReport:
+    """The written item 1(d) with its verdict shown as rubric.yaml's ``explanation`` says."""
     base = report_with_written()
     written = base.checks[-1]
-    read = WrittenRead("(ŷ_o − 1)v_c; ŷ_o v_c", "w = o: ...; w ≠ o: ...", "answers.md, line 40", "", WHY, visibility)
-    return GradeReport(base.submission, base.seed, base.checks[:-1] + (dataclasses.replace(written, written=read),),
+    read = WrittenRead("(ŷ_o − 1)v_c; ŷ_o v_c", "w = o: ...; w ≠ o: ...", "answers.md, line 40", "", WHY, visibility,
+                       READING, "visible")
+    return GradeReport(base.submission, base.seed,
+                       base.checks[:-1] + (dataclasses.replace(written, written=read, visibility=visibility),),
                        base.seconds, base.notes, base.manual)
 
 
-def test_written_explanation_is_a_zero_point_entry_with_the_rubric_s_visibility():
-    """Issue 20: a written item shows what was read and the verdict when it is visible; what is
-    wrong and the expected form (it implies the key) is an entry of its own, worth nothing, with
-    the visibility rubric.yaml's explanation gives it. The score is the same as without it."""
+def test_a_written_verdict_is_held_back_with_its_score_and_what_was_read_is_shown_at_once():
+    """Issue 33: a written item's score is its verdict, so its scored entry (the score, what was read,
+    what is wrong and the expected form) has the visibility rubric.yaml's explanation gives it; until
+    then an entry worth nothing, with no status, says what was read. The score is the same."""
     doc = gradescope.to_results_json(report_with_explanation())
     jsonschema.validate(doc, RESULTS_SCHEMA)
     assert doc["score"] == gradescope.to_results_json(report_with_written())["score"]
     tests = {t["number"]: t for t in doc["tests"]}
-    item, why = tests["6.6"], tests["6.6.2"]
-    assert item["visibility"] == "visible" and "the true" not in item["output"]
-    assert "What is wrong and the expected form: shown after the due date (entry 6.6.2)." in item["output"]
-    assert (why["visibility"], why["score"], why["max_score"]) == ("after_due_date", 0.0, 0.0)
-    assert why["output"] == "\n".join(WHY) and "explanation" in why["tags"]
-    assert "why" not in json.dumps(item["extra_data"])
+    item, reading = tests["6.6"], tests["6.6.0"]
+    assert item["visibility"] == "after_due_date" and (item["score"], item["max_score"]) == (2.0, 4.0)
+    assert "What is wrong and the expected form:" in item["output"] and "the true ∂J/∂u_w is 0.2" in item["output"]
+    assert reading["visibility"] == "visible" and not {"score", "max_score", "status"} & set(reading)
+    assert reading["output"] == "\n".join([*READING, "The score and what is wrong are shown after the due date."])
+    assert "Score on the checks shown now: 6 / 6" in doc["output"] and "3 more check(s) worth 9 point(s)" in doc["output"]
     shown_now = gradescope.to_results_json(report_with_explanation("visible"))
-    assert [t["visibility"] for t in shown_now["tests"] if "explanation" in t["tags"]] == ["visible"]
-    assert "What is wrong" not in {t["number"]: t for t in shown_now["tests"]}["6.6"]["output"]
+    tests = {t["number"]: t for t in shown_now["tests"]}
+    assert tests["6.6"]["visibility"] == "visible" and "6.6.0" not in tests
+    assert "the true ∂J/∂u_w is 0.2" in tests["6.6"]["output"]
 
 
 def test_instructor_reports_keep_the_explanation():
@@ -198,4 +206,5 @@ def test_instructor_reports_keep_the_explanation():
     console = Console(record=True, width=200)
     terminal.render(report, console)
     out = console.export_text()
-    assert "Why (students see it: after due date):" in out and "the true ∂J/∂u_w is 0.2" in out
+    assert "Why (students see it with the score: after due date):" in out and "the true ∂J/∂u_w is 0.2" in out
+    assert "Before then students see only what was read:" in out and READING[1] in out

@@ -147,6 +147,29 @@ def test_written_parts_split_auto_and_manual_points(tmp_path):
     other = load_rubric(write(tmp_path, WRITTEN.replace("checker: steps", "checker: steps, explanation: visible")),
                         registered={"a"}, checkers={"steps"})
     assert other.part("3b").explanation == "visible"
+    # The auto share's score is its verdict (issue 33): shown when its explanation is.
+    assert auto.visibility == "after_due_date" and b.visibility == "visible"
+    assert other.written_checks[0].visibility == "visible"
+
+
+@pytest.mark.parametrize("edit, message", [
+    (("checker: steps", "checker: steps, explanation: hidden"),
+     "line 4: written part '3b' has explanation 'hidden', but its verdict carries its 1 auto-graded point(s), and "
+     "Gradescope adds a hidden entry's points to the total students see, which gives the verdict away. Use "
+     "explanation: after_due_date (or after_published)"),
+    (("checker: steps", "checker: steps, visibility: after_published, explanation: after_due_date"),
+     "line 4: written part '3b' has explanation 'after_due_date' but visibility 'after_published': its verdict would "
+     "be shown before the answer it judges. Set explanation to 'after_published' (or later), or visibility to "
+     "'after_due_date'"),
+    (("defaults: {timeout: 30}", "defaults: {timeout: 30, explanation: visible}"),
+     "defaults: explanation is 'visible', which shows every written answer's verdict (its score, what is wrong) as "
+     "soon as it is submitted, so a few resubmissions find each key. Keep defaults' explanation after_due_date and "
+     "set explanation: visible on the items whose verdict may be shown at once"),
+])
+def test_a_written_verdict_that_would_leak_before_the_due_date_is_refused(tmp_path, edit, message):
+    with pytest.raises(RubricError) as info:
+        load_rubric(write(tmp_path, WRITTEN.replace(*edit)), registered={"a"}, checkers={"steps"})
+    assert message in str(info.value)
 
 
 @pytest.mark.parametrize("edit, message", [

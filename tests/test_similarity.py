@@ -658,3 +658,78 @@ def test_code_written_outside_its_functions_marks_is_compared():
                              bases["parser_transitions.py"].functions)
     assert "self.stack.append(self.buffer.pop(0))" in own and "unfinished = partial_parses[:]" in own
     assert "test_parse_legacy" not in own and "pp.parse" not in own
+
+
+@pytest.mark.parametrize("source", ["einsum", "reference"])
+def test_statements_reordered_alone_are_still_found_with_their_source_best(source: str):
+    """Issue 36: a copy of a known (public-shaped) solution with only its independent statements
+    reordered, nothing renamed (the planted copies' own transforms: tools/similarity_corpus.py's
+    swap_statements, every swap it can make taken, then tools/class_copies.py's reorder of the
+    top-level functions), in a class of independent solutions: flagged in every file the
+    reordering changed, and the known source is its best match there."""
+    import random
+
+    copies = load_script("class_copies", REPO / "tools" / "class_copies.py")
+    every = corpus.solutions()
+    source_files = every[source][0]
+    copy = {f: copies.reorder(corpus.swap_statements(text, random.Random(3), chance=1.0), random.Random(4))
+            for f, text in source_files.items()}
+    changed = [f for f in EVIDENT if copy[f] != source_files[f]]
+    assert len(changed) >= 2, changed
+    docs = [Document(name, f, files[f]) for name, (files, _) in every.items() if name != source for f in STUDENT_FILES]
+    docs += [Document("reordered", f, copy[f]) for f in STUDENT_FILES]
+    known = [Document(f"known/{source}/{f}", f, text, known=True) for f, text in source_files.items()]
+    found = detect.survey(docs, known, bases=detect.template_bases(TEMPLATE_DIR))
+    for file in changed:
+        mine = sorted((p for p in found.pairs if p.file == file and "reordered" in (p.a.owner, p.b.owner)),
+                      key=lambda p: -p.score)
+        assert mine and mine[0].b.known and mine[0].b.owner.startswith(f"known/{source}/"), \
+            (file, [(p.a.owner, p.b.owner, round(p.score, 2)) for p in mine])
+
+
+def test_the_pages_call_a_share_weighted_and_say_how_in_one_line():
+    """A pair's shares count each token by how few documents hold it (calibrate.rarity_weight): the
+    pair page and the index say "weighted" and give the weight, never a bare "% of student code"."""
+    text = corpus.student_markers((REPO / "reference" / "word2vec.py").read_text(encoding="utf-8"))
+    pair = detect.find_pairs([Document("a", "word2vec.py", text), Document("b", "word2vec.py", text)], [],
+                             bases=detect.template_bases(TEMPLATE_DIR))[0][0]
+    page = html.unescape(similarity_html.pair_page(pair, 1))
+    assert f"A weighted {100 * pair.share_a:.0f}% of the first file's student code is found in the second" in page
+    assert similarity_html.WEIGHT in page and "2/n when n documents of the file do" in similarity_html.WEIGHT
+    assert not re.search(r"\d% of the first file's student code \(", page)
+    index = html.unescape(similarity_html.index_page([pair], ["p.html"], threshold=None, submissions=2, known=[]))
+    assert "the larger of the two weighted shares" in index and similarity_html.WEIGHT_RULE in index
+
+
+def _forks(text: str, count: int) -> list[str]:
+    """``count`` forks of one solution: each the same code with a small function of its own."""
+    return [text + f"\n\ndef fork_note_{i}(value):\n    return value * {i + 2} + {i * 7 + 1}\n" for i in range(count)]
+
+
+@pytest.mark.parametrize("file", ["word2vec.py", "parser_transitions.py"])
+def test_forks_in_the_known_folder_count_as_one_solution(file: str):
+    """Issue 36: known solutions are often forks of one another. Twelve near-identical forks of the
+    solution a student copied (renamed) must not make its code common to the class (held by more than
+    10 documents) nor weigh its evidence down: the copy is listed with a fork as its source, with
+    the same score and evidence as against the one solution; each fork is still compared."""
+    import random
+
+    copies = load_script("class_copies", REPO / "tools" / "class_copies.py")
+    every = corpus.solutions()
+    source = every["einsum"][0][file]
+    docs = [Document(name, file, files[file]) for name, (files, _) in every.items() if name != "einsum"]
+    docs.append(Document("copied", file, copies.disguise(file, source, ("rename",), random.Random(2))))
+    bases = detect.template_bases(TEMPLATE_DIR)
+    alone = detect.survey(docs, [Document("known/einsum", file, source, known=True)], bases=bases)
+    forks = [Document(f"known/fork{i:02d}", file, text, known=True) for i, text in enumerate(_forks(source, 12))]
+    found = detect.survey(docs, forks, bases=bases)
+
+    def best(survey):
+        mine = sorted((p for p in survey.pairs if "copied" in (p.a.owner, p.b.owner)), key=lambda p: -p.evidence)
+        assert mine and mine[0].b.known, [(p.a.owner, p.b.owner, p.score) for p in mine]
+        return mine[0]
+
+    one, fork = best(alone), best(found)
+    assert fork.score == pytest.approx(one.score, abs=0.02) and fork.evidence == pytest.approx(one.evidence, rel=0.05)
+    assert len({p.b.owner for p in found.pairs if p.a.owner == "copied"}) == 12     # every fork still compared
+    assert found.files[file].documents == len(docs) + 1 and found.files[file].common == alone.files[file].common

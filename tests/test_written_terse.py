@@ -217,9 +217,11 @@ def test_an_instructor_may_show_an_items_verdict_at_once(tmp_path):
     parts = [replace(p, explanation="visible") if p.id == "1b_i" else p for p in PARTS if p.id in ("1b_i", "2b_i")]
     results, manual, _ = grade_written([tmp_path / "answers.md"], parts, 5, runner=RUNNER)
     doc = to_results_json(GradeReport("s", 5, tuple(results), 0.0, manual=tuple(manual)))
-    explained = {t["extra_data"]["question"]: t for t in doc["tests"] if "explanation" in t["tags"]}
+    explained = {t["extra_data"]["question"]: t for t in doc["tests"] if "auto" in t["tags"]}
     assert explained["1b_i"]["visibility"] == "visible" and "∂J/∂v_c: wrong." in explained["1b_i"]["output"]
     assert explained["2b_i"]["visibility"] == "after_due_date" and "γ: wrong." in explained["2b_i"]["output"]
+    reading = {t["extra_data"]["question"]: t for t in doc["tests"] if "read" in t["tags"]}
+    assert set(reading) == {"2b_i"} and reading["2b_i"]["visibility"] == "visible" and "γ: wrong" not in reading["2b_i"]["output"]
 
 
 # --- 1(e) as the sum of its columns put in place by one-hot rows -------------------------------

@@ -134,6 +134,7 @@ def _outcome(reply: ProbeResult, part: Part, notes: list[str]) -> Outcome:
 
 READ_WHOLE = "The answer was read whole, in the expected place and form."
 READ_IN_DOUBT = "The answer was not read whole, or not with confidence: a TA will look at it."
+READ_UNSURE = "The answer's place or file was not read with full confidence: a TA will look at it if it does not earn full marks"
 
 
 def read_whole(verdict: dict) -> tuple[str, ...]:
@@ -142,6 +143,25 @@ def read_whole(verdict: dict) -> tuple[str, ...]:
     if verdict["status"] in (MISSING, UNREADABLE):
         return ()
     return (READ_IN_DOUBT if verdict.get("review") else READ_WHOLE,)
+
+
+def reading_lines(reply: ProbeResult | None, section: dict | None, outcome: Outcome, files: list[str],
+                  unread: list[str]) -> tuple[str, ...]:
+    """What a student is told at once of one item's reading, never its verdict: what was read, from
+    which file and place, whether it was read whole (the reader's own doubts about the file or the
+    place only: the checker's review weighs the answer against the key), and the files read and
+    not read. An answer that was not judged (none found, unreadable, too slow) says why."""
+    verdict = reply.value["verdict"] if reply is not None and reply.ok else None
+    if verdict is None or verdict["status"] in (MISSING, UNREADABLE):
+        lines = list(outcome.feedback)
+    else:
+        where = verdict.get("where") or (section or {}).get("where", "")
+        doubt = (section or {}).get("unread") or (section or {}).get("doubt")
+        lines = [f"Read{f' from {where}' if where else ''}: {verdict.get('read') or '(no formula)'}",
+                 f"{READ_UNSURE} ({doubt})." if doubt else READ_WHOLE,
+                 *(f"Note: {n}" for n in (section or {}).get("notes", ()))]
+    cannot = "; could not read: " + ", ".join(f"{n} ({unread_kind(n)})" for n in unread) if unread else ""
+    return (*lines, f"Files read: {', '.join(files) or 'none'}{cannot}.")
 
 
 def _cut(text: str) -> str:
@@ -260,7 +280,9 @@ def grade_written(paths: Iterable[Path], parts: Iterable[Part], seed: int, *,
                         outcome = _outcome(check_reply, part, section_notes)
                     except BudgetExhausted:
                         ran_out, outcome = True, not_run_outcome()
-                read = replace(written_read(check_reply, section, locate_problem), why_visibility=part.explanation)
+                read = replace(written_read(check_reply, section, locate_problem), why_visibility=spec.visibility,
+                               read_visibility=part.visibility,
+                               reading=reading_lines(check_reply, section, outcome, [n for n, _ in files], unread))
                 maybe = [n for n in unread if might_answer(n, part.id)]
                 if maybe and not read.review and outcome.trials_passed < outcome.trials_total and _no_answer(section, check_reply):
                     read = replace(read, review=f"no answer to {pretty(part.id)} was read in the text files, "

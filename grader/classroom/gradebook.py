@@ -127,7 +127,8 @@ def _written_from_json(w: Any) -> WrittenRead | None:
         return None
     return WrittenRead(str(w.get("raw", "")), str(w.get("read", "")), str(w.get("where", "")),
                        str(w.get("review", "")), tuple(str(line) for line in w.get("why", ())),
-                       str(w.get("why_visibility", "after_due_date")))
+                       str(w.get("why_visibility", "after_due_date")),
+                       tuple(str(line) for line in w.get("reading", ())), str(w.get("read_visibility", "visible")))
 
 
 #: A failure message is cut to this many characters in the summary.

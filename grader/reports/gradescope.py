@@ -41,41 +41,42 @@ _WHEN = {"after_due_date": "after the due date", "after_published": "when grades
 
 def check_output(c: CheckResult) -> str:
     """A scored item's output; an item on the review list starts with the review lines. A written
-    item's explanation (what is wrong, the expected form) is not in it: it has an entry of its own
-    (:func:`explanation_test`), shown as rubric.yaml's ``explanation`` says."""
+    item's verdict comes with what is wrong and the expected form (its explanation): the entry is
+    shown when rubric.yaml's ``explanation`` says; until then :func:`reading_test` says what was read."""
     out = test_output(c.outcome.feedback, c.status)
     if c.written is not None and c.written.review:
         out = "\n".join(review_lines(c.written)) + "\n" + out
-    if c.written is not None and c.written.why and c.written.why_visibility != c.visibility:
-        when = _WHEN.get(c.written.why_visibility, "to course staff only")
-        out += f"\nWhat is wrong and the expected form: shown {when} (entry {explanation_number(c)})."
+    if c.written is not None and c.written.why:
+        out += f"\n\n{EXPLAINED}:\n" + "\n".join(c.written.why)
     return out
 
 
-EXPLAINED = "what is wrong and the expected form"
+EXPLAINED = "What is wrong and the expected form"
 
 
-def explanation_number(c: CheckResult) -> str:
-    """Gradescope's number of a written item's explanation: after the item and its TA share (``.1``)."""
-    return f"{c.number}.2"
+def reading_number(c: CheckResult) -> str:
+    """Gradescope's number of a written item's reading entry: right after its scored entry, before
+    its TA share (``.1``)."""
+    return f"{c.number}.0"
 
 
-def explanation_test(c: CheckResult) -> dict[str, Any] | None:
-    """A written auto item's explanation as a test of its own, worth 0 of 0 points (Gradescope adds
-    tests' scores), with the visibility rubric.yaml gives it; None when there is nothing to explain."""
-    if c.written is None or not c.written.why:
+def reading_test(c: CheckResult) -> dict[str, Any] | None:
+    """What students see of a written auto item while its verdict is held back (rubric.yaml's
+    ``explanation``): what was read, from where, whether whole, the files read: an entry of its own
+    with the part's ``visibility``, worth nothing and with no status (Gradescope infers none without
+    a score), so nothing in it tells a right answer from a wrong one. None when the verdict itself
+    is shown as early as the answer."""
+    if c.written is None or not c.held_back or c.written.read_visibility == c.visibility:
         return None
+    when = _WHEN.get(c.visibility, "to course staff only")
     return {
-        "name": f"{c.name}: {EXPLAINED}",
-        "number": explanation_number(c),
-        "score": 0.0,
-        "max_score": 0.0,
-        "status": _STATUS.get(c.status, "failed"),
-        "output": "\n".join(c.written.why),
+        "name": f"{c.name}: what was read",
+        "number": reading_number(c),
+        "output": "\n".join([*c.written.reading, f"The score and what is wrong are shown {when}."]),
         "output_format": "text",
-        "visibility": c.written.why_visibility,
-        "tags": [c.part, "written", "explanation"],
-        "extra_data": {"question": c.id, "explains": c.number},
+        "visibility": c.written.read_visibility,
+        "tags": [c.part, "written", "read"],
+        "extra_data": {"question": c.id, "reading_of": c.number},
     }
 
 
@@ -155,7 +156,7 @@ def to_results_json(report: GradeReport) -> dict[str, Any]:
                        "trials_passed": c.outcome.trials_passed,
                        "trials_total": c.outcome.trials_total, **_written_extra(c)},
     } for c in report.checks]
-    tests += [t for c in report.checks if (t := explanation_test(c)) is not None]
+    tests += [t for c in report.checks if (t := reading_test(c)) is not None]
     tests += [manual_test(m) for m in report.manual]
     tests.sort(key=lambda t: tuple(int(x) for x in str(t["number"]).split(".")) if t["number"] else ())
     shown = [c for c in report.checks if c.visibility == "visible"]

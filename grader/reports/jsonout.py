@@ -8,7 +8,12 @@ from typing import Any
 from grader.run.results import GradeReport
 
 
-def to_json(report: GradeReport) -> dict[str, Any]:
+def to_json(report: GradeReport, *, now: bool = False) -> dict[str, Any]:
+    """Every field of ``report``; ``now``: what a student may see before the due date (`grader check
+    --json`): an item whose verdict is held back (a written answer's, by rubric.yaml's ``explanation``)
+    keeps only what was read, and the totals count the other items."""
+    if now:
+        return _now(report)
     return {
         "submission": report.submission,
         "seed": report.seed,
@@ -32,7 +37,8 @@ def to_json(report: GradeReport) -> dict[str, Any]:
                                     for p in charge.proofs]} for charge in c.outcome.charged],
             **({"written": {"raw": c.written.raw, "read": c.written.read, "where": c.written.where,
                             "review": c.written.review, "needs_review": bool(c.written.review),
-                            "why": list(c.written.why), "why_visibility": c.written.why_visibility}}
+                            "why": list(c.written.why), "why_visibility": c.written.why_visibility,
+                            "reading": list(c.written.reading), "read_visibility": c.written.read_visibility}}
                if c.written is not None else {}),
         } for c in report.checks],
         "review": [{"id": c.id, "number": c.number, "name": c.name, "score": c.score,
@@ -45,3 +51,14 @@ def to_json(report: GradeReport) -> dict[str, Any]:
             "notes": list(m.notes), "text": m.text,
         } for m in report.manual],
     }
+
+
+def _now(report: GradeReport) -> dict[str, Any]:
+    shown = tuple(c for c in report.checks if not c.held_back)
+    doc = to_json(GradeReport(report.submission, report.seed, shown, report.seconds, report.notes,
+                              report.manual, report.stubs))
+    doc["held_back"] = [{"id": c.id, "kind": c.kind, "part": c.part, "number": c.number, "name": c.name,
+                         "max_score": c.max_score, "shown": c.visibility,
+                         "reading": list(c.written.reading) if c.written is not None else []}
+                        for c in report.checks if c.held_back]
+    return doc

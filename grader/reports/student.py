@@ -21,6 +21,9 @@ from grader.run.rubric import Part, Rubric
 #: The stub message as results.stub_outcome words it: "sgd.py: sgd is not implemented yet (it still raises ...".
 _STUB_LINE = re.compile(r"^(?:(?P<file>[\w.]+\.py): )?(?P<name>\S+) is not implemented yet \(it still raises")
 _MISSING = ("No answer found", "No written answers found")
+HELD = "scored after the due date"
+"""What `grader check` says of an item whose verdict is held back (a written answer, rubric.yaml's
+``explanation``): it shows what was read, never the score or a ✓/✗."""
 FORMULA = "a formula"
 PROSE = "a few sentences"
 
@@ -40,7 +43,9 @@ def progress_hook(console: Console) -> Callable[[Any, CheckResult], None]:
     """The line `grader check` prints as each check finishes (see progress_line), in the
     repository and in the student kit alike."""
     def hook(spec: Any, result: CheckResult) -> None:
-        if progress_line(result):
+        if progress_line(result) and result.held_back:
+            console.print(f"  · {spec.number} {spec.name}: read, {HELD} ({result.seconds:.1f} s)", highlight=False)
+        elif progress_line(result):
             mark = "✓" if result.passed else "✗"
             console.print(f"  {mark} {spec.number} {spec.name} ({result.seconds:.1f} s)", highlight=False)
     return hook
@@ -93,7 +98,8 @@ def next_to_do(report: GradeReport, rubric: Rubric) -> list[str]:
     for shape, labels in groups.items():
         lines.append(f"{assignment.written_files()[0]}: no answer found for {', '.join(labels)} ({shape}"
                      f"{' each' if len(labels) > 1 and shape in (FORMULA, PROSE) else ''})")
-    failing = [c for c in report.checks if not c.passed and c.status != NOT_IMPLEMENTED and not is_missing_answer(c)]
+    failing = [c for c in report.checks if not c.passed and c.status != NOT_IMPLEMENTED and not is_missing_answer(c)
+               and not c.held_back]
     if failing:
         lines.append("fix: " + ", ".join(c.number for c in failing) + " (details above)")
     return lines
@@ -121,6 +127,11 @@ def render_check(report: GradeReport, rubric: Rubric, console: Console, *, detai
     ``total``: the whole assignment's points when ``rubric`` is not all of it (the kit's copy)."""
     if details:
         for c in report.checks:
+            if c.held_back and progress_line(c) and c.written is not None:
+                console.print(f"\n[bold]{c.number} {c.name}[/bold] — {HELD}")
+                for line in c.written.reading:
+                    console.print(Text(line))
+                continue
             if c.passed or not progress_line(c):
                 continue
             console.print(f"\n[bold]{c.number} {c.name}[/bold] — {c.score:g}/{c.max_score:g}")
@@ -137,15 +148,20 @@ def render_check(report: GradeReport, rubric: Rubric, console: Console, *, detai
         rows = [c for c in report.checks if c.part == part_id]
         score, top = sum(c.score for c in rows), sum(c.max_score for c in rows)
         stubs = sum(c.status == NOT_IMPLEMENTED or is_missing_answer(c) for c in rows)
-        state = ("done" if all(c.status == PASSED for c in rows) else
-                 "not started" if stubs == len(rows) else f"{sum(c.status == PASSED for c in rows)}/{len(rows)} checks pass")
+        state = ("not started" if stubs == len(rows) else HELD if any(c.held_back for c in rows) else
+                 "done" if all(c.status == PASSED for c in rows) else
+                 f"{sum(c.status == PASSED for c in rows)}/{len(rows)} checks pass")
         name = parts[part_id].name if part_id in parts else part_id
-        table.add_row(name, f"{score:g}/{top:g}", state)
+        table.add_row(name, f"–/{top:g}" if any(c.held_back for c in rows) else f"{score:g}/{top:g}", state)
     console.print()
     console.print(table)
-    console.print(f"[bold]Total: {report.score:g} / {report.max_score:g}[/bold]   "
-                  f"({sum(c.passed for c in report.checks)}/{len(report.checks)} checks passed, {report.seconds:.1f} s; "
+    shown = [c for c in report.checks if not c.held_back]
+    held = sum(c.max_score for c in report.checks if c.held_back)
+    console.print(f"[bold]Total: {sum(c.score for c in shown):g} / {sum(c.max_score for c in shown):g}[/bold]   "
+                  f"({sum(c.passed for c in shown)}/{len(shown)} checks passed, {report.seconds:.1f} s; "
                   f"replay with --seed {report.seed})")
+    if held:
+        console.print(f"Written answers {HELD}: {held:g} points (what was read is shown above).", soft_wrap=True)
     todo = next_to_do(report, rubric)
     if todo:
         console.print("[bold]Next to do:[/bold]")

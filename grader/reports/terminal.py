@@ -50,8 +50,12 @@ def render(report: GradeReport, console: Console, *, details: bool = True) -> No
             for line in c.outcome.feedback:
                 console.print(Text(line))
             if c.written is not None and c.written.why:  # instructors see all; students when rubric.yaml says
-                console.print(Text(f"Why (students see it: {c.written.why_visibility.replace('_', ' ')}):"))
+                console.print(Text(f"Why (students see it with the score: {c.visibility.replace('_', ' ')}):"))
                 for line in c.written.why:
+                    console.print(Text(f"  {line}"))
+            if c.written is not None and c.held_back and c.written.reading:
+                console.print(Text("Before then students see only what was read:"))
+                for line in c.written.reading:
                     console.print(Text(f"  {line}"))
 
 

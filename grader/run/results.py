@@ -116,8 +116,13 @@ class WrittenRead:
     keeps the points the grader could prove and is listed for TA review in every report.
 
     why: what is wrong and the expected form (it implies the answer key), kept apart from the
-    outcome's feedback (what was read and the verdict); why_visibility: when students see it (the
-    written part's ``explanation`` in rubric.yaml). Instructors' reports show both.
+    outcome's feedback; why_visibility: when students see the verdict, its score and why (the written
+    part's ``explanation`` in rubric.yaml, the item's own visibility). Instructors' reports show all.
+
+    reading: what students are told of the reading while the verdict is held back: what was read,
+    from which file and place, whether it was read whole, the files read and those that could not
+    be; nothing in it depends on whether the answer is right. read_visibility: when they see it (the
+    written part's ``visibility``).
     """
 
     raw: str = ""
@@ -126,11 +131,14 @@ class WrittenRead:
     review: str = ""
     why: tuple[str, ...] = ()
     why_visibility: str = "after_due_date"
+    reading: tuple[str, ...] = ()
+    read_visibility: str = "visible"
 
     def __post_init__(self) -> None:
         for name in ("raw", "read", "where", "review"):
             object.__setattr__(self, name, safe(getattr(self, name), MAX_CHECK_OUTPUT_CHARS))
         object.__setattr__(self, "why", safe_lines(self.why))
+        object.__setattr__(self, "reading", safe_lines(self.reading))
 
 
 @dataclass(frozen=True)
@@ -168,6 +176,12 @@ class CheckResult:
     @property
     def status(self) -> str:
         return self.outcome.status
+
+    @property
+    def held_back(self) -> bool:
+        """Whether students do not see this item's score and verdict at once (its visibility: a
+        written item's ``explanation``); what they see of a written one meanwhile is ``written.reading``."""
+        return self.visibility != "visible"
 
     @property
     def passed(self) -> bool:

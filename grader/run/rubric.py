@@ -39,6 +39,7 @@ from grader.run.rubric_model import (
     PART_KINDS,
     SECRET_VISIBILITIES,
     VISIBILITIES,
+    VISIBILITY_ORDER,
     CheckSpec,
     Part,
     Rubric,
@@ -121,6 +122,11 @@ def typed_lines(data: dict[str, Any], node: yaml.Node, problems: list[str]) -> T
     given = data.get("defaults") or {}
     defaults = Defaults(given.get("timeout", DEFAULT_TIMEOUT), given.get("visibility", "visible"),
                         given.get("partial", True), given.get("explanation", DEFAULT_EXPLANATION))
+    if defaults.explanation == "visible":
+        problems.append("defaults: explanation is 'visible', which shows every written answer's verdict (its score, "
+                        "what is wrong) as soon as it is submitted, so a few resubmissions find each key. Keep "
+                        f"defaults' explanation {DEFAULT_EXPLANATION} and set explanation: visible on the items whose "
+                        "verdict may be shown at once")
     parts, broken = _parts(zip(part_lines, data.get("parts") or []), defaults, problems)
     checks, lined, unsummed = _checks(zip(check_lines, data.get("checks") or []), parts, broken, defaults,
                                       problems)
@@ -168,6 +174,21 @@ def _timeout(entry: dict[str, Any], default: Any, where: str, what: str, problem
     return float(timeout)
 
 
+def _verdict_problems(where: str, pid: str, auto: float, visibility: str, explanation: str) -> list[str]:
+    """What would leak an auto-graded written item's verdict: its score goes in the entry its
+    ``explanation`` shows (Gradescope hides the student's total while such an entry is held back,
+    but adds a ``hidden`` entry's points to it), and no verdict is shown before the answer it judges."""
+    if explanation == "hidden":
+        return [f"{where}: written part {pid!r} has explanation 'hidden', but its verdict carries its {auto:g} "
+                "auto-graded point(s), and Gradescope adds a hidden entry's points to the total students see, which "
+                f"gives the verdict away. Use explanation: {SECRET_VISIBILITIES[0]} (or {SECRET_VISIBILITIES[1]})"]
+    if visibility in VISIBILITY_ORDER and visibility != "hidden" and VISIBILITY_ORDER[explanation] < VISIBILITY_ORDER[visibility]:
+        return [f"{where}: written part {pid!r} has explanation {explanation!r} but visibility {visibility!r}: its "
+                "verdict would be shown before the answer it judges. Set explanation to "
+                f"{visibility!r} (or later), or visibility to {explanation!r}"]
+    return []
+
+
 PART_KEYS = {"id", "kind", "points", "name", "files", "number", "auto", "checker", "visibility",
              "timeout", "partial", "explanation"}
 WRITTEN_ONLY_KEYS = {"number", "auto", "checker", "visibility", "timeout", "partial", "explanation"}
@@ -205,6 +226,8 @@ def _written_part(entry: dict[str, Any], where: str, defaults: Defaults, problem
     if explanation not in VISIBILITIES:
         problems.append(f"{where}: written part {pid!r} has explanation {explanation!r}; use one of "
                         f"{', '.join(VISIBILITIES)} (when students see what is wrong and the expected form)")
+    elif auto:
+        problems += _verdict_problems(where, pid, float(auto), fields["visibility"], str(explanation))
     fields["explanation"] = str(explanation)
     fields["timeout"] = _timeout(entry, defaults.timeout, where, f"written part {pid!r}", problems)
     partial = entry.get("partial", defaults.partial)

@@ -17,6 +17,8 @@ VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 #: (its specification keeps ``hidden`` for tests worth no points), so a hidden check with points
 #: would give its verdict away; these keep a check secret until the deadline or publication.
 SECRET_VISIBILITIES = ("after_due_date", "after_published")
+#: When each visibility shows an entry, earliest first (``hidden``: never).
+VISIBILITY_ORDER = {"visible": 0, "after_due_date": 1, "after_published": 2, "hidden": 3}
 PART_KINDS = ("code", "written")
 DEFAULT_EXPLANATION = "after_due_date"
 """When students see a written item's explanation if rubric.yaml's defaults name none."""
@@ -63,8 +65,15 @@ class Part:
     partial: bool = True
     line: int = 0
     explanation: str = DEFAULT_EXPLANATION
-    """Who sees the auto share's explanation (what is wrong, the expected form: it implies the key) and
-    when; the verdict itself has ``visibility``."""
+    """When students see the auto share's verdict: its score, what is wrong and the expected form (they
+    imply the key). ``visibility`` is when they see what was read, from where, and whether it was
+    read whole, which says nothing of the verdict."""
+
+    @property
+    def verdict_visibility(self) -> str:
+        """When the auto share's score and verdict are shown: its ``explanation``, never before the
+        answer itself (``visibility``)."""
+        return later(self.visibility, self.explanation)
 
     @property
     def manual_points(self) -> float:
@@ -106,11 +115,18 @@ AUTO_GRADED = " (auto-graded)"
 """Added to a written question's name for its auto-graded share."""
 
 
+def later(a: str, b: str) -> str:
+    """The later of two visibilities (VISIBILITY_ORDER)."""
+    return max(a, b, key=lambda v: VISIBILITY_ORDER.get(v, len(VISIBILITY_ORDER)))
+
+
 def written_check(part: Part) -> CheckSpec | None:
-    """The auto-graded share of a written part as a check spec (None when it has none)."""
+    """The auto-graded share of a written part as a check spec (None when it has none): its
+    visibility is its verdict's (the part's ``explanation``); what was read is shown with the part's
+    own ``visibility``."""
     if part.kind != "written" or part.auto <= 0:
         return None
-    return CheckSpec(part.id, part.id, part.name + AUTO_GRADED, part.number, part.auto, part.visibility,
+    return CheckSpec(part.id, part.id, part.name + AUTO_GRADED, part.number, part.auto, part.verdict_visibility,
                      part.timeout, part.partial, part.line, kind="written", checker=part.checker)
 
 

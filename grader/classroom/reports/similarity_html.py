@@ -172,6 +172,12 @@ def _not_compared(notes: Sequence[str]) -> str:
             + (f" ({escape('; '.join(details))})" if details else "") + "</p>")
 
 
+WEIGHT_RULE = ("each token counts 1 when at most these two documents hold it and 2/n when n documents of the file "
+               "do, in what is shared and in what the file holds alike, so idioms many solutions share count less")
+"""What a pair's shares are (calibrate.rarity_weight), in one line."""
+WEIGHT = f"Weighted: {WEIGHT_RULE}."
+
+
 def _why(pair: Pair, threshold: float | None) -> str:
     if threshold is not None:
         return f"listed because its score reaches the fixed threshold {threshold:g}"
@@ -189,18 +195,18 @@ def pair_page(pair: Pair, rank: int, not_compared: Sequence[str] = (), *, thresh
     b = _who(pair.b.owner, pair.b.names, pair.b.known)
     title = f"{pair.file}: {pair.a.owner} and {pair.b.owner if not pair.b.known else 'a known solution'} are similar"
     if pair.file == WRITTEN:
-        what = (f"{100 * pair.share_a:.0f}% of the first submission's own text ({pair.matched} characters) is found "
-                f"in the second, and {100 * pair.share_b:.0f}% of the second's in the first: the regions marked are "
-                "shared. Own text is the answers as the grader reads them without the template's prompts (3(a) and "
-                "3(f) are left out: their right answers are all alike), and without passages many documents hold; "
-                "case and layout are ignored.")
+        what = (f"A weighted {100 * pair.share_a:.0f}% of the first submission's own text is found in the second "
+                f"({pair.matched} characters shared), and a weighted {100 * pair.share_b:.0f}% of the second's in the "
+                f"first: the regions marked are shared. {WEIGHT} Own text is the answers as the grader reads them "
+                "without the template's prompts (3(a) and 3(f) are left out: their right answers are all alike), "
+                "and without passages many documents hold; case and layout are ignored.")
     else:
-        what = (f"{100 * pair.share_a:.0f}% of the first file's student code ({pair.matched} tokens) is found in "
-                f"the second, and {100 * pair.share_b:.0f}% of the second's in the first: the regions marked in each "
-                "file are shared (darker: found in no other document). Student code is what is neither starter code "
-                "(of the template or another version named with --base) nor common to many documents of the class; "
-                "names, strings, comments and layout are ignored, so renamed variables and moved functions still "
-                "match.")
+        what = (f"A weighted {100 * pair.share_a:.0f}% of the first file's student code is found in the second "
+                f"({pair.matched} tokens shared), and a weighted {100 * pair.share_b:.0f}% of the second's in the first: "
+                f"the regions marked in each file are shared (darker: found in no other document). {WEIGHT} Student "
+                "code is what is neither starter code (of the template or another version named with --base) nor "
+                "common to many documents of the class; names, strings, comments and layout are ignored, so renamed "
+                "variables and moved functions still match.")
     body = (f'<nav><a href="index.html">all similar pairs</a></nav><h1>#{rank} {escape(title)} '
             f"(score {pair.score:.2f}, evidence {pair.evidence:.0f})</h1>"
             f'<p class="note">{what} The pair is {escape(_why(pair, threshold))}. Similar is not copied: both may '
@@ -277,8 +283,9 @@ def index_page(pairs: Sequence[Pair], names: Sequence[str], *, threshold: float 
         heading = f"Similar pairs: {len(pairs)} above {threshold:g}"
     body = (f"<h1>{escape(heading)}</h1>"
             f'<p class="note">{submissions} submission{"s" if submissions != 1 else ""} compared with each other{where}, '
-            "file by file (the five code files, and the written answers). A pair's score is the larger of the two shares of student code "
-            f"found in the other file; student code is what is neither starter code (student_template/{starters}) "
+            "file by file (the five code files, and the written answers). A pair's score is the larger of the two "
+            f"weighted shares of student code found in the other file ({WEIGHT_RULE}); student code is what is "
+            f"neither starter code (student_template/{starters}) "
             "nor held by many documents of the file (a passage in more than 10 documents, or a tenth of them in a "
             f"large class, counts for nothing). {rule}. <b>Evidence</b> is the shared tokens, each weighted by how "
             "few documents hold it (fully when only these two do): the list is ranked by it. These pairs are "

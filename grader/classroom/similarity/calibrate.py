@@ -7,6 +7,11 @@ filtered code) held by more than :func:`passage_limit` documents of a file, the 
 known solutions' together, counts for nothing: it is removed from every document before any
 two are compared, and a document's *student code* is what is left of its own part.
 
+**Forks count once.** Known solutions are often forks of one another (a public repository and
+its copies): near-identical known documents of a file count as one document in how many hold a
+fingerprint (:func:`counted_sets`), so five forks of the solution a student copied neither make
+its code common nor weigh it down; each is still compared with every submission.
+
 **Idioms weigh less.** Below that limit, code several documents hold is still an idiom of the
 assignment more than evidence (a sigmoid line, a skip-gram loop, the `__init__` the handout
 dictates): a share counts each token by how few documents hold it (:func:`rarity_weight`, 2 / n
@@ -44,6 +49,9 @@ MIN_MATCHED = 60
 COMMON_MIN_DOCS = 10
 #: ... or than this share of the documents of the file, in a large class.
 COMMON_SHARE = 0.1
+#: Known documents of a file whose fingerprints overlap this much (Jaccard) are forks of one
+#: solution, counted once in how common a fingerprint is.
+FORK_JACCARD = 0.8
 #: Robust z-score a pair's score must reach to be flagged (calibrated mode). SCORE_FLOOR /
 #: SCALE_FLOOR: in a file where most pairs share nothing, the floor alone decides; where idioms make
 #: many pairs alike (a small class, the handout's `__init__`), only a score far above them is
@@ -66,6 +74,37 @@ def passage_limit(documents: int) -> int:
     return max(COMMON_MIN_DOCS, math.ceil(COMMON_SHARE * documents))
 
 
+def fork_groups(hash_sets: Sequence[frozenset[int]]) -> list[list[int]]:
+    """The known documents of one file grouped into forks of one solution: two whose fingerprints
+    overlap by at least ``FORK_JACCARD`` (shared over held by either), and transitively."""
+    parent = list(range(len(hash_sets)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(hash_sets):
+        for j in range(i + 1, len(hash_sets)):
+            b = hash_sets[j]
+            if min(len(a), len(b)) < FORK_JACCARD * max(len(a), len(b)) or root(i) == root(j):
+                continue
+            if len(a & b) >= FORK_JACCARD * len(a | b):
+                parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(hash_sets)):
+        groups.setdefault(root(i), []).append(i)
+    return list(groups.values())
+
+
+def counted_sets(class_sets: Sequence[frozenset[int]], known_sets: Sequence[frozenset[int]]) -> list[frozenset[int]]:
+    """The documents that count in how common a fingerprint is: each class document, and each
+    group of near-identical known documents once (:func:`fork_groups`: a folder of forks of one
+    public solution is one solution, not many documents that make its code look common)."""
+    return [*class_sets, *(frozenset().union(*(known_sets[i] for i in g)) for g in fork_groups(known_sets))]
+
+
 def common_hashes(hash_sets: Sequence[frozenset[int]]) -> tuple[Held, np.ndarray, int]:
     """How many documents hold each fingerprint, those held by too many (sorted), and the limit."""
     held = Held(hash_sets)
@@ -79,7 +118,7 @@ class FileCalibration:
     distribution of its pairs' scores."""
 
     file: str
-    documents: int                # class and known documents of this file holding own code
+    documents: int                # class documents of this file holding own code, and groups of known forks
     limit: int                    # the passage limit
     common: int                   # fingerprints discounted as common
     student_tokens: int           # median tokens of student code of a class document

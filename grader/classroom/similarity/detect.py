@@ -332,11 +332,13 @@ def survey(class_docs: Sequence[Document], known_docs: Sequence[Document], *,
 def _file_pairs(file: str, docs: list[Fingerprinted], others: list[Fingerprinted],
                 threshold: float | None) -> tuple[list[Pair], int, calibrate.FileCalibration]:
     """The pairs listed of one file, how many pairs were compared, and the file's calibration."""
-    held, common, limit = calibrate.common_hashes([d.fp.hashes for d in [*docs, *others] if d.fp is not None])
+    counted = calibrate.counted_sets([d.fp.hashes for d in docs if d.fp is not None],
+                                     [d.fp.hashes for d in others if d.fp is not None])
+    held, common, limit = calibrate.common_hashes(counted)
     views = [prints.without(d.fp, common) for d in docs]
     kviews = [prints.without(d.fp, common) for d in others]
     cal = calibrate.FileCalibration(
-        file, len(docs) + len(others), limit, len(common),
+        file, len(counted), limit, len(common),
         calibrate.rounded_median([v.token_coverage if v is not None else 0 for v in views]),
         calibrate.rounded_median([sum(1 for line in d.own.splitlines() if line.strip()) for d in docs]), True)
     cal = dataclasses.replace(cal, compared=cal.student_tokens >= MIN_MATCHED)

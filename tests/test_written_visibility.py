@@ -1,0 +1,119 @@
+"""Issue 33, class 10: a written verdict is no oracle before the due date.
+
+A written item's score is its verdict: 3(f) is worth 12 points over per-field answers whose types
+each occur once, so a score shown at once lets a few resubmissions find the key. Before the due date
+a student sees what was read, from where, whether it was read whole and the files read; the score,
+what is wrong and the expected form come after it (rubric.yaml's ``explanation``), unless an
+instructor shows one item's verdict at once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from rich.console import Console
+from written_support import PARTS, RUNNER
+
+from a2.written.grade import grade_written
+from grader.check_command import _status
+from grader.reports import jsonout, student
+from grader.reports.gradescope import to_results_json
+from grader.run.results import GradeReport
+from grader.run.rubric import load_rubric
+
+RIGHT = """### 3(f)
+
+i. Error type: VP attachment error. Incorrect dependency: acquisition -> citing. Correct dependency: blocked -> citing.
+
+ii. Error type: Modifier Attachment Error
+Incorrect dependency: elements → most
+Correct dependency: crucial → most
+
+iii. Error type: Prepositional Phrase Attachment Error
+Incorrect dependency: declined → decision
+Correct dependency: reasons → decision
+
+iv. Error type: coordination attachment error
+Incorrect dependency: affects → one
+Correct dependency: plants → one
+
+### 3(b)
+
+It takes $2n$ steps.
+"""
+#: One field of 3(f) wrong: sentence ii's correct dependency. What was read differs by that arc only.
+WRONG = RIGHT.replace("Correct dependency: crucial → most", "Correct dependency: most → crucial")
+RIGHT_ARC, WRONG_ARC = "crucial → most", "most → crucial"
+HELD = ("after_due_date", "after_published")
+
+
+def _grade(tmp_path, name: str, text: str, parts=PARTS) -> GradeReport:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "answers.md").write_text(text, encoding="utf-8")
+    results, manual, notes = grade_written([folder / "answers.md"], parts, 7, runner=RUNNER)
+    return GradeReport(name, 7, tuple(results), 0.0, tuple(notes), tuple(manual))
+
+
+def seen_before_the_due_date(doc: dict) -> str:
+    """Every field of results.json a student sees before the due date: the top-level output, the
+    tests visible now, and the total unless Gradescope hides it (it does while a test with points is
+    held until after the due date or publication; a ``hidden`` one with points never exists)."""
+    view = {"output": doc["output"], "tests": [t for t in doc["tests"] if t.get("visibility", "visible") == "visible"]}
+    if not any(t.get("visibility") in HELD and t.get("max_score", 0) > 0 for t in doc["tests"]):
+        view["score"] = doc["score"]
+    return json.dumps(view, sort_keys=True, ensure_ascii=False)
+
+
+def test_results_json_before_the_due_date_is_the_same_for_a_wrong_and_a_right_3f_field(tmp_path):
+    right, wrong = _grade(tmp_path, "right", RIGHT), _grade(tmp_path, "wrong", WRONG)
+    scored = {r.id: r.score for r in right.checks}, {r.id: r.score for r in wrong.checks}
+    assert scored[0]["3f"] == 12 and scored[1]["3f"] == 11
+    right_doc, wrong_doc = to_results_json(right), to_results_json(wrong)
+    now_right, now_wrong = seen_before_the_due_date(right_doc), seen_before_the_due_date(wrong_doc)
+    # What was read is shown (the student's own arc), so the views differ by that arc and nothing else.
+    assert WRONG_ARC in now_wrong and RIGHT_ARC in now_right
+    assert now_wrong.replace(WRONG_ARC, RIGHT_ARC) == now_right
+    assert "score" not in json.loads(now_right)                 # Gradescope hides the total until then
+    reading = next(t for t in json.loads(now_wrong)["tests"] if t["extra_data"].get("reading_of") == "8.5")
+    assert "Read from answers.md" in reading["output"] and "read whole" in reading["output"]
+    assert "Files read: answers.md." in reading["output"]
+    # After the due date the scored entries appear, with the verdict and what is wrong.
+    after = [{t["number"]: t for t in doc["tests"]}["8.5"] for doc in (right_doc, wrong_doc)]
+    assert [t["visibility"] for t in after] == ["after_due_date"] * 2
+    assert (after[0]["score"], after[1]["score"]) == (12, 11)
+    assert "✗" in after[1]["output"] and "✗" not in after[0]["output"]
+
+
+def test_grader_check_before_the_due_date_is_the_same_for_a_wrong_and_a_right_3f_field(tmp_path):
+    """The student's own `grader check` shows what was read, never the score, a ✓/✗, a 'fix' hint or
+    an exit status that depends on the verdict; its --json likewise."""
+    rubric = load_rubric()
+    seen = []
+    for name, text in (("right", RIGHT), ("wrong", WRONG)):
+        report = _grade(tmp_path, name, text)
+        console = Console(record=True, width=200)
+        hook = student.progress_hook(console)
+        for c in report.checks:
+            hook(rubric.check(c.id), c)
+        student.render_check(report, rubric, console)
+        seen.append((console.export_text(), _status(report),
+                     json.dumps(jsonout.to_json(report, now=True), sort_keys=True, ensure_ascii=False)))
+    (right_text, right_exit, right_json), (wrong_text, wrong_exit, wrong_json) = seen
+    assert right_text != "" and WRONG_ARC in wrong_text and "scored after the due date" in wrong_text
+    assert wrong_text.replace(WRONG_ARC, RIGHT_ARC) == right_text
+    assert wrong_exit == right_exit
+    assert wrong_json.replace(WRONG_ARC, RIGHT_ARC).replace('"wrong"', '"right"') == right_json
+
+
+def test_an_instructor_may_show_one_items_verdict_at_once(tmp_path):
+    """rubric.yaml's ``explanation: visible`` on 3(f): its scored entry, with what is wrong, is
+    visible at once (so the two views differ by its score); the other items keep theirs back."""
+    parts = [replace(p, explanation="visible") if p.id == "3f" else p for p in PARTS]
+    right, wrong = _grade(tmp_path, "right", RIGHT, parts), _grade(tmp_path, "wrong", WRONG, parts)
+    docs = [{t["number"]: t for t in to_results_json(r)["tests"]} for r in (right, wrong)]
+    assert [d["8.5"]["visibility"] for d in docs] == ["visible"] * 2 and "8.5.0" not in docs[0]
+    assert (docs[0]["8.5"]["score"], docs[1]["8.5"]["score"]) == (12, 11)
+    assert "What is wrong and the expected form" in docs[1]["8.5"]["output"]
+    assert docs[0]["8.2"]["visibility"] == "after_due_date" and docs[0]["8.2.0"]["visibility"] == "visible"

@@ -248,7 +248,94 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
         "3f": (11, "", 11),
     },
-
+    "32_template_right_steps_wrong_finals": {   # template, one \ifans enumerate, 3(a) in the prompt's tabular, wrong finals
+        "1b_i": (0, "", 0),
+        "1d": (2, "", 2),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
+    "33_dotted_labels_conventions": {   # ### 1.b.i, p = keep probability, dependent <- head arcs
+        "1b_i": (0, "", 0),
+        "1d": (2, "", 2),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3a": (3.5294, "", 3.5294),   # blind: fails on main as of e7df949 (SILENT false fail: 3.2941)
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "34_chinese_fullwidth": {   # Chinese headings and table header, full-width parentheses
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "35_description_list_tex": {   # \item[1(b)(i)] labels, array cases, column bmatrix, a wrong buffer
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "2b_i": (1, "", 1),
+        "3a": (3.7647, "", 3.7647),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "36_examples_after_answers": {   # \boxed finals followed by worked numeric examples
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "37_revisions_strikethrough": {   # a resubmission with ~~old answers~~ before the corrections
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 11)
+    },
+    "38_ascii_keyvalue_steps": {   # ASCII math, 3(a) as 'step k: SHIFT stack=[..] buffer=[..]' lines
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
+    "39_wrong_finals_right_decoys": {   # wrong finals next to the right form (struck, 'not X')
+        "1b_i": (0, R, 0),
+        "1d": (0, "", 0),
+        "1e": (0, "", 0),
+        "2b_i": (0, R, 0),
+        "3a": (0, "", 0),
+        "3b": (0, "", 0),
+        "3e_i": (1.5, "", 1.5),
+        "3e_ii": (0, "", 0),
+        "3f": (10, "", 10),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

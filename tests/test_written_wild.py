@@ -336,6 +336,39 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (0, "", 0),
         "3f": (10, "", 10),
     },
+    "40_jekyll_kramdown_post": {   # a Jekyll blog post index.md, kramdown $$ inline
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "41_subfiles_own_answer_macro": {   # subfiles, the student's own \sol{} box, \xrightarrow{rel} arcs
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 2.1176)
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, R, 0),
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 4)
+    },
+    "42_notebook_html_export": {   # a notebook exported to HTML (nbconvert)
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3f": (11, "", 11),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

@@ -369,6 +369,39 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
         "3f": (11, "", 11),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
     },
+    "43_answers_as_images": {   # 1(d) and 3(e)(i) only as pasted images
+        "1b_i": (2, "", 2),
+        "1d": (0, R, 4),   # only in an image: 0 with the review flag is the right outcome
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (0, R, 0),
+        "3b": (1, "", 1),
+        "3e_i": (0, R, 3),   # only in an image: 0 with the review flag is the right outcome
+        "3e_ii": (3, "", 3),
+        "3f": (0, R, 0),
+    },
+    "44_hexo_escaped_math": {   # a Hexo post, math escaped for the renderer (v\_c, \\{)
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_ii": (0, R, 0),
+        "3f": (12, "", 12),
+    },
+    "45_word_math_italic_unicode": {   # .txt from Word: math-italic letters, combining circumflex
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "1e": (0, R, 0),
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3f": (12, "", 12),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

@@ -402,6 +402,39 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
         "3f": (12, "", 12),
     },
+    "46_roman_parts_alerts": {   # Roman parts (III-(e)-i), > [!IMPORTANT] alerts, HTML table without <thead>
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "47_notebook_string_sources": {   # a Colab .ipynb: string sources, 1(e) in a raw cell
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "2b_i": (0, "", 0),
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "48_rst_grid_admonitions": {   # .rst: grid table, answers in .. admonition:: bodies
+        "1b_i": (0, "", 0),
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

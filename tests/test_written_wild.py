@@ -435,6 +435,39 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
         "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
     },
+    "49_enumerate_positions_tex": {   # parts only as positions in nested enumerate
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "50_labels_inside_paragraphs": {   # **1b.** (i) .. (ii) .. in one paragraph, 3(b) in words
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "51_matrix_forms_sections_tex": {   # \subsection{Part (b)}, expanded forms, gamma = 1/q, a Jacobian
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

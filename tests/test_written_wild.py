@@ -468,6 +468,28 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),
     },
+    "52_answer_summary_table": {   # every final answer in a Question | Final answer table, sigma/beta 3(a) header
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "53_empty_ifans_then_answer": {   # \ifans{} left empty, the answer written after it
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "2b_i": (0, "", 0),
+        "3a": (0, "", 0),
+        "3b": (0, "", 0),
+        "3e_i": (0, "", 0),
+        "3e_ii": (0, "", 0),
+        "3f": (0, "", 0),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

@@ -501,6 +501,28 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),
     },
+    "55_korean_japanese_headings": {   # Korean question words (## 문제 3.) and table header
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+    },
+    "56_reordered_table_columns": {   # 3(a) and 3(f) table columns in another order, O(n) before 2n
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 4)
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

@@ -523,6 +523,17 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),   # blind: fails on main as of e7df949 (SILENT false fail: 4)
     },
+    "57_swapped_under_labels": {   # right formulas under wrong labels; 3(f) Correct | Incorrect swapped
+        "1b_i": (2, "", 2),
+        "1d": (0, R, 0),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, "", 0),
+        "3f": (4, "", 4),   # blind: fails on main as of e7df949 (false pass: 12)
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

@@ -534,6 +534,28 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (0, "", 0),
         "3f": (4, "", 4),   # blind: fails on main as of e7df949 (false pass: 12)
     },
+    "58_label_order_and_case_tables": {   # case tables for 1(d)/3(e)(ii), 3(f) 'Correct ... Incorrect ...' order
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, "", 0),
+        "3f": (8, "", 8),
+    },
+    "59_3f_instead_of_phrasing": {   # 3(f) roles only by phrasing (X instead of Y, X should replace Y)
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (10, "", 10),   # blind: fails on main as of e7df949 (SILENT false fail: 8)
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

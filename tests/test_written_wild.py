@@ -556,6 +556,17 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),
         "3f": (10, "", 10),   # blind: fails on main as of e7df949 (SILENT false fail: 8)
     },
+    "60_prose_self_corrections": {   # finals corrected in running prose, both ways, no Answer: marker
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "1d": (4, "", 4),
+        "1e": (0, R, 0),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
+        "3e_ii": (0, "", 0),
+        "3f": (0, "", 0),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

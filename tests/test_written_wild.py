@@ -567,6 +567,17 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (0, "", 0),
         "3f": (0, "", 0),
     },
+    "61_declared_conventions_misapplied": {   # declared conventions (dependent -> head, p = keep, Wx) misapplied
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (0, "", 0),   # blind: fails on main as of e7df949 (false pass: 1)
+        "3a": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 2.1176)
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

@@ -578,6 +578,17 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),
     },
+    "62_row_convention_inconsistent": {   # row vectors declared in a bold-led paragraph; 1(e) not in U's shape
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (0, "", 0),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

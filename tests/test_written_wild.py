@@ -589,6 +589,17 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),
         "3f": (0, "", 0),
     },
+    "63_3f_by_sentence_text": {   # 3(f) sentences named by quoting them, in another order
+        "1b_i": (2, "", 2),
+        "1d": (0, "", 0),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (0, "", 0),
+        "3f": (12, "", 12),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

@@ -600,6 +600,17 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (0, "", 0),
         "3f": (12, "", 12),
     },
+    "64_3f_role_words_mixed": {   # 3(f) roles by mixed words (gold/parser's, right/wrong, predicted/should be)
+        "1b_i": (0, "", 0),
+        "1d": (0, "", 0),
+        "1e": (0, "", 0),
+        "2b_i": (0, "", 0),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (0, "", 0),
+        "3f": (8, "", 8),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

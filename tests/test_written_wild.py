@@ -578,6 +578,39 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),
     },
+    "62_row_convention_inconsistent": {   # row vectors declared in a bold-led paragraph; 1(e) not in U's shape
+        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (0, "", 0),
+    },
+    "63_3f_by_sentence_text": {   # 3(f) sentences named by quoting them, in another order
+        "1b_i": (2, "", 2),
+        "1d": (0, "", 0),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (0, "", 0),
+        "3f": (12, "", 12),
+    },
+    "64_3f_role_words_mixed": {   # 3(f) roles by mixed words (gold/parser's, right/wrong, predicted/should be)
+        "1b_i": (0, "", 0),
+        "1d": (0, "", 0),
+        "1e": (0, "", 0),
+        "2b_i": (0, "", 0),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (0, "", 0),
+        "3f": (8, "", 8),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain
@@ -614,6 +647,9 @@ OPEN = {  # blind writeups with an item still scored below the TA without a flag
     "52_answer_summary_table": "1(d) given only in a summary table above the sections; its section's prose is read as 'w'",
     "54_own_conventions_stale_stacks": "3(e)(i) in the writeup's declared Wx convention (W_ij) is judged in xW's",
     "59_3f_instead_of_phrasing": "3(f) roles given only by phrasing ('X instead of Y') are read by position",
+    "62_row_convention_inconsistent": "the row layout declared as 'U here is a |V| x d matrix ... all vectors are rows' "
+                                      "is not read as a statement ((ŷ − y)U scored 0); reading it needs the convention "
+                                      "per array (U's rows, vectors' rows), or v_cᵀ(ŷ − y) passes under the wrong one",
 }
 
 

@@ -149,6 +149,7 @@ def _wrong_answers() -> list[tuple[str, str]]:
             out.append((item, f"Answer: ${lead}{formula}$"))
     out += [("2b_i", r"Answer: $\gamma = 1 + p$"), ("3b", r"Answer: $n^2$"), ("1b_i", r"Answer: $U^T(\hat y - y)$"),
             ("3e_ii", r"Answer: $\hat{y}_i + y_i$"),
+            ("3e_ii", r"Answer: $\begin{cases} \hat{y}_i - 1 & i = c \\ 0 & i \neq c \end{cases}$"),   # one case right
             ("3a", table("S S LA S S LA RA S RA S S S LA LA RA RA".split())),
             ("3a", table("S S LA S S LA RA S S S S LA LA LA RA RA".split(), skip=15)),
             ("3f", "i. Error type: modifier. Incorrect dependency: university → blocked. Correct: blocked → acquisition.\n\n"

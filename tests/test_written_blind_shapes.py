@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 from written_support import full, graded
 
-from grader.reading.blocks import callouts_opened, html_tables
+from grader.reading.blocks import callouts_opened
 from grader.reading.latex_normal import normalise
+from grader.reading.markup import html_tables
 
 CALLOUT = "## 1.b.i\n\nSome words first.\n\n> [!{kind}] 1.b.i\n> $$\n> \\frac{{\\partial J}}{{\\partial v_c}} = {rhs}\n> $$\n"
 

@@ -6,7 +6,7 @@ that happens to be right in one case (ŷ_i − 1) earns nothing, and both cases 
 from __future__ import annotations
 
 import pytest
-from written_support import full, graded
+from written_support import graded
 
 CE_HEAD = "### 3(e)(ii)\n\n$$\\frac{\\partial CE}{\\partial l_i} = "
 

@@ -452,7 +452,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
         "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
-        "3b": (0, R, 1),   # i33: flagged: the answer could not be read: No expression in n found for 3(b): give 
+        "3b": (0, R, 1),   # i33: flagged: the answer could not be read: No expression in n found for 3(b): give
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
         "3f": (0, R, 11),   # i33: flagged: 3(f) was not read whole: a field of sentence i, ii, iii was not found
@@ -474,7 +474,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1e": (1, "", 1),
         "2b_i": (0, R, 1),   # i33: flagged: the answer read (γ = 1 − p_drop) is not the only formula for 2(b)(i) i
         "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
-        "3b": (0, R, 1),   # i33: flagged: the answer could not be read: No expression in n found for 3(b): give 
+        "3b": (0, R, 1),   # i33: flagged: the answer could not be read: No expression in n found for 3(b): give
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),
@@ -571,7 +571,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1b_i": (2, "", 2),
         "1d": (4, "", 4),
         "1e": (1, "", 1),
-        "2b_i": (0, R, 0),   # i33: flagged: γ = 1/(1 − p_drop) was read with p the probability of keeping a unit, 
+        "2b_i": (0, R, 0),   # i33: flagged: γ = 1/(1 − p_drop) was read with p the probability of keeping a unit,
         "3a": (4, R, 4),   # i33: flagged: the arcs were read dependent → head, as the writeup declares: a TA con
         "3b": (1, "", 1),
         "3e_i": (0, "", 0),

@@ -112,8 +112,15 @@ _FORMULA_LINE = re.compile(r"(?m)^(?![#|>\s-]|\d+\.|\$\$|```)(.*(?:=|∂|\\parti
 
 
 def _in_callouts(text: str) -> str:
-    """Each line of a formula (outside headings, tables, lists, display blocks) in an Obsidian callout."""
-    return _FORMULA_LINE.sub(lambda m: f"> [!answer]\n> {m.group(1)}\n", text)
+    """Each line of a formula (outside headings, tables, lists, display blocks, code) in an Obsidian callout."""
+    out, inside = [], False
+    for line in text.split("\n"):
+        opens = line.count("$$") % 2 == 1 or line.strip().startswith(("```", "\\[", "\\]"))
+        if not (inside or opens) and _FORMULA_LINE.fullmatch(line) and "$" not in line.replace("$$", ""):
+            line = f"> [!answer]\n> {line}\n"
+        out.append(line)
+        inside = inside != opens
+    return "\n".join(out)
 
 
 def _struck_draft(text: str) -> str:

@@ -46,13 +46,12 @@ from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
 from grader.reading.blocks import (
     callouts_opened,
     github_math,
-    html_tables,
     markdown_tokens,
     pandoc_unescaped,
     site_unescaped,
     struck_out,
 )
-from grader.reading.markup import as_markdown
+from grader.reading.markup import as_markdown, html_tables
 from grader.reading.notation import MATH_LETTERS
 from grader.reading.tex_macros import Macro, definitions, expand_safely
 from grader.reading.tex_walk import inputs, read_to
@@ -214,8 +213,8 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     return Located(merged, notes)
 
 
-_NUMBERED = re.compile(r"[0-9一二三四五六七八九十]|(?<![A-Za-z])[IVX]{1,4}(?![A-Za-z])|\([a-g]\)")
-"""A heading that looks numbered (a digit, a CJK numeral, a Roman numeral, a letter in brackets)."""
+_NUMBERED = re.compile(r"(?<![A-Za-z0-9])[Qq]?[0-9](?![0-9A-Za-z])|[一二三四五六七八九十]|(?<![A-Za-z])[IVX]{1,4}(?![A-Za-z])|\([a-g]\)")
+"""A heading that looks numbered (a number of its own, not ``L2``; a CJK numeral, a Roman numeral, a letter in brackets)."""
 
 
 def unplaced_headings(name: str, text: str) -> list[tuple[str, str]]:

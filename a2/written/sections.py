@@ -258,23 +258,23 @@ def _numbered_subquestions(markers: list[_Marker], questions: set[str]) -> None:
     """Sub-questions numbered inside a part (Notion's ``## Problem 1 — word2vec`` / ``### Q5``): a
     heading that is only a number, below a heading that names only a part, is that part's K-th
     letter, unless a label under that part gives letters itself."""
-    groups: list[tuple[int, list[_Marker], list[bool]]] = []   # (part, its numbered sub-headings, [lettered])
+    groups: list[tuple[int, list[tuple[_Marker, int]], list[bool]]] = []   # (part, its numbered sub-headings, [lettered])
     parent: int | None = None                                   # the part heading's level
     for mk in markers:
         lab = mk.label or (part_title(mk.heading) if mk.is_heading else None)
-        numbered = mk.is_heading and _NUMBERED.fullmatch(mk.heading.strip())
+        numbered = _NUMBERED.fullmatch(mk.heading.strip()) if mk.is_heading else None
         if mk.level and lab is not None and lab.part and lab.letter is None and lab.roman is None and not numbered:
             parent = mk.level
             groups.append((lab.part, [], [False]))
         elif parent is not None and mk.level and mk.level <= parent:
             parent = None
         elif parent is not None and numbered:
-            groups[-1][1].append(mk)
+            groups[-1][1].append((mk, int(numbered.group(1))))
         elif parent is not None and lab is not None and lab.letter:
             groups[-1][2][0] = True                      # the part labels its letters itself
     for part, subs, lettered in groups:
-        for mk in subs if not lettered[0] else ():
-            letter = "abcdefg"[int(_NUMBERED.fullmatch(mk.heading.strip()).group(1)) - 1]
+        for mk, number in subs if not lettered[0] else ():
+            letter = "abcdefg"[number - 1]
             if any(q.startswith(f"{part}{letter}") for q in questions):
                 mk.label = Label(part, letter, None, mk.heading.strip())
 

@@ -309,10 +309,11 @@ def cut_remark(formula: str) -> str:
     """The formula without the remark after it: the ONE rule, applied before any split on ``=``.
 
     A remark starts, at the top level (outside brackets and ``cases``), at ``\\quad``/``\\qquad``,
-    ``\\text{...}`` holding prose (not notation such as ``\\text{T}``), a shape note (``\\in \\mathbb{R}^{d×|V|}``), a comma (``, \\quad z = xW +
-    b_1``, ``, i.e. ...``), a sentence's end, or a trailing ``( ... )`` holding words. Plain-text
-    formulas end at the same places: ``, i.e.``, ``, where``, `` (so ...)``. Conditions (``if``,
-    ``when``, ``otherwise``) are not remarks: they belong to the answer's cases."""
+    ``\\text{...}`` holding prose (not notation such as ``\\text{T}``), a shape note (``\\in
+    \\mathbb{R}^{d×|V|}``), a comma (``, \\quad z = xW + b_1``, ``, i.e. ...``), a sentence's end,
+    or a trailing ``( ... )`` holding words. Plain-text formulas end at the same places: ``, i.e.``,
+    ``, where``, `` (so ...)``. Conditions (``if``, ``when``, ``otherwise``) are not remarks: they
+    belong to the answer's cases."""
     text = formula
     latex = "\\" in text
     for i, ch, top in scan(text):

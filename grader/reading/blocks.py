@@ -21,7 +21,6 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
 
 from markdown_it import MarkdownIt
 from mdit_py_plugins.amsmath import amsmath_plugin
@@ -107,55 +106,6 @@ def github_math(text: str) -> str:
 
 
 _GITHUB_INLINE = re.compile(r"\$`([^`\n]+)`\$")
-class _TableRows(HTMLParser):
-    """The rows of an HTML table, each a list of its cells' text (entities decoded: ``&rarr;`` is →)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.rows: list[list[str]] = []
-        self._cell: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th") and self.rows:
-            self._cell = []
-        elif tag == "br" and self._cell is not None:
-            self._cell.append(" ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self._cell is not None:
-            self.rows[-1].append(" ".join("".join(self._cell).split()).replace("|", "\\|"))
-            self._cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
-
-
-def html_tables(text: str) -> str:
-    """An HTML ``<table>`` of a Markdown file (Typora, Notion, a notebook's output) as the pipe table a
-    Markdown reader reads, in the same lines (blank lines fill the rest); which lines are HTML blocks
-    comes from markdown-it's tokens, the cells from the standard library's HTML parser."""
-    if "<table" not in text.lower():
-        return text
-    lines = text.split("\n")
-    for tok in markdown_tokens(text):
-        if tok.type != "html_block" or not tok.map or "<table" not in tok.content.lower():
-            continue
-        parser = _TableRows()
-        parser.feed(tok.content)
-        rows = [r for r in parser.rows if r]
-        start, end = tok.map
-        if len(rows) < 2 or end - start < len(rows) + 1:
-            continue
-        width = max(len(r) for r in rows)
-        table = ["| " + " | ".join(r + [""] * (width - len(r))) + " |" for r in rows]
-        table.insert(1, "|" + " --- |" * width)
-        lines[start:end] = table + [""] * (end - start - len(table))
-    return "\n".join(lines)
-
-
 _STRUCK = re.compile(r"~~(?=\S)[^~\n]*?~~|<(del|s|strike)>[^<\n]*?</\1>")
 
 

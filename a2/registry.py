@@ -175,10 +175,10 @@ known bugs than this kit does.
 #: The assignment's modules the kit ships (paths from the repository's root): the visible checks'
 #: code (the kit strips held-back checks from them), the reference's loader and the probes.
 KIT_MODULES = (
-    "a2/__init__.py", "a2/registry.py", "a2/course_env.py", "a2/catalogue.py", "a2/reference.py", "a2/tree_import.py",
+    "a2/__init__.py", "a2/registry.py", "a2/course_env.py", "a2/bug_shapes.py", "a2/reference.py", "a2/tree_import.py",
     "a2/checks/__init__.py", "a2/checks/minibatch.py", "a2/checks/model.py", "a2/checks/model_dropout.py",
     "a2/checks/sgd.py", "a2/checks/skipgram.py", "a2/checks/training.py", "a2/checks/training_uas.py",
-    "a2/checks/transitions.py", "a2/checks/word2vec.py",
+    "a2/checks/partial_parse.py", "a2/checks/word2vec.py",
     "a2/checks/helpers/__init__.py", "a2/checks/helpers/model_params.py", "a2/checks/helpers/model_shapes.py",
     "a2/checks/helpers/parsing_inputs.py", "a2/checks/helpers/training_size.py", "a2/checks/helpers/word2vec_shapes.py",
     "a2/untrusted/__init__.py", "a2/untrusted/probes_model.py", "a2/untrusted/probes_parser.py",
@@ -210,6 +210,6 @@ KIT_STRIPPED: dict[str, tuple[dict[str, str], dict[str, str]]] = {
          "LOSS_SHAPES": '__import__("collections").defaultdict(tuple)'}),
     "a2/checks/sgd.py": ({}, {"ANNEAL": "()"}),
     "a2/checks/minibatch.py": ({"_deleted_by_index": "None"}, {}),
-    "a2/checks/transitions.py": (dict.fromkeys(("_step_shape", "_removed", "_removed_by_value"), "None"),
+    "a2/checks/partial_parse.py": (dict.fromkeys(("_step_shape", "_removed", "_removed_by_value"), "None"),
                                  {"PARSE_STEP": "()"}),
 }

@@ -21,10 +21,10 @@ import pytest
 from conftest import REFERENCE
 
 from a2 import solution_math
-from a2.catalogue import BugShape, all_matches, check_ids_unique, diagnose
+from a2.bug_shapes import BugShape, all_matches, check_ids_unique, diagnose
+from a2.checks import partial_parse as tr_check
 from a2.checks import sgd as sgd_check
 from a2.checks import skipgram as skipgram_check
-from a2.checks import transitions as tr_check
 from a2.checks import word2vec as w2v_check
 from a2.checks.helpers import word2vec_shapes as shapes
 from a2.checks.minibatch import RAISED

@@ -20,7 +20,7 @@ import torch
 from conftest import REFERENCE
 
 from a2 import solution_math
-from a2.catalogue import all_matches, check_ids_unique
+from a2.bug_shapes import all_matches, check_ids_unique
 from a2.checks import model_dropout
 from a2.checks.helpers import model_params as model_checks
 from a2.checks.helpers import model_shapes as shapes

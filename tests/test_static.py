@@ -314,12 +314,9 @@ KNOWN_ROOM_CYCLES = {
 KNOWN_CHECKLESS: dict[str, str] = {}
 #: Module names used by more than one module of grader/, the assignment and tools/.
 KNOWN_SHARED_NAMES = {
-    "catalogue.py": "moves after issues 32 and 33 land: a2/catalogue.py is imported by a2/checks/ (issue 32) "
-                    "and a2/written/ (issue 33), which holds the other",
-    "registry.py": "moves after issue 33 lands: a2/written/registry.py is in its area (a2/registry.py is the "
-                   "name the framework's door asks every assignment for)",
-    "transitions.py": "moves after issues 32 and 33 land: a2/checks/transitions.py (issue 32) and "
-                      "a2/written/transitions.py (issue 33)",
+    "registry.py": "goes when issue 33's a2/written/ is merged: a2/written/registry.py (what a written check is: "
+                   "Verdict, @written_check) is renamed there; a2/registry.py keeps its name, the module every "
+                   "assignment package provides (grader/assignment.py's REGISTRY_MODULE)",
 }
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from a2.catalogue import diagnose
+from a2.bug_shapes import diagnose
 from a2.checks.helpers import word2vec_shapes as shapes
 from grader.run.check_api import CheckContext, Trials, check, check_label, fix_first
 from grader.run.compare import ATOL, FD_ATOL, FD_RTOL, RTOL, as_float_array, close, compare

@@ -164,7 +164,7 @@ def test_the_framework_reaches_the_assignment_only_through_its_registry():
     written = [imp for imp in imports_of(door) if imp.module.startswith(ASSIGNMENT.name)]
     assert written == [], "grader/assignment.py must import the assignment by the rubric's name, not a written one"
     # and the generic test-file assignment (rubric.yaml's tests:), which names no assignment either
-    assert set(g["grader.assignment"]) <= {"grader.common.paths", "grader.testfiles.testfile_registry"}
+    assert set(g["grader.assignment"]) <= {"grader.common.paths", "grader.testfile_registry"}
     calls = [n for n in ast.walk(ast.parse(door.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)
              and isinstance(n.func, ast.Attribute) and n.func.attr == "import_module"]
     assert calls and all(not isinstance(c.args[0], ast.Constant) for c in calls)
@@ -304,12 +304,7 @@ def test_the_cycle_test_catches_a_planted_cycle(tmp_path):
 # only shrink).
 
 #: Cycles between rooms (see tests/import_graph.py's room_of) known today.
-KNOWN_ROOM_CYCLES = {
-    frozenset({"grader.assignment", "grader.run", "grader.sandbox", "grader.testfiles"}):
-        "moves after issue 32 lands: the rubric (grader/run/rubric.py) takes a test-file course's lines from "
-        "grader/testfiles/tests.py, whose checks use grader/run/, and the door imports the test-file registry "
-        "from grader/testfiles/; cutting it moves tests.py's collection into grader/run/, issue 32's area this round",
-}
+KNOWN_ROOM_CYCLES: dict[frozenset[str], str] = {}
 #: Modules of the assignment's checks/ that register no check (helpers split off by the size cap).
 KNOWN_CHECKLESS: dict[str, str] = {}
 #: Module names used by more than one module of grader/, the assignment and tools/.

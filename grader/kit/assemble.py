@@ -45,7 +45,7 @@ FRAMEWORK_KIT_MODULES = (
     "grader/untrusted/__init__.py", "grader/untrusted/probes.py", "grader/untrusted/wire.py", "grader/untrusted/worker.py",
     "grader/untrusted/probes_testfiles.py",
     # the test-file assignment (rubric.yaml's tests:), which the door and the rubric reach for any course
-    "grader/testfiles/__init__.py", "grader/testfiles/testfile_registry.py", "grader/testfiles/tests.py",
+    "grader/testfiles/__init__.py", "grader/testfile_registry.py", "grader/run/course_tests.py",
     "grader/testfiles/checks.py", "grader/testfiles/outcome.py",
 )
 #: Never in the kit, whatever the lists say (a test checks both), with the assignment's ``KIT_NEVER``.
@@ -296,8 +296,8 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     rubric_text, total = kit_rubric(paths.RUBRIC_PATH.read_text(encoding="utf-8"))
     (data / "rubric.yaml").write_text(rubric_text, encoding="utf-8")
     if hasattr(assignment.registry(), "TESTS"):     # a test-file assignment: its visible tests and their list
+        from grader.testfile_registry import KIT_TESTS
         from grader.testfiles import kit as test_kit
-        from grader.testfiles.testfile_registry import KIT_TESTS
 
         test_kit.stage(data / KIT_TESTS, visible)
     (data / "replay.json").write_text(json.dumps(recorded, separators=(",", ":")), encoding="utf-8")

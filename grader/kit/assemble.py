@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import assignment
+from grader.cli_options import KIT_SEEDS
 from grader.common import paths
 from grader.run.replay import RecordingRef
 
@@ -34,6 +35,7 @@ from grader.run.replay import RecordingRef
 #: (its registry's ``KIT_MODULES``), nothing else goes in: see :func:`kit_modules`.
 FRAMEWORK_KIT_MODULES = (
     "grader/__init__.py", "grader/assignment.py", "grader/check_command.py", "grader/cli_output.py",
+    "grader/cli_options.py",
     "grader/kit/__init__.py", "grader/kit/kit_command.py",
     "grader/common/__init__.py", "grader/common/numerics.py", "grader/common/paths.py", "grader/common/shown.py",
     "grader/run/__init__.py", "grader/run/budget.py", "grader/run/check_api.py", "grader/run/compare.py",
@@ -83,7 +85,7 @@ def kit_stripped() -> dict[str, tuple[dict[str, str], dict[str, str]]]:
 #: torch: the kit runs in the student's course environment, whose torch it must never replace (a
 #: pinned torch makes pip fetch a multi-GB CUDA build on Linux); `grader check` says when it is missing.
 KIT_REQUIREMENTS = ("numpy", "tqdm", "matplotlib", "pyyaml", "click", "rich")
-DEFAULT_SEEDS = (101, 202, 303)
+DEFAULT_SEEDS = KIT_SEEDS
 Progress = Callable[[str], None]
 
 

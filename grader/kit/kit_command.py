@@ -15,7 +15,8 @@ import click
 from rich.console import Console
 
 from grader import assignment
-from grader.check_command import CheckSetup, check_options, run_check
+from grader.check_command import CHECK_OPTIONS, CheckSetup, run_check
+from grader.cli_options import take
 from grader.common import paths
 from grader.run.replay import ReplayRef
 from grader.run.rubric import load_rubric
@@ -94,7 +95,7 @@ def _kit_check(directory: Path, seed: int | None, out: Console) -> CheckSetup:
 
 
 @main.command()
-@check_options
+@take(*CHECK_OPTIONS)
 def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_json: bool) -> None:
     """Check DIRECTORY (default: here) on the visible code checks; exit 0 only if all pass."""
     run_check(_kit_check, directory, seed, quiet, part, as_json)

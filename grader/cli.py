@@ -67,8 +67,7 @@ def _progress(console: Console):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="a2grader", message="%(prog)s %(version)s")
-@take("root")
+@take("version", "root")
 def main(root: Path | None) -> None:
     """Autograder: randomized checks of submissions against the reference, scored by rubric.yaml."""
     if root is not None and root.resolve() != paths.REPO_ROOT.resolve():

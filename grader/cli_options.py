@@ -7,7 +7,8 @@ default. A command takes the ones it reads, in the order its help lists them::
 
 Two options that share a flag but not a meaning (``--seed`` replays a run in `grader grade` and is
 the one seed of every submission in `grader batch`) are two entries, each named for what it is.
-Imports nothing of ours: the student kit's `grader check` takes its options from here too.
+Imports only the door (the kit's version is its assignment's): the student kit's `grader` takes its
+options from here too.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import click
+
+from grader import assignment
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -29,10 +32,25 @@ SUBMISSION_TIMEOUT_S = 1800.0
 BASE_HELP = ("Another version of the starter code (a folder of the student files, e.g. last year's template), "
              "removed like student_template/ (always a base)")
 
+
+
+def _kit_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """The kit's ``grader --version``: the installed kit's version (its distribution is the
+    assignment's ``KIT_DIST``)."""
+    if value and not ctx.resilient_parsing:
+        from importlib.metadata import version
+
+        click.echo(f"{ctx.info_name} {version(assignment.registry().KIT_DIST)}")
+        ctx.exit()
+
+
 _BATCH_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 
 DECLARED: dict[str, Decorator] = {
     # -- the grader and its commands' common ones
+    "version": click.version_option(package_name="a2grader", message="%(prog)s %(version)s"),
+    "kit_version": click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_kit_version,
+                                help="Show the version and exit."),
     "root": click.option(
         "--root", type=click.Path(file_okay=False, path_type=Path), default=None,
         help="The course repository to act on (rubric.yaml, reference/)  [default: $A2GRADER_ROOT, else the "

@@ -414,6 +414,53 @@ def test_the_name_rule_catches_a_planted_clash(tmp_path):
     assert shared_names([tmp_path / "a", tmp_path / "b", tmp_path / "c"], tmp_path) == {"build.py": ["a/build.py", "b/build.py"]}
 
 
+#: Where a command's arguments and options are declared: once, here (grader/cli_options.py).
+OPTIONS_MODULE = GRADER / "cli_options.py"
+#: What declares one: click's decorators and argparse's method.
+DECLARING = frozenset({"option", "argument", "version_option", "help_option", "password_option",
+                       "confirmation_option", "add_argument"})
+#: Modules of grader/ that declare options elsewhere, known today (the list only shrinks).
+KNOWN_OPTION_PLACES = {
+    "grader/classroom/similarity_command.py": "goes when the similarity work of this round is merged (its area): "
+                                              "`grader similarity`'s BATCH_DIR, --known, --base and --threshold "
+                                              "move into grader/cli_options.py",
+}
+
+
+def option_places(paths: list[Path], root: Path) -> set[str]:
+    """The modules among ``paths`` that declare a command-line argument or option: a call of click's
+    option, argument or version_option (``click.option`` or a bare ``option``) or argparse's
+    ``add_argument``."""
+    found = set()
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                    node.func.id if isinstance(node.func, ast.Name) else ""
+                if name in DECLARING:
+                    found.add(path.relative_to(root).as_posix())
+    return found
+
+
+def test_options_are_declared_in_one_place():
+    """Every argument and option of a command is declared once, in grader/cli_options.py (name, help,
+    type, default); a command takes the ones it reads by name."""
+    found = option_places([p for p in source_modules() if p != OPTIONS_MODULE], REPO)
+    assert found - set(KNOWN_OPTION_PLACES) == set(), "options declared outside grader/cli_options.py: declare them there"
+    assert set(KNOWN_OPTION_PLACES) - found == set(), "no longer declares options: remove it from KNOWN_OPTION_PLACES"
+    assert option_places([OPTIONS_MODULE], REPO), "the rule no longer sees click.option: fix the test"
+
+
+def test_the_options_rule_catches_planted_declarations(tmp_path):
+    files = {"a.py": "import click\n\n\n@click.option('--x')\ndef f(x):\n    pass\n",
+             "b.py": "from click import argument\n\n\n@argument('y')\ndef g(y):\n    pass\n",
+             "c.py": "import argparse\n\nargparse.ArgumentParser().add_argument('--z')\n",
+             "d.py": "from grader.cli_options import take\n\n\n@take('seed')\ndef h(seed):\n    pass\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert option_places(sorted(tmp_path.glob("*.py")), tmp_path) == {"a.py", "b.py", "c.py"}
+
+
 def starts_processes(path: Path) -> list[str]:
     """What in ``path`` can start a process: process modules imported, and os/pty calls."""
     found = []

@@ -14,7 +14,6 @@ from typing import Any
 import click
 from rich.console import Console
 
-from grader import assignment
 from grader.check_command import CHECK_OPTIONS, CheckSetup, run_check
 from grader.cli_options import take
 from grader.common import paths
@@ -22,15 +21,6 @@ from grader.run.replay import ReplayRef
 from grader.run.rubric import load_rubric
 from grader.run.settings import GradingSettings
 from grader.sandbox.portable import PortableRunner
-
-
-def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    """``grader --version``: the installed kit's version (its distribution is the assignment's ``KIT_DIST``)."""
-    if value and not ctx.resilient_parsing:
-        from importlib.metadata import version
-
-        click.echo(f"{ctx.info_name} {version(assignment.registry().KIT_DIST)}")
-        ctx.exit()
 
 
 def _read(name: str) -> Any:
@@ -54,8 +44,7 @@ def out_of_date(directory: Path, built: dict[str, Any]) -> str:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
-              help="Show the version and exit.")
+@take("kit_version")
 def main() -> None:
     """Check your assignment locally (the visible code checks; no solution inside)."""
 

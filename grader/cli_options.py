@@ -14,6 +14,7 @@ options from here too.
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -38,8 +39,6 @@ def _kit_version(ctx: click.Context, _param: click.Parameter, value: bool) -> No
     """The kit's ``grader --version``: the installed kit's version (its distribution is the
     assignment's ``KIT_DIST``)."""
     if value and not ctx.resilient_parsing:
-        from importlib.metadata import version
-
         click.echo(f"{ctx.info_name} {version(assignment.registry().KIT_DIST)}")
         ctx.exit()
 

@@ -32,7 +32,7 @@ class _Replay:
     def __init__(self, draws: list[int]):
         self.draws, self.used = list(draws), 0
 
-    def sampleTokenIdx(self) -> int:  # noqa: N802
+    def sampleTokenIdx(self) -> int:
         value = self.draws[self.used]
         self.used += 1
         return value

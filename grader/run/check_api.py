@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from grader import assignment
+from grader.run import rubric as rubric_file
 from grader.run.compare import factor_message
 from grader.run.results import CRASHED, ERROR, TIMEOUT, Charge, Outcome, Proof
-from grader.run.rubric import RubricError, load_rubric
 from grader.sandbox.runner import ProbeResult, Runner
 
 CheckFunction = Callable[["CheckContext"], Outcome]
@@ -81,9 +81,9 @@ def check(check_id: str, *, files: tuple[str, ...], names: tuple[str, ...] = (),
 def _rubric_labels() -> dict[str, str]:
     """Check id -> how a student's report names it: the checks students see (number and title)."""
     try:
-        return {spec.id: f"check {spec.number} ({spec.name})" for spec in load_rubric().checks
+        return {spec.id: f"check {spec.number} ({spec.name})" for spec in rubric_file.load_rubric().checks
                 if spec.student_visible}
-    except (OSError, RubricError):
+    except (OSError, rubric_file.RubricError):
         return {}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+from importlib import metadata
 
 #: Import names of the third-party packages the course's environment gives students.
 COURSE_MODULES = ("numpy", "torch", "tqdm", "matplotlib")
@@ -113,8 +114,6 @@ def _removed(module: str, name: str | None) -> tuple[str, str, str, str] | None:
 
 
 def _installed(package: str) -> str:
-    from importlib import metadata  # only when a removed name is met
-
     try:
         return metadata.version(package).split("+")[0]
     except metadata.PackageNotFoundError:

@@ -26,7 +26,7 @@ from typing import Any
 def assignment_model(embeddings: Any, n_features: int = 36, hidden_size: int = 200, n_classes: int = 3,
                      dropout_prob: float = 0.5) -> Any:
     """The assignment's ParserModel (Xavier-uniform weights, uniform biases, dropout after the ReLU)."""
-    import torch  # noqa: PLC0415 - in the worker only
+    import torch  # in the worker only
 
     nn = torch.nn
 
@@ -57,8 +57,8 @@ def course_train_for_epoch(parser: Any, train_data: Any, dev_data: Any, optimize
                            batch_size: int, *_more: Any, **_named: Any) -> float:
     """The course's train_for_epoch: per minibatch zero_grad, forward, loss, backward, step. What
     the student's train passes beyond the assignment's arguments (a device) is taken, not used."""
-    import torch  # noqa: PLC0415
-    from utils.parser_utils import minibatches  # noqa: PLC0415 - the course's support code
+    import torch
+    from utils.parser_utils import minibatches  # the course's support code
 
     parser.model.train()
     for train_x, train_y in minibatches(train_data, batch_size):
@@ -88,7 +88,7 @@ class _UAS(float):
 def course_train(loop: Any) -> Any:
     """The course's train (Adam with lr, mean cross-entropy, n_epochs of ``loop()``, which is the
     train_for_epoch to use, looked up when each epoch starts)."""
-    import torch  # noqa: PLC0415
+    import torch
 
     def train(parser: Any, train_data: Any, dev_data: Any, output_path: str, batch_size: int = 1024,
               n_epochs: int = 10, lr: float = 0.0005) -> None:

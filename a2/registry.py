@@ -176,19 +176,19 @@ known bugs than this kit does.
 #: The assignment's modules the kit ships (paths from the repository's root): the visible checks'
 #: code (the kit strips held-back checks from them), the reference's loader and the probes.
 KIT_MODULES = (
-    "a2/__init__.py", "a2/registry.py", "a2/course_env.py", "a2/catalogue.py", "a2/reference.py", "a2/tree_import.py",
-    "a2/checks/__init__.py", "a2/checks/minibatch.py", "a2/checks/model.py",
-    "a2/checks/model_dropout.py", "a2/checks/model_params.py", "a2/checks/model_shapes.py",
-    "a2/checks/parsing_inputs.py", "a2/checks/sgd.py", "a2/checks/skipgram.py", "a2/checks/training.py",
-    "a2/checks/training_size.py", "a2/checks/training_uas.py", "a2/checks/transitions.py", "a2/checks/word2vec.py",
-    "a2/checks/word2vec_shapes.py",
+    "a2/__init__.py", "a2/registry.py", "a2/course_env.py", "a2/bug_shapes.py", "a2/reference.py", "a2/tree_import.py",
+    "a2/checks/__init__.py", "a2/checks/minibatch.py", "a2/checks/model.py", "a2/checks/model_dropout.py",
+    "a2/checks/sgd.py", "a2/checks/skipgram.py", "a2/checks/training.py", "a2/checks/training_uas.py",
+    "a2/checks/partial_parse.py", "a2/checks/word2vec.py",
+    "a2/checks/helpers/__init__.py", "a2/checks/helpers/model_params.py", "a2/checks/helpers/model_shapes.py",
+    "a2/checks/helpers/parsing_inputs.py", "a2/checks/helpers/training_size.py", "a2/checks/helpers/word2vec_shapes.py",
     "a2/untrusted/__init__.py", "a2/untrusted/probes_model.py", "a2/untrusted/probes_parser.py",
     "a2/untrusted/probes_training.py", "a2/untrusted/probes_word2vec.py", "a2/untrusted/training_support.py",
 )
 #: Never in the kit, whatever KIT_MODULES says (a test checks both): the grader's own correct parser,
 #: the hidden dev set's grammar and parse, the solution math, the stand-in model, the course's code for
 #: 5.9's counterfactual run, the written checkers.
-KIT_NEVER = ("a2/arcstandard.py", "a2/treebank.py", "a2/dev_parse.py", "a2/untrusted/standin_model.py",
+KIT_NEVER = ("a2/arcstandard.py", "a2/treebank.py", "a2/checks/helpers/dev_parse.py", "a2/untrusted/standin_model.py",
              "a2/course_parts.py", "a2/written/", "a2/solution_math.py")
 #: Visible checks that never ask the reference (training judges the student's own run).
 KIT_NOT_RECORDED = frozenset({"train_loop", "train_setup", "train_uas"})
@@ -196,12 +196,12 @@ KIT_NOT_RECORDED = frozenset({"train_loop", "train_setup", "train_uas"})
 #: right or near-right formulas) become empty, and the functions that compute such formulas become
 #: stubs that return the given value (no hint, no named bug). The full grader names known bugs.
 KIT_STRIPPED: dict[str, tuple[dict[str, str], dict[str, str]]] = {
-    "a2/checks/model_params.py": ({"forward_hint": '""', "lookup_hint": '""'}, {}),
-    "a2/checks/model_shapes.py": (
+    "a2/checks/helpers/model_params.py": ({"forward_hint": '""', "lookup_hint": '""'}, {}),
+    "a2/checks/helpers/model_shapes.py": (
         dict.fromkeys(("row_scales", "_spread", "_one_scale", "dropout_case",
                        "diagnose_dropout"), "None"),
         {"DROPOUT": "()"}),
-    "a2/checks/word2vec_shapes.py": (
+    "a2/checks/helpers/word2vec_shapes.py": (
         dict.fromkeys(("_sigma", "_sigmoid_shape", "_field_shape", "_neg_grads", "_right_coefficients",
                        "_neg_variant", "_distinct", "_neg_loss", "_neg_grad_shapes", "_naive_delta", "_sk_value",
                        "_wrong_rows", "_last_center", "_calls_shape", "_center_passed_wrong",
@@ -211,6 +211,6 @@ KIT_STRIPPED: dict[str, tuple[dict[str, str], dict[str, str]]] = {
          "LOSS_SHAPES": '__import__("collections").defaultdict(tuple)'}),
     "a2/checks/sgd.py": ({}, {"ANNEAL": "()"}),
     "a2/checks/minibatch.py": ({"_deleted_by_index": "None"}, {}),
-    "a2/checks/transitions.py": (dict.fromkeys(("_step_shape", "_removed", "_removed_by_value"), "None"),
+    "a2/checks/partial_parse.py": (dict.fromkeys(("_step_shape", "_removed", "_removed_by_value"), "None"),
                                  {"PARSE_STEP": "()"}),
 }

@@ -2,7 +2,7 @@
 students' files have (``word2vec``, ``utils.parser_utils``...), leaving sys.modules and sys.path as
 they were: whatever those names meant before (e.g. in the test suite) is restored after.
 
-a2/reference.py loads the reference with it, and a2/dev_parse.py the reference's
+a2/reference.py loads the reference with it, and a2/checks/helpers/dev_parse.py the reference's
 parser_utils with numpy standing in for torch.
 """
 

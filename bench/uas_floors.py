@@ -6,7 +6,7 @@ Prints figures (nothing asserted).
     .venv/bin/python bench/uas_floors.py --seeds 4 --submission tests/submissions/buggy/run_no_zero_grad
 
 Each run is the real check (a2/checks/training_uas.py's train_uas with the engine and the
-in-process runner) with its size forced to one of a2/checks/training_size.py's SIZES; a
+in-process runner) with its size forced to one of a2/checks/helpers/training_size.py's SIZES; a
 submission folder holds files laid over the reference's (as the tests assemble them).
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from a2.checks import training_size  # noqa: E402
+from a2.checks.helpers import training_size  # noqa: E402
 from grader.run.engine import grade  # noqa: E402
 from grader.run.settings import GradingSettings  # noqa: E402
 from grader.sandbox import InProcessRunner  # noqa: E402

@@ -1,5 +1,5 @@
 """`grader check`, one command for the repository (grader/cli.py) and the student kit
-(grader/kit/kit_command.py): ``check_options`` gives a click command its argument and options,
+(grader/kit/kit_command.py): ``CHECK_OPTIONS`` names its argument and options,
 ``run_check`` runs it. The two differ only in the ``CheckSetup`` they give: the repository's
 rubric, the Linux sandbox, the reference and the written answers; or the kit's copy of the
 rubric, the portable runner, its recorded reference answers and the code checks only.
@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import click
 from rich.console import Console
@@ -56,21 +56,9 @@ class CheckSetup:
 Setup = Callable[[Path, int | None, Console], CheckSetup]
 
 
-def check_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The argument and options of `grader check`, in the repository and in the kit alike."""
-    options = (
-        click.argument("directory", default=".", type=click.Path(exists=True, path_type=Path)),
-        click.option("--seed", type=int, default=None,
-                     help="Replay the checks of an earlier run (the student kit: one of its recorded seeds; "
-                          "default: the first)."),
-        click.option("--quiet", is_flag=True, help="Only the summary, not each failing check's details."),
-        click.option("--part", "part", default=None, metavar="PART",
-                     help="Only this part: a part id, a file or a check id, as rubric.yaml names them."),
-        click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (for scripts)."),
-    )
-    for option in reversed(options):
-        command = option(command)
-    return command
+#: The argument and options of `grader check`, in the repository and in the kit alike
+#: (grader/cli_options.py declares them).
+CHECK_OPTIONS = ("directory", "check_seed", "quiet", "part", "check_json")
 
 
 def selected(setup: CheckSetup, part: str | None) -> list[str] | None:

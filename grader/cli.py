@@ -33,12 +33,13 @@ from rich.progress import (
 from rich.text import Text
 
 from grader import assignment, cli_output
-from grader.check_command import CheckSetup, check_options, run_check
+from grader.check_command import CHECK_OPTIONS, CheckSetup, run_check
 from grader.classroom import batch as batch_mod
 from grader.classroom import gradebook, roster
 from grader.classroom.marking_cli import grades_cmd, marked_store, review_cmd
 from grader.classroom.reports import summary as summary_mod
-from grader.classroom.similarity_command import BASE_HELP, similarity_cmd, similarity_lines, similarity_request
+from grader.classroom.similarity_command import similarity_cmd, similarity_lines, similarity_request
+from grader.cli_options import take
 from grader.cli_output import print_notes
 from grader.common import paths
 from grader.common.paths import REFERENCE_DIR, TEMPLATE_DIR
@@ -66,10 +67,7 @@ def _progress(console: Console):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="a2grader", message="%(prog)s %(version)s")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The course repository to act on (rubric.yaml, reference/)  [default: $A2GRADER_ROOT, else the "
-                   "first folder at or above the current one that holds them, else the grader's checkout]")
+@take("version", "root")
 def main(root: Path | None) -> None:
     """Autograder: randomized checks of submissions against the reference, scored by rubric.yaml."""
     if root is not None and root.resolve() != paths.REPO_ROOT.resolve():
@@ -87,20 +85,14 @@ def _repository_check(directory: Path, seed: int | None, out: Console) -> CheckS
 
 
 @main.command()
-@check_options
+@take(*CHECK_OPTIONS)
 def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_json: bool) -> None:
     """Check DIRECTORY (default: here) on the checks students may see; exit 0 only if all pass."""
     run_check(_repository_check, directory, seed, quiet, part, as_json)
 
 
 @main.command("grade")
-@click.argument("submission", type=click.Path(exists=False, path_type=Path))
-@click.option("--results", "results_path", type=click.Path(path_type=Path), default=Path("results.json"),
-              show_default=True, help="Where to write Gradescope's results.json.")
-@click.option("--seed", type=int, default=None, help="Replay the checks of an earlier run.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of a table.")
-@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Seconds the whole grading may take (default: rubric.yaml's budget).")
+@take("submission", "results", "seed", "json", "budget")
 def grade_cmd(submission: Path, results_path: Path, seed: int | None, as_json: bool,
               budget: float | None) -> None:
     """Grade SUBMISSION (a folder or .zip) on every check and write results.json.
@@ -155,7 +147,7 @@ def failing_lines(feedback: tuple[str, ...] | list[str], status: str) -> str:
 
 
 @main.command()
-@click.option("--seed", type=int, default=None, help="Replay the checks of an earlier run.")
+@take("seed")
 def validate(seed: int | None) -> None:
     """The reference must score full marks and the template zero; the rubric must match the checks
     (and keep its rules: a hidden check carries no points); the written answer keys
@@ -200,19 +192,14 @@ def validation_problems(seed: int | None, console: Console) -> list[str]:
 
 
 @main.command("template")
-@click.option("--check", "check_only", is_flag=True, help="Only report drift; exit 1 if any.")
+@take("drift_only")
 def template_cmd(check_only: bool) -> None:
     """Regenerate student_template/ from reference/ by its solution markers."""
     sys.exit(template_mod.main(["--check"] if check_only else []))
 
 
 @main.command("package")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
-              show_default=True, help="Where to write the zip to upload to Gradescope.")
-@click.option("--check", "check_only", is_flag=True,
-              help="Only list what would go in and warn on what should not; exit 1 if it cannot be built.")
-@click.option("--skip-validate", is_flag=True,
-              help="Build without running `grader validate` first (said loudly: the zip may grade wrongly).")
+@take("zip_out", "plan_only", "skip_validate")
 def package_cmd(out: Path, check_only: bool, skip_validate: bool) -> None:
     """Build the Gradescope autograder zip (setup.sh, run_autograder, grader, reference, rubric),
     after `grader validate` passes (the rubric, the reference at full marks, the template at 0)."""
@@ -249,10 +236,7 @@ def package_cmd(out: Path, check_only: bool, skip_validate: bool) -> None:
 
 
 @main.command("kit")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where to write the student kit [default: <the kit's folder>.zip, e.g. a2_student.zip].")
-@click.option("--seeds", default=",".join(map(str, kit_mod.DEFAULT_SEEDS)), show_default=True,
-              help="The seeds whose expected values are recorded (comma-separated).")
+@take("kit_out", "kit_seeds")
 def kit_cmd(out: Path | None, seeds: str) -> None:
     """Build the student kit: the starter folder plus a `grader check` that needs no solution."""
     console = cli_output.console()
@@ -271,22 +255,8 @@ def kit_cmd(out: Path | None, seeds: str) -> None:
 
 
 @main.command("batch")
-@click.argument("submissions", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for the results, grades.csv, summary.md and plots (rerun to resume).")
-@click.option("--workers", type=int, default=None,
-              help="Submissions graded at once  [default: the number of cores]")
-@click.option("--seed", type=int, default=None, help="The checks' seed (the same for every submission).")
-@click.option("--quick", is_flag=True, help="Skip the checks that train a parser (about 20 s each).")
-@click.option("--only", multiple=True, metavar="CHECK_ID", help="Only this check (repeatable).")
-@click.option("--timeout", type=float, default=batch_mod.SUBMISSION_TIMEOUT_S, show_default=True,
-              help="Seconds one submission's grading may take before it is stopped.")
-@click.option("--restart", is_flag=True, help="Grade everything again instead of resuming.")
-@click.option("--similarity", "similar", is_flag=True, help="Then compare the submissions (as `grader similarity`).")
-@click.option("--known", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
-              help="Then compare them with the known solutions under DIR too (repeatable; implies --similarity).")
-@click.option("--base", "bases", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
-              help=BASE_HELP + " (implies --similarity)")
+@take("submissions", "batch_out", "workers", "batch_seed", "quick", "only", "timeout", "restart", "then_similarity",
+      "then_known", "then_base")
 def batch_cmd(submissions: Path, out: Path, workers: int | None, seed: int | None, quick: bool, only: tuple[str, ...],
               timeout: float, restart: bool, similar: bool, known: tuple[Path, ...], bases: tuple[Path, ...]) -> None:
     """Grade every submission in SUBMISSIONS (folders or zips, or a Gradescope export)."""
@@ -333,7 +303,7 @@ def next_step(console, batch_dir: Path) -> None:
 
 
 @main.command("groups")
-@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@take("batch_dir")
 def groups_cmd(batch_dir: Path) -> None:
     """Group the written answers of the finished batch in BATCH_DIR (no regrading): one HTML page
     per question, groups/groups.csv to mark, answer_groups.csv, the review queue."""
@@ -356,11 +326,7 @@ def groups_cmd(batch_dir: Path) -> None:
 
 
 @main.command("points")
-@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--marked", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The marked groups CSV  [default: BATCH_DIR/groups/groups.csv]")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where the points go  [default: BATCH_DIR/ta_points.csv]")
+@take("batch_dir", "points_marked", "points_out")
 def points_cmd(batch_dir: Path, marked: Path | None, out: Path | None) -> None:
     """Turn marked answer groups into points per submission, keyed like grades.csv.
 

@@ -19,8 +19,8 @@ A2 = Path(__file__).resolve().parents[1] / "a2"
 #: Where every visible name and message template comes from: the checks and the check API, what runs
 #: next to student code (its errors reach feedback), the kit's command line and the student's summary,
 #: the engine.
-MESSAGE_SOURCES = sorted([*A2.glob("checks/*.py"), *A2.glob("untrusted/*.py"), *GRADER.glob("untrusted/*.py"),
-                          A2 / "catalogue.py", A2 / "course_env.py", GRADER / "run" / "check_api.py",
+MESSAGE_SOURCES = sorted([*A2.glob("checks/**/*.py"), *A2.glob("untrusted/*.py"), *GRADER.glob("untrusted/*.py"),
+                          A2 / "bug_shapes.py", A2 / "course_env.py", GRADER / "run" / "check_api.py",
                           GRADER / "run" / "compare.py", GRADER / "run" / "engine.py", GRADER / "kit" / "kit_command.py",
                           GRADER / "reports" / "student.py", GRADER / "reports" / "terminal.py",
                           GRADER / "reports" / "gradescope.py"])

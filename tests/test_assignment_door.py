@@ -57,7 +57,7 @@ def test_the_test_file_registry_keeps_the_whole_contract():
     """A course whose checks are its own test files (rubric.yaml's ``tests:``) gets a registry from
     grader/testfiles/ that answers every CONTRACT name, alone and beside a package's registry; a
     name added to CONTRACT without a default there fails here, not in the slow end-to-end tests."""
-    from grader.testfiles.testfile_registry import test_file_registry
+    from grader.testfile_registry import test_file_registry
 
     alone = assignment.checked(test_file_registry({"folder": "tests", "files": ["arrays.py"]}, None))
     assert alone.STUDENT_FILES == ("arrays.py",) and alone.WRITTEN_FILES == ()

@@ -21,12 +21,12 @@ import pytest
 from conftest import REFERENCE
 
 from a2 import solution_math
-from a2.catalogue import BugShape, all_matches, check_ids_unique, diagnose
+from a2.bug_shapes import BugShape, all_matches, check_ids_unique, diagnose
+from a2.checks import partial_parse as tr_check
 from a2.checks import sgd as sgd_check
 from a2.checks import skipgram as skipgram_check
-from a2.checks import transitions as tr_check
 from a2.checks import word2vec as w2v_check
-from a2.checks import word2vec_shapes as shapes
+from a2.checks.helpers import word2vec_shapes as shapes
 from a2.checks.minibatch import RAISED
 from a2.untrusted.probes_word2vec import _scripted_loss_function
 
@@ -435,8 +435,8 @@ BUGGY = Path(__file__).parent / "submissions" / "buggy"
 def _mb_runs(module: ModuleType, ref_module: ModuleType, runs: int = 12):
     """(what the worker's probe reports, the expected results, what deleting by index and what
     popping while enumerating give) for random sentences, legal scripts and batch sizes, 20 seeds."""
+    from a2.checks.helpers.parsing_inputs import legal_sequence, sentence
     from a2.checks.minibatch import _deleted_by_index
-    from a2.checks.parsing_inputs import legal_sequence, sentence
     from a2.untrusted import probes_parser
 
     saved = sys.modules.get("parser_transitions")

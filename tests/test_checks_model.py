@@ -20,8 +20,8 @@ from conftest import REFERENCE, TEMPLATE, assemble, variant
 
 from a2 import arcstandard
 from a2.checks import model as model_checks
-from a2.checks import model_params
 from a2.checks import training as training_checks
+from a2.checks.helpers import model_params
 from grader.reports import gradescope
 from grader.run.budget import BudgetExhausted
 from grader.run.engine import grade

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from a2.checks import model_params
+from a2.checks.helpers import model_params
 from a2.reference import load_reference
 from grader.sandbox import Sandbox
 from grader.sandbox.limits import worker_environment

@@ -1,5 +1,5 @@
 # ruff: noqa: E501 - the tables of one-line code edits read best unwrapped
-"""The bug shapes of parser_model.py and run.py (a2/checks/model_shapes.py): each entry names
+"""The bug shapes of parser_model.py and run.py (a2/checks/helpers/model_shapes.py): each entry names
 a model with exactly its bug, and correct models (the reference and
 tests/submissions/alternative/parser_model.py) match no entry over 20 seeds.
 
@@ -20,10 +20,10 @@ import torch
 from conftest import REFERENCE
 
 from a2 import solution_math
-from a2.catalogue import all_matches, check_ids_unique
+from a2.bug_shapes import all_matches, check_ids_unique
 from a2.checks import model_dropout
-from a2.checks import model_params as model_checks
-from a2.checks import model_shapes as shapes
+from a2.checks.helpers import model_params as model_checks
+from a2.checks.helpers import model_shapes as shapes
 
 ALTERNATIVE = Path(__file__).parent / "submissions" / "alternative"
 SEEDS = range(20)

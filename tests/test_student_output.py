@@ -57,8 +57,9 @@ def test_a_setup_warning_is_on_the_screen_or_on_stderr_never_inside_the_json():
 
     import click
 
-    from grader.check_command import check_options, run_check
+    from grader.check_command import CHECK_OPTIONS, run_check
     from grader.cli import _repository_check
+    from grader.cli_options import take
 
     warning = "Warning: kit built from another rubric"
 
@@ -66,7 +67,7 @@ def test_a_setup_warning_is_on_the_screen_or_on_stderr_never_inside_the_json():
         return dataclasses.replace(_repository_check(directory, seed, out), warnings=(warning,))
 
     @click.command()
-    @check_options
+    @take(*CHECK_OPTIONS)
     def check(directory, seed, quiet, part, as_json):
         run_check(warned, directory, seed, quiet, part, as_json)
 

@@ -16,11 +16,11 @@ import pytest
 from conftest import REPO
 from test_static import framework_mentions
 
+from grader.run import course_tests as test_list
+from grader.run.course_tests import rubric_entries
 from grader.testfiles import kit as test_kit
-from grader.testfiles import tests as test_list
 from grader.testfiles.kit import strip_tests
 from grader.testfiles.outcome import SHARES, outcome_of
-from grader.testfiles.tests import rubric_entries
 
 COURSE = REPO / "examples" / "numpy_warmup"
 HOSTILE = REPO / "tests" / "testfile_submissions"

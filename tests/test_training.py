@@ -62,7 +62,7 @@ def test_hidden_dev_set_is_drawn_from_the_seed_and_is_not_the_bundled_one():
     """Issue 20: 5.9 scores on sentences made at grading time from the run's seed, in the trusted
     process: the same seed gives the same set, another seed another, and the bundled dev set that
     students hold is not it."""
-    from a2.dev_parse import _grader_parser, hidden_dev_set
+    from a2.checks.helpers.dev_parse import _grader_parser, hidden_dev_set
     from a2.reference import load_reference
 
     ref = load_reference()
@@ -83,7 +83,7 @@ FORWARD_VARIANTS = ("reference", "alternative", "buggy/model_nn_linear", "buggy/
 
 
 def _student_model_module(variant: str):
-    import importlib.util  # noqa: PLC0415
+    import importlib.util
 
     path = (REFERENCE if variant == "reference" else REPO / "tests" / "submissions" / variant) / "parser_model.py"
     spec = importlib.util.spec_from_file_location(f"variant_{variant.replace('/', '_')}", path)
@@ -99,8 +99,8 @@ def test_the_graders_forward_on_the_trained_arrays_equals_the_students_own_eval_
     check 5.1 maps them: each correct way of holding them gives the student's own eval-mode logits,
     so these variants keep their true UAS."""
     torch = pytest.importorskip("torch")
-    from a2.dev_parse import TrainedForward, role_values  # noqa: PLC0415
-    from a2.untrusted.probes_training import trained_arrays  # noqa: PLC0415
+    from a2.checks.helpers.dev_parse import TrainedForward, role_values
+    from a2.untrusted.probes_training import trained_arrays
 
     rng = np.random.default_rng(3)
     embeddings = rng.normal(0, 1, (57, 50)).astype(np.float32)

@@ -1,11 +1,11 @@
-"""train_uas's training size (a2/checks/training_size.py): the largest size whose estimate from
+"""train_uas's training size (a2/checks/helpers/training_size.py): the largest size whose estimate from
 the measured cost fits the allowance; the full size when nothing was measured."""
 
 from __future__ import annotations
 
 import math
 
-from a2.checks import training_size as sizes
+from a2.checks.helpers import training_size as sizes
 from grader.run.budget import Budget, BudgetRunner, DeadlineRunner
 
 

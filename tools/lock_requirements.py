@@ -56,7 +56,7 @@ COMMAND = "python tools/lock_requirements.py"
 
 def uv_binary() -> str:
     try:
-        from uv import find_uv_bin
+        from uv import find_uv_bin  # noqa: PLC0415 - uv is optional: only when it is installed
         return str(find_uv_bin())
     except ImportError:
         found = shutil.which("uv")

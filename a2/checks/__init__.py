@@ -12,7 +12,7 @@ CHECK_MODULES = (
     "a2.checks.word2vec",       # word2vec.py: sigmoid, losses and gradients
     "a2.checks.skipgram",       # word2vec.py: skipgram
     "a2.checks.sgd",            # sgd.py
-    "a2.checks.transitions",    # parser_transitions.py: PartialParse (3c)
+    "a2.checks.partial_parse",  # parser_transitions.py: PartialParse (3c)
     "a2.checks.minibatch",      # parser_transitions.py: minibatch_parse (3d)
     "a2.checks.model",          # parser_model.py (3e iii)
     "a2.checks.model_dropout",  # parser_model.py: dropout (3e iii)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from a2.catalogue import BugShape, diagnose
-from a2.checks.parsing_inputs import legal_sequence, rule_sequence, sentence
+from a2.bug_shapes import BugShape, diagnose
+from a2.checks.helpers.parsing_inputs import legal_sequence, rule_sequence, sentence
 from grader.run.check_api import CheckContext, Trials, check, check_label
 from grader.run.results import Outcome
 

@@ -1,6 +1,6 @@
 """Checks of parser_model.py (3(e)(iii)): ParserModel's structure, initialisation, embedding
 lookup, forward pass and gradients (dropout: model_dropout.py; instances and parameter
-matching: model_params.py).
+matching: helpers/model_params.py).
 
 Student parameters are matched to the five roles of the model (embeddings, W, b1, U, b2) by
 name, else by shape, transposes and (1, n) biases included, so a model laid out differently
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from a2.checks import model_shapes
-from a2.checks.model_params import (
+from a2.checks.helpers import model_shapes
+from a2.checks.helpers.model_params import (
     N_CLASSES,
     ROLES,
     Instance,

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from a2.checks import model_shapes
-from a2.checks.model import FILES
-from a2.checks.model_params import (
+from a2.checks.helpers import model_shapes
+from a2.checks.helpers.model_params import (
     N_CLASSES,
     Instance,
     describe_ctor,
@@ -16,6 +15,7 @@ from a2.checks.model_params import (
     record_error,
     try_call,
 )
+from a2.checks.model import FILES
 from grader.run.check_api import CheckContext, Trials, check
 from grader.run.compare import ATOL, RTOL, as_float_array, compare
 from grader.run.results import Outcome

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from a2.catalogue import BugShape, diagnose
+from a2.bug_shapes import BugShape, diagnose
 from grader.run.check_api import CheckContext, Trials, check, check_label, fix_first
 from grader.run.compare import as_float_array, compare
 from grader.run.replay import ReplayMiss

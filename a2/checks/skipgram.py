@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from a2.catalogue import diagnose
-from a2.checks import word2vec_shapes as shapes
+from a2.bug_shapes import diagnose
+from a2.checks.helpers import word2vec_shapes as shapes
 from a2.checks.word2vec import FILES, NAIVE, NEG, TRIALS, readable
 from grader.run.check_api import CheckContext, Trials, check
 from grader.run.compare import compare

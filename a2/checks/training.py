@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from a2.checks import training_size as sizes
-from a2.checks.model_params import record_error, try_call
-from a2.checks.model_shapes import training_error_hint
+from a2.checks.helpers import training_size as sizes
+from a2.checks.helpers.model_params import record_error, try_call
+from a2.checks.helpers.model_shapes import training_error_hint
 from grader.common.numerics import log_softmax
 from grader.common.shown import brief
 from grader.run.check_api import CheckContext, Trials, check, check_label
@@ -33,10 +33,10 @@ FILES = ("parser_model.py", "run.py")
 #: examples; 0.9 points of dev UAS more) for a fifth of a slow model's time. CPU seconds of this
 #: check on one core (load 5-7): reference 6-12, list lookups 51 (was ~240 at 10 x 1024), per-row
 #: loops 42-94, so at most ~190 s at Gradescope's half a core, within the rubric's 480 s.
-#: The dev UAS is measured on DEV_SENTENCES sentences drawn at grading time from the treebank's
-#: grammar (a2/treebank.py) with a seed of the run: no submission can read them (a model that
-#: looks up the bundled dev set's gold transitions, tests/submissions/hostile/dev_table, gets 25.8%
-#: there).
+#: The dev UAS is measured on DEV_SENTENCES sentences (helpers/dev_parse.py) drawn at grading
+#: time from the treebank's grammar (a2/treebank.py) with a seed of the run: no submission can read
+#: them (a model that looks up the bundled dev set's gold transitions,
+#: tests/submissions/hostile/dev_table, gets 25.8% there).
 #: Measured on them (November 2026, run seeds 1-16, each a training seed and a dev set of its own):
 #: the reference (float32) 83.52-85.30%, mean 84.47, standard deviation 0.50;
 #: tests/submissions/alternative 83.79-85.07% over run seeds 1-6. UAS_FLOOR is 5.5 points (11 standard
@@ -44,21 +44,12 @@ FILES = ("parser_model.py", "run.py")
 #: Training that does not work stays far below (without zero_grad: 8%; a crash: no model).
 #: Re-measure if the data or the grammar changes.
 #: Sized down per submission since issue 23 (a slow model trains on fewer examples, scored on fewer
-#: hidden sentences): see training_size.py, whose FULL size is the one above.
+#: hidden sentences): see helpers/training_size.py, whose FULL size is the one above.
 UAS_LR = 0.0005
 UAS_FLOOR = sizes.FULL.floor
 #: Percentage points by which the student's own parse may differ from the grader's without a note.
 UAS_AGREEMENT = 0.5
 N_CLASSES = 3
-#: The model train_uas builds: ParserModel(embeddings, n_features=N_FEATURES, hidden_size=HIDDEN_SIZE).
-N_FEATURES = 36
-HIDDEN_SIZE = 200
-#: Sentences in the hidden dev set train_uas is scored on at its full size (the reduced bundled dev
-#: set has 500); a sized-down training is scored on fewer (training_size.py).
-DEV_SENTENCES = 500
-#: The dev UAS is the grader's own parse of the trained model; logits are clipped to this size so
-#: that the parser's mask of illegal transitions (+10000) always decides.
-LOGIT_CLIP = 1000.0
 
 #: A learning rate train() was given must reach Adam to this relative precision.
 LR_RTOL = 1e-6

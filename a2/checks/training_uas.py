@@ -1,7 +1,7 @@
 """Check 5.9 of run.py (3(e)(iii)): the student's model, train and train_for_epoch trained end to
 end on the bundled treebank must reach the dev UAS floor on sentences drawn at grading time,
-scored in the trusted process from the trained parameters (a2/dev_parse.py). The other checks of
-run.py, and the sizes and floors, are in training.py and training_size.py.
+scored in the trusted process from the trained parameters (a2/checks/helpers/dev_parse.py). The other checks of
+run.py, and the sizes and floors, are in training.py and helpers/training_size.py.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from a2.checks import training_size as sizes
-from a2.checks.model_params import call
-from a2.checks.model_shapes import training_error_hint
+from a2.checks.helpers import training_size as sizes
+from a2.checks.helpers.model_params import call
+from a2.checks.helpers.model_shapes import training_error_hint
 from a2.checks.training import FILES, UAS_AGREEMENT, UAS_LR, main_globals_note
 from grader.run.check_api import CheckAborted, CheckContext, Trials, check, check_label
 from grader.run.results import ERROR, Outcome
@@ -87,7 +87,7 @@ def train_uas(ctx: CheckContext) -> Outcome:
     else:
         if callable(renew := getattr(ctx.runner, "renew", None)):
             renew()  # the training worker keeps its peak memory until it ends: none is needed any more
-        try:  # a2/dev_parse.py: the grader's forward on the trained parameters, its own parse
+        try:  # a2/checks/helpers/dev_parse.py: the grader's forward on the trained parameters, its own parse
             uas, nonfinite, layout = ctx.ref.dev_parse.grader_dev_uas(got.get("arrays") or {}, dev_seed, size.hidden)
         except ctx.ref.dev_parse.UnmatchedParameters as unmatched:
             trials.record(False, f"{what}: the trained model cannot be scored: {unmatched} (see the "

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from a2.catalogue import diagnose
-from a2.checks import word2vec_shapes as shapes
+from a2.bug_shapes import diagnose
+from a2.checks.helpers import word2vec_shapes as shapes
 from grader.run.check_api import CheckContext, Trials, check, check_label, fix_first
 from grader.run.compare import ATOL, FD_ATOL, FD_RTOL, RTOL, as_float_array, close, compare
 from grader.run.replay import ReplayMiss
@@ -32,7 +32,7 @@ class _Replay:
     def __init__(self, draws: list[int]):
         self.draws, self.used = list(draws), 0
 
-    def sampleTokenIdx(self) -> int:  # noqa: N802
+    def sampleTokenIdx(self) -> int:
         value = self.draws[self.used]
         self.used += 1
         return value

@@ -23,7 +23,7 @@ class ReplayDataset:
         self.draws = [int(d) for d in draws]
         self.used = 0
 
-    def sampleTokenIdx(self) -> int:  # noqa: N802 - the assignment's name
+    def sampleTokenIdx(self) -> int:  # the assignment's name
         if self.used >= len(self.draws):
             raise RuntimeError(f"dataset.sampleTokenIdx() was called more than {len(self.draws)} "
                                "times for one loss evaluation; with K negatives a correct "
@@ -32,7 +32,7 @@ class ReplayDataset:
         self.used += 1
         return value
 
-    def getRandomContext(self, C: int):  # noqa: N802 - the assignment's name
+    def getRandomContext(self, C: int):  # the assignment's name
         raise RuntimeError("getRandomContext is not used by this check")
 
 
@@ -99,7 +99,7 @@ def w2v_skipgram(*, function: str, center_word: str, window_size: int, outside_w
                                        f"and {np.shape(go)}; expected ({d},) and ({V}, {d})"}
             parts.append({"loss": loss, "grad_center": np.reshape(gc, (d,)),
                           "grad_outside": np.reshape(go, (V, d))})
-    except Exception as exc:  # noqa: BLE001 - the loss function is broken: skipgram can't be judged
+    except Exception as exc:  # the loss function is broken: skipgram can't be judged
         return {"parts_error": f"{function} raised {type(exc).__name__}: {exc}"}
     dataset = ReplayDataset(draws or [])
     out = w2v.skipgram(center_word, int(window_size), list(outside_words), dict(word2ind),
@@ -115,8 +115,8 @@ def _scripted_loss_function(table: dict[str, np.ndarray], given: Any, calls: lis
     process knows every output (it computes the same formula); every call is recorded. Its
     parameters are the assignment's loss functions' (a skipgram may pass any of them by name)."""
 
-    def word2vecLossAndGradient(centerWordVec, outsideWordIdx, outsideVectors, dataset=None,  # noqa: N802, N803
-                                K=10):  # noqa: N803 - students may pass the assignment's K
+    def word2vecLossAndGradient(centerWordVec, outsideWordIdx, outsideVectors, dataset=None,
+                                K=10):  # students may pass the assignment's K
         v = np.asarray(centerWordVec, dtype=float).reshape(-1)
         u = np.asarray(outsideVectors, dtype=float)
         o = int(outsideWordIdx)

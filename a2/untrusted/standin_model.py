@@ -28,7 +28,7 @@ def _lookup(model: Any, w: Any) -> Any:
 def linear_stand_in(embeddings: Any, n_features: int = 36, hidden_size: int = 200, n_classes: int = 3,
                     dropout_prob: float = 0.5) -> Any:
     """The stand-in, built with the arguments the student's ParserModel was given."""
-    import torch  # noqa: PLC0415 - lazily: only the training checks need it
+    import torch  # lazily: only the training checks need it
 
     nn = torch.nn
     n_tokens, embed_size = int(embeddings.shape[0]), int(embeddings.shape[1])

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from a2.catalogue import BugShape
+from a2.bug_shapes import BugShape
 from a2.written.keys import parser_error_keys
 
 CREDIT_STEPS = 4

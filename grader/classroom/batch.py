@@ -23,12 +23,10 @@ instances); ones that failed or never finished are.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -37,7 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import assignment
+import click
+
+from grader import assignment, cli_options
 from grader.classroom.gradebook import (
     COMPLETE,
     FAILED,
@@ -73,7 +73,7 @@ SUMMARY_FILE = "summary.md"
 PLOTS_DIR = "plots"
 #: Longest a single submission's grading may take before it is stopped and marked failed. The
 #: rubric's largest per-check timeout is 1800 s; a full grading takes about 20-90 s.
-SUBMISSION_TIMEOUT_S = 1800.0
+SUBMISSION_TIMEOUT_S = cli_options.SUBMISSION_TIMEOUT_S
 #: Characters of a failed grading process's stderr kept in its report.
 STDERR_TAIL_CHARS = 2000
 
@@ -199,7 +199,7 @@ def _grade_in_process(sub: Submission, out: Path, settings: BatchSettings, colum
     folder.mkdir(parents=True, exist_ok=True)
     _report_path(out, sub.key).unlink(missing_ok=True)
     args = ["--submission", str(sub.path), "--folder", str(folder), "--seed", str(settings.seed),
-            "--only", *settings.checks]
+            *(arg for check_id in settings.checks for arg in ("--only", check_id))]
     started = time.monotonic()
     finished = children.run(args, timeout=timeout)
     timed_out, stderr = finished.timed_out, finished.stderr
@@ -340,20 +340,20 @@ def _terminate(signum: int, _frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of a grading process: ``python -m grader.classroom.batch --submission ... --folder ...``."""
-    parser = argparse.ArgumentParser(prog="python -m grader.classroom.batch",
-                                     description="Grade one submission of a batch (used by `grader batch`).")
-    parser.add_argument("--submission", type=Path, required=True)
-    parser.add_argument("--folder", type=Path, required=True, help="where results.json and report.json go")
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--only", nargs="*", default=[])
-    args = parser.parse_args(argv)
+@click.command()
+@cli_options.take("one_submission", "report_folder", "given_seed", "only_ids")
+def _grading_process(submission: Path, folder: Path, seed: int, only: tuple[str, ...]) -> None:
+    """Grade one submission of a batch (used by `grader batch`)."""
     signal.signal(signal.SIGTERM, _terminate)
-    args.folder.mkdir(parents=True, exist_ok=True)
-    grade_one(args.submission, args.folder, seed=args.seed, only=args.only)
-    return 0
+    folder.mkdir(parents=True, exist_ok=True)
+    grade_one(submission, folder, seed=seed, only=list(only))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of a grading process: ``python -m grader.classroom.batch --submission ... --folder ...
+    --seed N [--only ID ...]``; exits 0 once it has graded, 2 on options it cannot read."""
+    _grading_process.main(args=argv, prog_name="python -m grader.classroom.batch")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

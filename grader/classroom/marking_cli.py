@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from grader import cli_output
+from grader.cli_options import take
 from grader.run.rubric import RubricError, load_rubric
 
 
@@ -34,20 +35,7 @@ def marked_store(batch_dir: Path, marked: Path | None):
 
 
 @click.command("grades")
-@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--marked", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="A marked groups CSV to add first  [default: BATCH_DIR/groups/groups.csv]")
-@click.option("--final", is_flag=True,
-              help="Also write what an LMS imports (BATCH_DIR/export/: canvas.csv, gradescope.csv, one feedback "
-                   "file per student named for the roster); refused while a TA item is pending.")
-@click.option("--allow-pending", is_flag=True,
-              help="With --final: export even though items are pending (their cells and the totals they "
-                   "affect are left empty, never 0).")
-@click.option("--column", "chosen", multiple=True, metavar="ITEM",
-              help="With --final: a column of the exports (repeat it): total, autograder, ta, or a TA item's id "
-                   "(e.g. 1a)  [default: total]")
-@click.option("--title", default=None, help="With --final: the assignment's name in the exports' column headers  "
-                                            "[default: the rubric's assignment]")
+@take("batch_dir", "grades_marked", "final", "allow_pending", "column", "title")
 def grades_cmd(batch_dir: Path, marked: Path | None, final: bool, allow_pending: bool, chosen: tuple[str, ...],
                title: str | None) -> None:
     """The grade book: BATCH_DIR/final_grades.csv (autograder score, each TA item's points, total;
@@ -119,9 +107,7 @@ def _assignment_name() -> str:
 
 
 @click.command("review")
-@click.argument("batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--port", type=int, default=8765, show_default=True, help="Port on 127.0.0.1 (0: any free port).")
-@click.option("--as", "who", default=None, help="Your name, recorded with each mark  [default: your login]")
+@take("batch_dir", "port", "marker")
 def review_cmd(batch_dir: Path, port: int, who: str | None) -> None:
     """Mark the answer groups of BATCH_DIR in a browser: serves them on 127.0.0.1 only, each question
     with its text, points and reference answer; rubric items per item (applied by a click or a key,

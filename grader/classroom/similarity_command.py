@@ -36,10 +36,8 @@ from grader.classroom.similarity.class_survey import (
     survey_batch,
 )
 from grader.classroom.similarity.detect import DEFAULT_THRESHOLD
+from grader.cli_options import BASE_HELP
 from grader.cli_output import print_notes
-
-BASE_HELP = ("Another version of the starter code (a folder of the student files, e.g. last year's template), "
-             "removed like student_template/ (always a base)")
 
 
 def run_similarity(batch_dir: Path, *, known: Sequence[Path] = (), threshold: float | None = None,

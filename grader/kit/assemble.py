@@ -23,17 +23,29 @@ import time
 import tomllib
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
+from importlib.metadata import version as dist_version
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from grader import assignment
+from grader.cli_options import KIT_SEEDS
 from grader.common import paths
+from grader.reports.student import auto_points, course_points
+from grader.run.check_api import all_checks
+from grader.run.engine import grade
 from grader.run.replay import RecordingRef
+from grader.run.rubric import load_rubric
+from grader.run.settings import GradingSettings
+from grader.testfile_registry import KIT_TESTS
+from grader.testfiles import kit as test_kit
 
 #: The framework's modules the kit ships (paths from the repository's root); with the assignment's
 #: (its registry's ``KIT_MODULES``), nothing else goes in: see :func:`kit_modules`.
 FRAMEWORK_KIT_MODULES = (
     "grader/__init__.py", "grader/assignment.py", "grader/check_command.py", "grader/cli_output.py",
+    "grader/cli_options.py",
     "grader/kit/__init__.py", "grader/kit/kit_command.py",
     "grader/common/__init__.py", "grader/common/numerics.py", "grader/common/paths.py", "grader/common/shown.py",
     "grader/run/__init__.py", "grader/run/budget.py", "grader/run/check_api.py", "grader/run/compare.py",
@@ -45,7 +57,7 @@ FRAMEWORK_KIT_MODULES = (
     "grader/untrusted/__init__.py", "grader/untrusted/probes.py", "grader/untrusted/wire.py", "grader/untrusted/worker.py",
     "grader/untrusted/probes_testfiles.py",
     # the test-file assignment (rubric.yaml's tests:), which the door and the rubric reach for any course
-    "grader/testfiles/__init__.py", "grader/testfiles/testfile_registry.py", "grader/testfiles/tests.py",
+    "grader/testfiles/__init__.py", "grader/testfile_registry.py", "grader/run/course_tests.py",
     "grader/testfiles/checks.py", "grader/testfiles/outcome.py",
 )
 #: Never in the kit, whatever the lists say (a test checks both), with the assignment's ``KIT_NEVER``.
@@ -83,7 +95,7 @@ def kit_stripped() -> dict[str, tuple[dict[str, str], dict[str, str]]]:
 #: torch: the kit runs in the student's course environment, whose torch it must never replace (a
 #: pinned torch makes pip fetch a multi-GB CUDA build on Linux); `grader check` says when it is missing.
 KIT_REQUIREMENTS = ("numpy", "tqdm", "matplotlib", "pyyaml", "click", "rich")
-DEFAULT_SEEDS = (101, 202, 303)
+DEFAULT_SEEDS = KIT_SEEDS
 Progress = Callable[[str], None]
 
 
@@ -146,12 +158,6 @@ def kit_rubric(text: str) -> tuple[str, float]:
     checks students may not see yet are left out (their names and points too), and each code
     part's points lose theirs, so that the copy still loads. The rubric's entries are one flow
     mapping a line; the result is proven to parse to exactly the filtered rubric."""
-    import yaml
-
-    from grader.reports.student import auto_points
-    from grader.run.check_api import all_checks
-    from grader.run.rubric import load_rubric
-
     full = yaml.safe_load(text)
     rubric = load_rubric(paths.RUBRIC_PATH, registered=set(all_checks()))
     hidden = {s.id: s for s in rubric.checks if not s.student_visible}
@@ -199,11 +205,6 @@ def record(seeds: Sequence[int], submissions: Sequence[Path], progress: Progress
     """The reference's answers to every question the visible checks ask, for each seed, gathered
     by grading each of ``submissions`` (see ``recording_set``) with a recording ``ctx.ref``; a
     submission holding only some of the files is graded on the checks of those files only."""
-    from grader.run.check_api import all_checks  # heavy, only when building
-    from grader.run.engine import grade
-    from grader.run.rubric import load_rubric
-    from grader.run.settings import GradingSettings
-
     registry = all_checks()
     rubric = load_rubric(registered=set(registry))
     ids = [s.id for s in rubric.checks if s.student_visible and s.id not in not_recorded()]
@@ -270,9 +271,6 @@ def _copy_tree(src: Path, dst: Path) -> None:
 
 def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     """Lay the kit's folder out under ``root``; returns it."""
-    from grader.run.check_api import all_checks
-    from grader.run.rubric import load_rubric
-
     rubric = load_rubric(registered=set(all_checks()))
     visible = {s.id for s in rubric.checks if s.student_visible}
     kit = root / assignment.registry().KIT_FOLDER
@@ -296,9 +294,6 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
     rubric_text, total = kit_rubric(paths.RUBRIC_PATH.read_text(encoding="utf-8"))
     (data / "rubric.yaml").write_text(rubric_text, encoding="utf-8")
     if hasattr(assignment.registry(), "TESTS"):     # a test-file assignment: its visible tests and their list
-        from grader.testfiles import kit as test_kit
-        from grader.testfiles.testfile_registry import KIT_TESTS
-
         test_kit.stage(data / KIT_TESTS, visible)
     (data / "replay.json").write_text(json.dumps(recorded, separators=(",", ":")), encoding="utf-8")
     info = {"version": version, "rubric_sha256": _rubric_digest(paths.RUBRIC_PATH),
@@ -314,9 +309,6 @@ def stage_kit(root: Path, recorded: dict[str, Any], version: str) -> Path:
 
 def course_total() -> float:
     """The whole assignment's points (the kit's rubric copy lacks the held-back checks' points)."""
-    from grader.reports.student import course_points
-    from grader.run.rubric import load_rubric
-
     return course_points(load_rubric(paths.RUBRIC_PATH))
 
 
@@ -340,8 +332,6 @@ def build_kit(out: Path, *, seeds: Sequence[int] = DEFAULT_SEEDS, progress: Prog
               corpus: bool = True) -> Path:
     """Record, stage and zip the kit to ``out`` (``corpus=False``: record on the reference and the
     template only, faster, and fewer wrong answers judged in full)."""
-    from importlib.metadata import version as dist_version
-
     recorded = record(seeds, recording_set(corpus), progress)
     with tempfile.TemporaryDirectory(prefix="a2kit-") as tmp:
         kit = stage_kit(Path(tmp), recorded, dist_version("a2grader"))

@@ -14,22 +14,13 @@ from typing import Any
 import click
 from rich.console import Console
 
-from grader import assignment
-from grader.check_command import CheckSetup, check_options, run_check
+from grader.check_command import CHECK_OPTIONS, CheckSetup, run_check
+from grader.cli_options import take
 from grader.common import paths
 from grader.run.replay import ReplayRef
 from grader.run.rubric import load_rubric
 from grader.run.settings import GradingSettings
 from grader.sandbox.portable import PortableRunner
-
-
-def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    """``grader --version``: the installed kit's version (its distribution is the assignment's ``KIT_DIST``)."""
-    if value and not ctx.resilient_parsing:
-        from importlib.metadata import version
-
-        click.echo(f"{ctx.info_name} {version(assignment.registry().KIT_DIST)}")
-        ctx.exit()
 
 
 def _read(name: str) -> Any:
@@ -53,8 +44,7 @@ def out_of_date(directory: Path, built: dict[str, Any]) -> str:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
-              help="Show the version and exit.")
+@take("kit_version")
 def main() -> None:
     """Check your assignment locally (the visible code checks; no solution inside)."""
 
@@ -94,7 +84,7 @@ def _kit_check(directory: Path, seed: int | None, out: Console) -> CheckSetup:
 
 
 @main.command()
-@check_options
+@take(*CHECK_OPTIONS)
 def check(directory: Path, seed: int | None, quiet: bool, part: str | None, as_json: bool) -> None:
     """Check DIRECTORY (default: here) on the visible code checks; exit 0 only if all pass."""
     run_check(_kit_check, directory, seed, quiet, part, as_json)

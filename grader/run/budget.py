@@ -49,7 +49,7 @@ def process_age() -> float:
         return 0.0
 
 
-class BudgetExhausted(BaseException):  # noqa: N818 - grader control flow, like pytest's outcomes
+class BudgetExhausted(BaseException):  # grader control flow, like pytest's outcomes
     """The grading's time budget cannot afford (or cut short) a call into student code.
 
     A BaseException, so that neither student code nor a check's ``except Exception`` swallows it.

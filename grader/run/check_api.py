@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from grader import assignment
+from grader.run import rubric as rubric_file
+from grader.run.compare import factor_message
 from grader.run.results import CRASHED, ERROR, TIMEOUT, Charge, Outcome, Proof
 from grader.sandbox.runner import ProbeResult, Runner
 
@@ -78,12 +80,10 @@ def check(check_id: str, *, files: tuple[str, ...], names: tuple[str, ...] = (),
 @functools.lru_cache(maxsize=1)
 def _rubric_labels() -> dict[str, str]:
     """Check id -> how a student's report names it: the checks students see (number and title)."""
-    from grader.run.rubric import RubricError, load_rubric
-
     try:
-        return {spec.id: f"check {spec.number} ({spec.name})" for spec in load_rubric().checks
+        return {spec.id: f"check {spec.number} ({spec.name})" for spec in rubric_file.load_rubric().checks
                 if spec.student_visible}
-    except (OSError, RubricError):
+    except (OSError, rubric_file.RubricError):
         return {}
 
 
@@ -273,8 +273,6 @@ class Trials:
         self._factors[name] = (values, entries + size)
 
     def _factor_hints(self) -> list[str]:
-        from grader.run.compare import factor_message
-
         hints = []
         for name, (values, entries) in self._factors.items():
             if not values or any(v is None for v in values) or entries < 2:

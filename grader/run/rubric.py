@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from grader.common.paths import RUBRIC_PATH
+from grader.run.course_tests import with_tests
 from grader.run.rubric_model import (
     AUTO_GRADED,
     BUDGET_MARGIN_S,
@@ -47,7 +48,6 @@ from grader.run.rubric_model import (
     written_check,
 )
 from grader.run.rubric_schema import unknown_keys
-from grader.testfiles.tests import with_tests
 
 __all__ = ["AUTO_GRADED", "BUDGET_MARGIN_S", "DEFAULT_BUDGET_S", "DEFAULT_EXPLANATION", "DEFAULT_TIMEOUT",
            "GRADESCOPE_TIMEOUT_S", "MAX_BUDGET_S", "MAX_TIMEOUT", "PART_KINDS", "SECRET_VISIBILITIES", "VISIBILITIES",

@@ -55,7 +55,7 @@ def clean_up(runners: list[Runner | None], tmp: str) -> None:
         try:
             if runner is not None:
                 runner.close()
-        except Exception as exc:  # noqa: BLE001 - e.g. a process that would not die: logged, not fatal
+        except Exception as exc:  # e.g. a process that would not die: logged, not fatal
             _LOG.warning("stopping the worker failed: %s", exc)
     if not remove_tree(tmp):
         _LOG.warning("could not remove the working folder %s completely", tmp)

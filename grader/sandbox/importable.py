@@ -23,6 +23,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from grader import assignment
+from grader.sandbox.limits import worker_environment
+
 QUERY_TIMEOUT_S = 60.0
 _QUERY = """\
 import importlib.util, json, sys
@@ -41,8 +44,6 @@ print(json.dumps([p for p in found if p and p not in ("built-in", "frozen")]))
 
 def trusted_packages() -> tuple[str, ...]:
     """The packages student code must not import: the framework and the assignment."""
-    from grader import assignment
-
     try:
         return ("grader", assignment.package_name())
     except assignment.AssignmentError:
@@ -67,8 +68,6 @@ def import_locations(python: str, names: tuple[str, ...], env: tuple[tuple[str, 
 def locations_for(python: str) -> tuple[str, ...]:
     """:func:`import_locations` for the worker's Python (started with the worker's environment);
     a command that is not a Python (a shell that may start one) asks the grader's own Python."""
-    from grader.sandbox.limits import worker_environment
-
     env = tuple(sorted(worker_environment(Path("/")).items()))
     names = trusted_packages()
     try:

@@ -11,9 +11,9 @@ decorators as collected on the reference), never what the worker says.
 from __future__ import annotations
 
 from grader.run.check_api import CheckContext, CheckFunction, check
+from grader.run.course_tests import TestInfo, collected
 from grader.run.results import Outcome
 from grader.testfiles.outcome import outcome_of
-from grader.testfiles.tests import TestInfo, collected
 
 
 def _check_of(test: TestInfo) -> CheckFunction:

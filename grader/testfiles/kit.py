@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from grader import assignment
-from grader.testfiles.tests import KIT_LIST, TestInfo, collected, kit_list
+from grader.run.course_tests import KIT_LIST, TestInfo, collected, kit_list
 
 
 class TestKitError(RuntimeError):

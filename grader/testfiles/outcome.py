@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from grader.run.course_tests import TestInfo
 from grader.run.results import ERROR, Outcome
-from grader.testfiles.tests import TestInfo
 
 SHARES = 10_000
 """A partial score is passed on as this many trials, the share ``set_score`` gave of them passed."""

@@ -81,7 +81,7 @@ FIXED_S = 3.0
 """Seconds of a training run that do not grow with its size (loading the data, saving the model)."""
 GRADER_PARSE_S = 6.0
 """Seconds the trusted process takes to parse and score the hidden dev set from the trained
-parameters (a2/dev_parse.py, numpy; the same for every submission: no student code runs in it).
+parameters (a2/checks/helpers/dev_parse.py, numpy; the same for every submission: no student code runs in it).
 Measured 2026-11-27: 2.4-2.6 s of CPU, 5.3-5.5 s wall at load 6.5 on 2 cores, for 150 or 500
 sentences alike (drawing and featurising the sentences dominate)."""
 CALIBRATION = {"n_train": 512, "n_dev": 5, "batch_size": 32, "eval_rows": 512}

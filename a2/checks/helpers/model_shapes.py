@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from a2.catalogue import BugShape, diagnose
-from a2.checks.model_params import Instance, reference_output, try_call
+from a2.bug_shapes import BugShape, diagnose
+from a2.checks.helpers.model_params import Instance, reference_output, try_call
 from grader.run.check_api import CheckContext, Trials, check_label, fix_first
 from grader.run.compare import close
 from grader.run.replay import ReplayMiss

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from a2.catalogue import BugShape, diagnose
-from a2.checks.parsing_inputs import fmt_config, legal_sequence, sentence
+from a2.bug_shapes import BugShape, diagnose
+from a2.checks.helpers.parsing_inputs import fmt_config, legal_sequence, sentence
 from grader.run.check_api import CheckContext, Trials, check, check_label
 from grader.run.results import Outcome
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from a2.catalogue import BugShape
+from a2.bug_shapes import BugShape
 from grader.run.compare import close
 
 FIELD_NAMES = {"loss": "loss", "grad_center": "gradCenterVec", "grad_outside": "gradOutsideVecs"}

@@ -308,11 +308,7 @@ KNOWN_ROOM_CYCLES: dict[frozenset[str], str] = {}
 #: Modules of the assignment's checks/ that register no check (helpers split off by the size cap).
 KNOWN_CHECKLESS: dict[str, str] = {}
 #: Module names used by more than one module of grader/, the assignment and tools/.
-KNOWN_SHARED_NAMES = {
-    "registry.py": "goes when issue 33's a2/written/ is merged: a2/written/registry.py (what a written check is: "
-                   "Verdict, @written_check) is renamed there; a2/registry.py keeps its name, the module every "
-                   "assignment package provides (grader/assignment.py's REGISTRY_MODULE)",
-}
+KNOWN_SHARED_NAMES: dict[str, str] = {}
 
 
 def room_cycles(graph: dict[str, dict[str, list[int]]]) -> dict[frozenset[str], str]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from a2.written.checker_registry import WrittenContext
 from a2.written.checkers import all_written_checkers
-from a2.written.registry import WrittenContext
 from a2.written.sections import Section
 from a2.written.transitions import INITIAL, LEFT, RIGHT, SHIFT, apply
 from grader.run.check_api import check_rng

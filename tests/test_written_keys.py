@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from conftest import REFERENCE
 
 from a2.written import catalogue, parser_errors
+from a2.written.checker_registry import WrittenContext
 from a2.written.checkers import all_written_checkers
 from a2.written.keys import KEYS_FILE, disagreements, parser_error_keys
-from a2.written.registry import WrittenContext
 from a2.written.sections import Section
 from grader.cli import failing_lines
 from grader.run.check_api import check_rng

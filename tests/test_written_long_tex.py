@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
+from a2.written.checker_registry import WrittenContext
 from a2.written.checkers import all_written_checkers
 from a2.written.documents import locate
 from a2.written.evidence import reconsider
-from a2.written.registry import WrittenContext
 from grader.reading import tex_walk
 
 WILD = Path(__file__).parent / "writeups" / "wild" / "01_template_answer_macro"

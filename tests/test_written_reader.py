@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from a2.written.checker_registry import WrittenContext
 from a2.written.checkers import all_written_checkers
 from a2.written.documents import locate
 from a2.written.evidence import reconsider
 from a2.written.latex_doc import tex_to_markdown
-from a2.written.registry import WrittenContext
 from a2.written.sections import Section, parse_label
 from grader.reading import braces
 from grader.reading.answers import cut_remark, last_rhs, math_spans

@@ -5,7 +5,7 @@ a predicate over the evidence the item's checker gathered, the message (it names
 words), and the fraction of the item's points a careful TA gives for it (0 unless declared here:
 this is the ONE place partial credit of written answers is declared, and it is applied the same
 way every time). The shape of an entry (id, applies-to, predicate, message, credit) is meant to
-the code checks' :class:`a2.catalogue.BugShape` with the item it applies to: its predicate
+the code checks' :class:`a2.bug_shapes.BugShape` with the item it applies to: its predicate
 only sees an evidence object.
 
 For formula answers the evidence is :class:`Evidence`: ``agrees_with(latex)`` says whether the
@@ -37,7 +37,7 @@ class Evidence(Protocol):
 
 @dataclass(frozen=True)
 class KnownMistake(BugShape[Any]):
-    """One known wrong answer: a bug shape (a2/catalogue.py, shared with the code checks) of
+    """One known wrong answer: a bug shape (a2/bug_shapes.py, shared with the code checks) of
     one written item: "1b_i", "1d:eq", "1d:neq", "1e", "2b_i", "3b", "3e_i", ...; its predicate
     sees the item checker's evidence, and its credit is the fraction of the item a TA gives."""
 

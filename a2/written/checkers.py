@@ -11,7 +11,7 @@ import ast
 import importlib
 import importlib.util
 
-from a2.written.registry import WRITTEN_REGISTRY, WrittenChecker
+from a2.written.checker_registry import WRITTEN_REGISTRY, WrittenChecker
 
 CHECKER_MODULES = (
     "a2.written.formulas",        # 1(b)(i), 1(e), 3(e)(i), 3(e)(ii)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from a2.written.registry import MISSING, UNREADABLE, Verdict, WrittenContext
+from a2.written.checker_registry import MISSING, UNREADABLE, Verdict, WrittenContext
 from a2.written.sections import Section, is_plain_text, pretty
 from a2.written.targets import STEP, lhs_target
 from grader.reading import blocks

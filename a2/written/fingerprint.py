@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from a2.written.checker_registry import Verdict
 from a2.written.formulas import read_formula
 from a2.written.instances import CENTER, MATRIX, OUTSIDE_EQ, OUTSIDE_NEQ, RELU, SOFTMAX_CE, MathQuestion, _w2v_env
-from a2.written.registry import Verdict
 from a2.written.sections import Section
 from grader.reading.answers import candidates
 from grader.reading.evaluate import Env, EvalError, Evaluator, ShapeMismatch, show

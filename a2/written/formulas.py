@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from a2.written.catalogue import CREDIT_STEPS, KnownMistake, credit_steps, known
+from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from a2.written.columns import column_breakdown
 from a2.written.instances import (
     _CONVENTION_W2V,
@@ -31,7 +32,6 @@ from a2.written.instances import (
     plain_names,
     under,
 )
-from a2.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from a2.written.sections import Section
 from a2.written.targets import lhs_target
 from grader.reading.answers import (

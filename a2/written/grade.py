@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from a2.written.checker_registry import MISSING, UNREADABLE
 from a2.written.process import INTERNAL, ChildProcess, InProcess
-from a2.written.registry import MISSING, UNREADABLE
 from a2.written.sections import pretty
 from grader import assignment
 from grader.run.budget import Budget, BudgetExhausted, BudgetRunner

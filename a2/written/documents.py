@@ -25,7 +25,7 @@ import re
 from pathlib import PurePosixPath
 
 from a2.written.evidence import attach, outside_sections
-from a2.written.instances import stated_convention
+from a2.written.instances import row_layout_hint, stated_convention
 from a2.written.latex_doc import tex_to_markdown
 from a2.written.sections import (
     _DERIVATIVE_FAMILY,
@@ -40,6 +40,7 @@ from a2.written.sections import (
     part_title,
     pretty,
 )
+from a2.written.summary_table import with_summary
 from a2.written.targets import split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
@@ -191,6 +192,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             hint = _NAME_HINT.search(base)        # p3.txt: its unlabelled "b)" is 3(b)
             found = locate_markdown(text, questions, source=name, plain=is_plain_text(name, text),
                                     start_part=int(hint.group(1)) if hint else 1)
+            with_summary(found.sections, text, questions, name)
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)
@@ -207,6 +209,9 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     if any(stated_convention(text) for _, text in files):
         for section in merged.values():
             section.convention = True
+    layout = next((h for _, text in files for h in [row_layout_hint(text)] if h), "")
+    for section in merged.values() if layout else ():
+        section.layout_hint = layout
     model = [(name, parsed.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
     attach(merged, questions, outside_sections(model, merged, questions,
                                                lambda latex: expand_safely(latex, macros)[0]))

@@ -21,14 +21,18 @@ from a2.written.columns import column_breakdown
 from a2.written.instances import (
     _CONVENTION_W2V,
     CENTER,
+    COLUMN_LAYER,
     CONVENTIONS,
     MATRIX,
     RELU,
     SOFTMAX_CE,
+    ColumnLayer,
     Convention,
     Instance,
     MathQuestion,
+    column_layer,
     compare,
+    declares_column_layer,
     plain_names,
     under,
 )
@@ -268,7 +272,10 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
     if isinstance(got, Verdict):
         return got
     ok, lines = judge(got.formula, question, ctx.rng)
-    stated = _stated(got.formula, question, ctx) if not ok and section.convention else None
+    stated: Convention | ColumnLayer | None = _stated(got.formula, question, ctx) if not ok and section.convention else None
+    if not ok and stated is None and question is RELU and declares_column_layer(section.body) \
+            and judge(got.formula, column_layer(question), np.random.default_rng(ctx.seed))[0]:
+        stated = COLUMN_LAYER
     if stated is not None:
         ok, lines = True, [f"Read {stated.statement}: right there."]
     read = f"{question.what} = {got.text}"
@@ -289,7 +296,11 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
                             "a TA will decide which one is your answer.")
         out.raw = f"{got.candidate.latex}  |  {other.candidate.latex}"
         return out
-    if not ok and got.skipped:
+    hinted = _stated(got.formula, question, ctx) if not ok and stated is None and section.layout_hint else None
+    if hinted is not None:
+        out.review = (f"{got.text} is right {hinted.statement.replace('your writeup states', 'the writeup may state')}: "
+                      f"{quote(section.layout_hint)}; a TA decides which arrays it lays out")
+    elif not ok and got.skipped:
         out.review = (f"the answer that names {question.what} could not be read whole ({got.skipped}); "
                       f"{got.text} was read in its place")
     elif not ok and got.other_lhs:

@@ -61,6 +61,7 @@ class Section:
     unread: str = ""             # why part of its file was not read (an answer below full is then flagged)
     doubt: str = ""              # why its place is uncertain (found by its heading's topic): below full is flagged
     convention: bool = False     # the writeup states another layout of word2vec's arrays (U is |V|×d, row vectors)
+    layout_hint: str = ""       # a sentence that may state another layout (an answer right only there: flagged)
 
     @property
     def empty(self) -> bool:

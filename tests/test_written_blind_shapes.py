@@ -6,9 +6,12 @@ length. Each right answer is read right; a wrong one in the same shape stays bel
 
 from __future__ import annotations
 
-import pytest
-from written_support import full, graded
+from pathlib import Path
 
+import pytest
+from written_support import PARTS, RUNNER, full, graded
+
+from a2.written.grade import grade_written
 from grader.reading.blocks import callouts_opened
 from grader.reading.latex_normal import normalise
 from grader.reading.markup import html_tables
@@ -279,3 +282,16 @@ def test_a_row_layout_stated_loosely_is_flagged_never_credited(tmp_path, rhs):
     assert r.score == 0 and r.needs_review and "rows" in r.written.review, r.outcome.feedback
     wrong = graded(tmp_path, ROWS.format(rhs=r"(y - \hat y)\,U"))["1b_i"]
     assert wrong.score == 0 and not wrong.needs_review
+
+
+CSV = (Path(__file__).parent / "writeups" / "wild" / "23_row_vectors_csv_table" / "3a_table.csv").read_text()
+
+
+@pytest.mark.parametrize(("csv", "right"), [(CSV, True), (CSV.replace("presented->I", "I->presented"), False)])
+def test_a_3a_table_handed_in_as_a_csv_is_read(tmp_path, csv, right):
+    (tmp_path / "answers.md").write_text("## 3(a)\n\nSee `steps.csv`.\n\n## 3(b)\n\n$2n$\n", encoding="utf-8")
+    (tmp_path / "steps.csv").write_text(csv, encoding="utf-8")
+    results, _, notes = grade_written([tmp_path / "answers.md", tmp_path / "steps.csv"], PARTS, 5, runner=RUNNER)
+    r = {x.id: x for x in results}["3a"]
+    assert full(r) == right and r.score > 0, r.outcome.feedback
+    assert not any("cannot read" in n for n in notes), notes

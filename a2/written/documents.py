@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from a2.written.csv_tables import is_table_file, place_tables
 from a2.written.evidence import attach, outside_sections
 from a2.written.instances import row_layout_hint, stated_convention
 from a2.written.latex_doc import tex_to_markdown
@@ -150,9 +151,10 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     """Sections of every written file (answers.md first, then .tex files by name)."""
     notes: list[str] = []
     merged: dict[str, Section] = {}
+    tables = [(name, text) for name, text in files if is_table_file(name)]
     files = [(name, text.translate(_READ_AS) if name.lower().endswith(".tex") else pandoc_unescaped(
               struck_out(html_tables(callouts_opened(site_unescaped(github_math(as_markdown(name, text).translate(_READ_AS))))))))
-             for name, text in files]
+             for name, text in files if not is_table_file(name)]
     if len(files) > MAX_FILES:
         notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")
         files = files[:MAX_FILES]
@@ -197,6 +199,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
+    notes += place_tables(merged, tables, questions)
     unplaced = [h for name, text in files if not name.lower().endswith(".tex") and not is_plain_text(name, text)
                 for h in unplaced_headings(name, text)]
     for q in questions - set(merged) if unplaced else ():

@@ -295,3 +295,13 @@ def test_a_3a_table_handed_in_as_a_csv_is_read(tmp_path, csv, right):
     r = {x.id: x for x in results}["3a"]
     assert full(r) == right and r.score > 0, r.outcome.feedback
     assert not any("cannot read" in n for n in notes), notes
+
+
+@pytest.mark.parametrize(("brace", "eq", "right"), [
+    ("\\left\\{", "(\\hat y_o - 1)", True), ("\\Bigg\\{", "(\\hat y_o - 1)", True),
+    ("\\left\\{", "(1 - \\hat y_o)", False)])
+def test_cases_as_a_brace_and_an_array(tmp_path, brace, eq, right):
+    text = (f"## 1(d)\n\n$$\\frac{{\\partial J}}{{\\partial u_w}} = {brace}\\begin{{array}}{{ll}} {eq}\\,v_c, & w = o"
+            "\\\\[2pt] \\hat y_w\\,v_c, & w \\ne o \\end{array}\\right.$$\n")
+    r = graded(tmp_path, text)["1d"]
+    assert full(r) == right and (right or r.score < r.max_score), r.outcome.feedback

@@ -154,7 +154,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1d": (4, "", 4),
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
-        "3a": (0, R, 4),   # i33: flagged: the section has text but no final answer the grader recognises
+        "3a": (4, "", 4),   # the .csv beside the text is read (csv.reader): the 3(a) table
         "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
@@ -283,7 +283,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
     },
     "35_description_list_tex": {   # \item[1(b)(i)] labels, array cases, column bmatrix, a wrong buffer
         "1b_i": (2, "", 2),
-        "1d": (0, R, 4),   # i33: flagged: the case w = o could not be read: could not read '\left\{ (\hat y_o
+        "1d": (4, "", 4),   # \left\{\begin{array} ... \right. is cases
         "1e": (0, R, 1),   # i33: flagged: the answer could not be read: An answer to ∂J/∂U was found but could n
         "2b_i": (1, "", 1),
         "3a": (3.7647, "", 3.7647),
@@ -481,7 +481,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
     },
     "53_empty_ifans_then_answer": {   # \ifans{} left empty, the answer written after it
         "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
-        "1d": (0, R, 4),   # i33: flagged: the case w = o could not be read: could not read '\Bigg\{ (\hat{y}_
+        "1d": (4, "", 4),   # \Bigg\{\begin{array} ... is cases
         "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
         "2b_i": (0, "", 0),
         "3a": (0, "", 0),
@@ -633,7 +633,7 @@ MESSAGES = {  # (writeup, item) -> words its feedback must contain
 
 def files_of(folder: Path) -> list[Path]:
     """The writeup's files as the pipeline picks them from an upload (grader.run.submission): every
-    written file, and the ones it cannot read (a .csv or .pdf beside the text), which it names."""
+    written file, a .csv beside the text (read as a table), and the ones it cannot read (a .pdf, an image), which it names."""
     root, _ = _find_root(folder)
     return _upload_written(folder, root)
 

@@ -305,3 +305,14 @@ def test_cases_as_a_brace_and_an_array(tmp_path, brace, eq, right):
             "\\\\[2pt] \\hat y_w\\,v_c, & w \\ne o \\end{array}\\right.$$\n")
     r = graded(tmp_path, text)["1d"]
     assert full(r) == right and (right or r.score < r.max_score), r.outcome.feedback
+
+
+@pytest.mark.parametrize(("row", "right"), [
+    ("\\hat y_1 v_c & \\cdots & (\\hat y_o - 1) v_c & \\cdots & \\hat y_{|V|} v_c", True),
+    ("\\hat y_1 v_c & \\cdots & \\hat y_o v_c & \\cdots & \\hat y_{|V|} v_c", False),
+    ("(\\hat y_1 - 1) v_c & \\cdots & (\\hat y_o - 1) v_c & \\cdots", False),
+    ("\\hat y_1 v_c^\\top & \\cdots & (\\hat y_o - 1) v_c^\\top & \\cdots", False)])
+def test_1e_as_an_explicit_row_of_columns(tmp_path, row, right):
+    text = f"## 1(e)\n\n$$\\frac{{\\partial J}}{{\\partial U}} = \\begin{{bmatrix}} {row} \\end{{bmatrix}}$$\n"
+    r = graded(tmp_path, text)["1e"]
+    assert full(r) == right and (right or r.score == 0), r.outcome.feedback

@@ -284,7 +284,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
     "35_description_list_tex": {   # \item[1(b)(i)] labels, array cases, column bmatrix, a wrong buffer
         "1b_i": (2, "", 2),
         "1d": (4, "", 4),   # \left\{\begin{array} ... \right. is cases
-        "1e": (0, R, 1),   # i33: flagged: the answer could not be read: An answer to ∂J/∂U was found but could n
+        "1e": (1, "", 1),   # an explicit row of columns [ŷ_1 v_c & ⋯ & (ŷ_o − 1) v_c & ⋯]: each column judged as 1(d)
         "2b_i": (1, "", 1),
         "3a": (3.7647, "", 3.7647),
         "3b": (1, "", 1),

@@ -17,13 +17,15 @@ import numpy as np
 
 from a2.written.catalogue import CREDIT_STEPS, KnownMistake, credit_steps, known
 from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
-from a2.written.columns import column_breakdown
+from a2.written.columns import column_breakdown, explicit_columns
 from a2.written.instances import (
     _CONVENTION_W2V,
     CENTER,
     COLUMN_LAYER,
     CONVENTIONS,
     MATRIX,
+    OUTSIDE_EQ,
+    OUTSIDE_NEQ,
     RELU,
     SOFTMAX_CE,
     ColumnLayer,
@@ -354,9 +356,32 @@ def grad_outside_matrix(section: Section, ctx: WrittenContext) -> Verdict:
             return Verdict(0, 1, [f"read: {read}"], read=read,
                            why=["∂J/∂U: wrong.", "These gradients are stacked as rows, but "
                                 f"{_CONVENTION_W2V}, so ∂J/∂U (the shape of U) has them as its columns."])
+        cells = explicit_columns(cand.rhs)
+        judged = _judge_columns(cells, ctx) if cells else None
+        if judged is not None:
+            return judged
         if explicit:
             break
     return grade_formula(section, ctx, MATRIX)
+
+
+def _judge_columns(cells: list[tuple[str, str]], ctx: WrittenContext) -> Verdict | None:
+    """1(e) as one row of columns written out per word: each column judged as 1(d)'s ∂J/∂u_w for
+    its word (o's against w = o, the others against w ≠ o); None when a column cannot be parsed."""
+    wrong = []
+    for role, latex in cells:
+        try:
+            ok = judge(parse_formula(latex), OUTSIDE_EQ if role == "o" else OUTSIDE_NEQ, ctx.rng)[0]
+        except Exception:
+            return None
+        if not ok:
+            wrong.append(latex)
+    read = "∂J/∂U = [" + ", ".join(latex for _, latex in cells) + "]"
+    if wrong:
+        return Verdict(0, 1, [f"read: {read}"], read=read, why=[
+            "∂J/∂U: wrong.", f"Its column(s) {', '.join(wrong)} are not ∂J/∂u_w for their word (see 1(d))."])
+    return Verdict(1, 1, [f"read: {read}"], read=read, why=[
+        "∂J/∂U written out column by column, each column ∂J/∂u_w for its word: right."])
 
 
 @written_check("relu_jacobian")

@@ -316,3 +316,12 @@ def test_1e_as_an_explicit_row_of_columns(tmp_path, row, right):
     text = f"## 1(e)\n\n$$\\frac{{\\partial J}}{{\\partial U}} = \\begin{{bmatrix}} {row} \\end{{bmatrix}}$$\n"
     r = graded(tmp_path, text)["1e"]
     assert full(r) == right and (right or r.score == 0), r.outcome.feedback
+
+
+@pytest.mark.parametrize(("words", "right"), [
+    ("It takes twice the number of words: every word is shifted once and attached once.", True),
+    ("Exactly twice as many transitions as there are words.", True),
+    ("It takes three times the number of words.", False)])
+def test_3b_said_in_words(tmp_path, words, right):
+    r = graded(tmp_path, f"**3b.** {words}\n")["3b"]
+    assert full(r) == right and (right or (r.score == 0 and not r.needs_review)), r.outcome.feedback

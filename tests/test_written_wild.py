@@ -452,7 +452,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
         "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
-        "3b": (0, R, 1),   # i33: flagged: the answer could not be read: No expression in n found for 3(b): give
+        "3b": (1, "", 1),   # "twice the number of words" is 2n
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
         "3f": (0, R, 11),   # i33: flagged: 3(f) was not read whole: a field of sentence i, ii, iii was not found

@@ -157,26 +157,41 @@ _NOT_AN_ANSWER = re.compile(r"^\s*\$?\s*(?:-\s*)?(?:words?|tokens?|word\b|shift|
 """After "$n$ words" or "n shifts" / "n arcs" (one kind of transition), n is not the answer."""
 
 
+_TIMES = {"twice": 2, "double": 2, "two times": 2, "2 times": 2, "thrice": 3, "triple": 3, "three times": 3,
+          "3 times": 3, "four times": 4, "4 times": 4}
+"""A multiple said in words ("twice the number of words"), as the factor it means."""
+_IN_WORDS = re.compile(r"\b(" + "|".join(_TIMES) + r")\s+(?:the\s+(?:number|count)\s+of\s+(?:words|tokens)"
+                       r"|the\s+(?:sentence(?:'s)?\s+)?length(?:\s+of\s+the\s+sentence)?"
+                       r"|as\s+many\s+(?:steps|transitions)\s+as\s+(?:there\s+are\s+)?(?:words|tokens))\b", re.I)
+
+
+def counts_in_words(text: str) -> str:
+    """``text`` with a step count said in words written as the expression in n it means
+    ("twice the number of words" -> "2n steps")."""
+    return _IN_WORDS.sub(lambda m: f"{_TIMES[m.group(1).lower()]}n steps", text)
+
+
 @written_check("step_count")
 def step_count(section: Section, ctx: WrittenContext) -> Verdict:
     """3(b): the number of transitions for an n-word sentence, as an expression in n."""
     if section.empty:
         return missing(section)
     # a growth rate (O(n), \mathcal{O}(n)) is not a count of steps: never the answer ("O(n), exactly 2n steps")
-    found = [c for c in candidates(section.body) if not c.latex.replace(" ", "").startswith(("O(", "\\mathcal{O}",
+    body = counts_in_words(section.body)
+    found = [c for c in candidates(body) if not c.latex.replace(" ", "").startswith(("O(", "\\mathcal{O}",
                                                                                               "\\mathcal O", "\\Theta"))]
     explicit = [c for c in found if c.kind in EXPLICIT]
     if explicit:
         pool = explicit
     else:
         implicit = sorted((c for c in found if c.kind in (DISPLAY, INLINE, PLAIN)), key=lambda c: c.start)
-        implicit += _text_candidates(section.body, _N_TEXT) + plain_tails(section.body, one_variable("n").known)
+        implicit += _text_candidates(body, _N_TEXT) + plain_tails(body, one_variable("n").known)
         # "$n$ words", "an n-word sentence": the question's n, not an answer.
         implicit = [c for c in implicit if not (c.rhs.strip() == "n" and c.end >= 0
-                                                and _NOT_AN_ANSWER.match(section.body[c.end:c.end + 20]))]
+                                                and _NOT_AN_ANSWER.match(body[c.end:c.end + 20]))]
 
         def score(c: Candidate) -> tuple[int, int, int]:
-            after = section.body[c.end:c.end + 30] if c.end >= 0 else ""
+            after = body[c.end:c.end + 30] if c.end >= 0 else ""
             near = bool(_NEAR_AFTER.match(after) or _NEAR_BEFORE.search(c.before[-30:]))
             return (0 if near else 1, 0 if "=" in c.latex else 1, c.start)
         pool = sorted(implicit, key=score)

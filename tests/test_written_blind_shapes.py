@@ -201,7 +201,8 @@ def test_an_item_missing_under_numbered_headings_the_reader_cannot_place_is_flag
             "## 第三题 依存句法分析\n\n### 小题二\n\n$2n$\n")
     got = graded(tmp_path, text)
     assert full(got["1b_i"])
-    assert got["3b"].score == 0 and got["3b"].needs_review and "第三题" in got["3b"].written.review
+    # 第三题 is question 3 (test_question_words_in_other_scripts_number_the_part); 小题二 is not placed
+    assert got["3b"].score == 0 and got["3b"].needs_review and "小题二" in got["3b"].written.review
     plain = graded(tmp_path, "# Homework 2\n\n## 1(b)(i)\n\n$$U(\\hat y - y)$$\n")
     assert not plain["3b"].needs_review          # no heading left unplaced: absent, not flagged
 
@@ -324,4 +325,12 @@ def test_1e_as_an_explicit_row_of_columns(tmp_path, row, right):
     ("It takes three times the number of words.", False)])
 def test_3b_said_in_words(tmp_path, words, right):
     r = graded(tmp_path, f"**3b.** {words}\n")["3b"]
+    assert full(r) == right and (right or (r.score == 0 and not r.needs_review)), r.outcome.feedback
+
+
+@pytest.mark.parametrize("word", ["第三题 依存句法分析", "문제 3. 의존 구문 분석", "問題3"])
+@pytest.mark.parametrize(("steps", "right"), [("2n", True), ("3n", False)])
+def test_question_words_in_other_scripts_number_the_part(tmp_path, word, steps, right):
+    text = f"## 第一题 word2vec\n\n### (b)\n\nwords\n\n## {word}\n\n### (b)\n\n${steps}$\n"
+    r = graded(tmp_path, text)["3b"]
     assert full(r) == right and (right or (r.score == 0 and not r.needs_review)), r.outcome.feedback

@@ -275,11 +275,11 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1d": (4, "", 4),
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
-        "3a": (0, R, 4),   # i33: flagged: no section was found for 3(a), but the writeup has numbered headings t
-        "3b": (0, R, 1),   # i33: flagged: no section was found for 3(b), but the writeup has numbered headings t
+        "3a": (4, "", 4),   # 第三题 is question 3
+        "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
-        "3f": (0, R, 12),   # i33: flagged: no section was found for 3(f), but the writeup has numbered headings t
+        "3f": (12, "", 12),
     },
     "35_description_list_tex": {   # \item[1(b)(i)] labels, array cases, column bmatrix, a wrong buffer
         "1b_i": (2, "", 2),
@@ -506,11 +506,11 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1d": (4, "", 4),
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
-        "3a": (0, R, 4),   # i33: flagged: no section was found for 3(a), but the writeup has numbered headings t
-        "3b": (0, R, 1),   # i33: flagged: no section was found for 3(b), but the writeup has numbered headings t
+        "3a": (4, "", 4),   # 문제 3. is question 3
+        "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
-        "3f": (0, R, 12),   # i33: flagged: no section was found for 3(f), but the writeup has numbered headings t
+        "3f": (12, "", 12),
     },
     "56_reordered_table_columns": {   # 3(a) and 3(f) table columns in another order, O(n) before 2n
         "1b_i": (2, "", 2),

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from a2.written.targets import (
     _DERIVATIVE_FAMILY,
     derivative_target,
+    latin_question_word,
     pretty,
     swapped_numbering,
     topic_title,
@@ -96,7 +97,7 @@ _POINTS = re.compile(r"\(\s*\d+(?:\.\d+)?\s*(?:points?|pts?|marks?)\s*\)", re.I)
 
 def parse_label(text: str, *, heading: bool) -> Label | None:
     """The label at the start of ``text`` (a heading's or a paragraph's first line), if any."""
-    s = _LEAD.sub("", text, count=1)
+    s = latin_question_word(_LEAD.sub("", text, count=1))
     word = _WORD.match(s)
     if word:
         s = s[word.end():]

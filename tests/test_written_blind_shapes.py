@@ -334,3 +334,9 @@ def test_question_words_in_other_scripts_number_the_part(tmp_path, word, steps, 
     text = f"## 第一题 word2vec\n\n### (b)\n\nwords\n\n## {word}\n\n### (b)\n\n${steps}$\n"
     r = graded(tmp_path, text)["3b"]
     assert full(r) == right and (right or (r.score == 0 and not r.needs_review)), r.outcome.feedback
+
+
+@pytest.mark.parametrize(("gamma", "right"), [("1/(1-p_drop)", True), ("1/p_drop", False)])
+def test_gamma_with_a_trailing_remark_in_parentheses(tmp_path, gamma, right):
+    r = graded(tmp_path, f"(b)(i)  gamma = {gamma}   (E[d_i] = 1 - p_drop)\n", "p2.txt")["2b_i"]
+    assert full(r) == right and (right or r.score == 0), r.outcome.feedback

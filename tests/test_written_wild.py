@@ -318,7 +318,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1b_i": (2, "", 2),
         "1d": (4, "", 4),
         "1e": (0, "", 0),
-        "2b_i": (0, R, 1),   # i33: flagged: the section has text but no final answer the grader recognises
+        "2b_i": (1, "", 1),   # a trailing "(E[d_i] = 1 - p_drop)" is a remark
         "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
         "3b": (1, "", 1),
         "3e_i": (3, "", 3),

@@ -56,7 +56,9 @@ def _text_candidates(body: str, pattern: re.Pattern[str]) -> list[Candidate]:
 
 
 _GAMMA_TEXT = re.compile(r"(?:γ|\\gamma|gamma)\s*(?:=|is|equals)\s*(?P<expr>[0-9p_{}\\a-z()/+\-−–·*\s.^]+?)"
-                         r"(?=\s*(?:$|[,;\n]|\.\s|\.$|\s(?:so|which|because|since|where)\b))", re.I | re.M)
+                         r"(?=\s*(?:$|[,;\n]|\.\s|\.$|\s(?:so|which|because|since|where)\b)"
+                         r"|\s+\((?=[^()\n]*=)[^\n]*\)\s*$)", re.I | re.M)
+"""γ = ... in text, up to a remark: a clause, or a trailing ``(...)`` holding an equation (``(E[d_i] = 1 − p)``)."""
 
 
 def _value_check(formula: Formula, var: str, points: list[float], truth: Callable[[float], float]) -> tuple[bool, str]:

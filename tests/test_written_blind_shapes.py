@@ -340,3 +340,11 @@ def test_question_words_in_other_scripts_number_the_part(tmp_path, word, steps, 
 def test_gamma_with_a_trailing_remark_in_parentheses(tmp_path, gamma, right):
     r = graded(tmp_path, f"(b)(i)  gamma = {gamma}   (E[d_i] = 1 - p_drop)\n", "p2.txt")["2b_i"]
     assert full(r) == right and (right or r.score == 0), r.outcome.feedback
+
+
+@pytest.mark.parametrize(("gamma", "right"), [("1/q", True), ("\\frac{1}{q}", True), ("q", False), ("1/(1 - q)", False)])
+def test_gamma_in_a_name_the_writeup_defines(tmp_path, gamma, right):
+    text = (f"### 2(b)(i)\n\nLet $q = 1 - p_{{\\text{{drop}}}}$ be the probability that a unit is kept. "
+            f"Then $\\mathbb{{E}}[h_{{\\text{{drop}}}}] = \\gamma q\\, h$, so $\\gamma = {gamma}$.\n")
+    r = graded(tmp_path, text)["2b_i"]
+    assert full(r) == right and (right or r.score == 0), r.outcome.feedback

@@ -461,7 +461,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1b_i": (2, "", 2),
         "1d": (4, "", 4),
         "1e": (1, "", 1),
-        "2b_i": (0, R, 1),   # i33: flagged: γ = 1 − p_drop was read, but the writeup defines its own names ('q = 1
+        "2b_i": (1, "", 1),   # γ = 1/q with the writeup's own q = 1 − p_drop put in
         "3a": (0, "", 0),
         "3b": (1, "", 1),
         "3e_i": (3, "", 3),

@@ -107,6 +107,10 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
                       f"({quote(keep.group(0))}): a TA confirms the reading")
         out.feedback.append("Read with p as the probability of keeping a unit, as your writeup declares it.")
     defined = [c.latex for c in found if _defines(lhs(c.latex), ("\\gamma", "γ", "gamma"))]
+    own = _in_own_names(found, points) if not ok and not out.review and defined else None
+    if own is not None:       # "let q = 1 − p_drop ... γ = 1/q", right with q put in
+        return Verdict(1, 1, [f"read: γ = {own}", "Read with the names your writeup defines."], read=f"γ = {own}",
+                       raw=own, why=["γ: right at every random p in (0, 0.95), with the writeup's own names put in."])
     if not ok and not out.review and defined:
         # "let q = 1 − p_drop ... γ = 1/q": the writeup's own name for another quantity
         out.review = (f"{read} was read, but the writeup defines its own names ({'; '.join(quote(d) for d in defined[:3])}): "
@@ -117,6 +121,27 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
 _KEEP = re.compile(r"(?<![A-Za-z\\_])\$?p\$?\s+(?:be|is|denotes?|as|for)\s+(?:the\s+)?(?:probability|prob\.?|chance)\s+"
                    r"(?:of|that)\s+(?:(?!drop)[^.;\n]){0,25}?\b(?:kept|keep(?:ing)?|retain(?:ed|ing)?|surviv\w*)\b", re.I)
 """A sentence that declares p the probability of KEEPING a unit ("let $p$ be the probability a unit is kept")."""
+
+
+def _in_own_names(found: list[Candidate], points: list[float]) -> str | None:
+    """γ's formula with the writeup's own names put in (``q = 1 - p_{drop}`` ... ``\\gamma = 1/q`` ->
+    ``1/(1 - p_{drop})``), when that is right; else None (the caller flags it)."""
+    defs = [(lhs(c.latex).strip().strip("$ "), c.rhs) for c in found
+            if _defines(lhs(c.latex), ("\\gamma", "γ", "gamma")) and re.search(r"drop", c.rhs)]
+    for cand in found:
+        if not re.search(r"\\gamma|γ|gamma", lhs(cand.latex)):
+            continue
+        rhs = cand.rhs
+        for name, expr in defs:
+            rhs = re.sub(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z_])", lambda _m, e=expr: f"({e})", rhs)
+        try:
+            formula = parse_formula(rhs)
+        except FormulaError:
+            continue
+        if rhs != cand.rhs and not _only(formula, {"p"}) and \
+                _value_check(formula, "p", points, lambda p: 1.0 / (1.0 - p))[0]:
+            return rhs
+    return None
 
 
 def _defines(left: str, targets: tuple[str, ...]) -> bool:

@@ -133,7 +133,7 @@ def _in_own_names(found: list[Candidate], points: list[float]) -> str | None:
             continue
         rhs = cand.rhs
         for name, expr in defs:
-            rhs = re.sub(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z_])", lambda _m, e=expr: f"({e})", rhs)
+            rhs = re.sub(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z_])", f"({expr})".replace("\\", "\\\\"), rhs)
         try:
             formula = parse_formula(rhs)
         except FormulaError:

@@ -6,9 +6,12 @@ length. Each right answer is read right; a wrong one in the same shape stays bel
 
 from __future__ import annotations
 
-import pytest
-from written_support import full, graded
+from pathlib import Path
 
+import pytest
+from written_support import PARTS, RUNNER, full, graded
+
+from a2.written.grade import grade_written
 from grader.reading.blocks import callouts_opened
 from grader.reading.latex_normal import normalise
 from grader.reading.markup import html_tables
@@ -198,7 +201,8 @@ def test_an_item_missing_under_numbered_headings_the_reader_cannot_place_is_flag
             "## 第三题 依存句法分析\n\n### 小题二\n\n$2n$\n")
     got = graded(tmp_path, text)
     assert full(got["1b_i"])
-    assert got["3b"].score == 0 and got["3b"].needs_review and "第三题" in got["3b"].written.review
+    # 第三题 is question 3 (test_question_words_in_other_scripts_number_the_part); 小题二 is not placed
+    assert got["3b"].score == 0 and got["3b"].needs_review and "小题二" in got["3b"].written.review
     plain = graded(tmp_path, "# Homework 2\n\n## 1(b)(i)\n\n$$U(\\hat y - y)$$\n")
     assert not plain["3b"].needs_review          # no heading left unplaced: absent, not flagged
 
@@ -230,3 +234,117 @@ def test_math_escaped_for_a_site_generator_is_read(tmp_path):
     text = "## 1(e)\n\n$$\\frac{\\partial J}{\\partial U} = v\\_c (\\hat{y} - y)^\\top$$\n"
     assert full(graded(tmp_path, text)["1e"])
     assert graded(tmp_path, text.replace("v\\_c (\\hat{y} - y)", "(\\hat{y} - y) v\\_c"))["1e"].score == 0
+
+
+SUMMARY = ("# A2\n\n| Question | Final answer |\n|---|---|\n| 1(b)(i) | $U(\\hat y - y)$ |\n"
+           "| 1(d) | $w = o$: ${eq}$; $w \\neq o$: $\\hat y_w v_c$ |\n| 3(b) | ${steps}$ |\n"
+           "| 3(f) | see below |\n\n## Derivations\n\n**1(d).** The log-sum-exp term gives $\\hat y_w v_c$ "
+           "for every $w$.\n\n**3(b).** One SHIFT and one arc per word.\n")
+
+
+def test_finals_in_a_summary_table_are_the_answers(tmp_path):
+    got = graded(tmp_path, SUMMARY.format(eq="(\\hat y_o - 1) v_c", steps="2n"))
+    assert full(got["1d"]) and full(got["3b"]) and full(got["1b_i"]), (got["1d"].outcome.feedback,
+                                                                        got["3b"].outcome.feedback)
+    got = graded(tmp_path, SUMMARY.format(eq="(1 - \\hat y_o) v_c", steps="3n"))
+    assert got["1d"].score < got["1d"].max_score and got["3b"].score == 0
+
+
+@pytest.mark.parametrize(("answer", "right"), [("W_{ij}", True), ("W_{ji}", False)])
+def test_a_declared_wx_layer_is_read_in_its_own_convention(tmp_path, answer, right):
+    text = ("## 3(e)(i)\n\nWith column vectors, $h = \\mathrm{ReLU}(Wx + b_1)$ and $W \\in \\mathbb{R}^{D_h \\times D_x}$."
+            f"\n\n$$\\frac{{\\partial h_i}}{{\\partial x_j}} = \\mathbb{{1}}\\{{(Wx + b_1)_i > 0\\}}\\, {answer}$$\n")
+    r = graded(tmp_path, text)["3e_i"]
+    assert full(r) == right and (right or r.score == 0), r.outcome.feedback
+    # Without the declaration the handout's xW layout holds: W_ij is wrong there.
+    plain = graded(tmp_path, text.replace("With column vectors, $h = \\mathrm{ReLU}(Wx + b_1)$ and", "Here"))["3e_i"]
+    assert not full(plain)
+
+
+@pytest.mark.parametrize(("sentence", "score"), [
+    ("the parse should have blocked → citing instead of acquisition → citing", 3),
+    ("the parser chose acquisition → citing instead of blocked → citing", 3),
+    ("blocked → citing should replace acquisition → citing", 3),
+    ("acquisition → citing should replace blocked → citing", 1),
+    ("the parser chose blocked → citing instead of acquisition → citing", 1),
+    ("acquisition → citing should be blocked → citing", 3)])
+def test_3f_roles_given_by_phrasing(tmp_path, sentence, score):
+    r = graded(tmp_path, f"## 3(f)\n\ni. Verb Phrase Attachment Error: {sentence}.\n")["3f"]
+    assert r.score == score, r.outcome.feedback
+
+
+ROWS = ("# A2\n\n**Shapes.** $U$ here is `outsideVectors`: a $|V| \\times d$ matrix whose **rows** are the $u_w$, "
+        "and all vectors are rows.\n\n## 1(b)(i)\n$$\\frac{{\\partial J}}{{\\partial v_c}} = {rhs}$$\n")
+
+
+@pytest.mark.parametrize("rhs", [r"(\hat y - y)\,U", r"U^\top (\hat y - y)"])
+def test_a_row_layout_stated_loosely_is_flagged_never_credited(tmp_path, rhs):
+    r = graded(tmp_path, ROWS.format(rhs=rhs))["1b_i"]
+    assert r.score == 0 and r.needs_review and "rows" in r.written.review, r.outcome.feedback
+    wrong = graded(tmp_path, ROWS.format(rhs=r"(y - \hat y)\,U"))["1b_i"]
+    assert wrong.score == 0 and not wrong.needs_review
+
+
+CSV = (Path(__file__).parent / "writeups" / "wild" / "23_row_vectors_csv_table" / "3a_table.csv").read_text()
+
+
+@pytest.mark.parametrize(("csv", "right"), [(CSV, True), (CSV.replace("presented->I", "I->presented"), False)])
+def test_a_3a_table_handed_in_as_a_csv_is_read(tmp_path, csv, right):
+    (tmp_path / "answers.md").write_text("## 3(a)\n\nSee `steps.csv`.\n\n## 3(b)\n\n$2n$\n", encoding="utf-8")
+    (tmp_path / "steps.csv").write_text(csv, encoding="utf-8")
+    results, _, notes = grade_written([tmp_path / "answers.md", tmp_path / "steps.csv"], PARTS, 5, runner=RUNNER)
+    r = {x.id: x for x in results}["3a"]
+    assert full(r) == right and r.score > 0, r.outcome.feedback
+    assert not any("cannot read" in n for n in notes), notes
+
+
+@pytest.mark.parametrize(("brace", "eq", "right"), [
+    ("\\left\\{", "(\\hat y_o - 1)", True), ("\\Bigg\\{", "(\\hat y_o - 1)", True),
+    ("\\left\\{", "(1 - \\hat y_o)", False)])
+def test_cases_as_a_brace_and_an_array(tmp_path, brace, eq, right):
+    text = (f"## 1(d)\n\n$$\\frac{{\\partial J}}{{\\partial u_w}} = {brace}\\begin{{array}}{{ll}} {eq}\\,v_c, & w = o"
+            "\\\\[2pt] \\hat y_w\\,v_c, & w \\ne o \\end{array}\\right.$$\n")
+    r = graded(tmp_path, text)["1d"]
+    assert full(r) == right and (right or r.score < r.max_score), r.outcome.feedback
+
+
+@pytest.mark.parametrize(("row", "right"), [
+    ("\\hat y_1 v_c & \\cdots & (\\hat y_o - 1) v_c & \\cdots & \\hat y_{|V|} v_c", True),
+    ("\\hat y_1 v_c & \\cdots & \\hat y_o v_c & \\cdots & \\hat y_{|V|} v_c", False),
+    ("(\\hat y_1 - 1) v_c & \\cdots & (\\hat y_o - 1) v_c & \\cdots", False),
+    ("\\hat y_1 v_c^\\top & \\cdots & (\\hat y_o - 1) v_c^\\top & \\cdots", False)])
+def test_1e_as_an_explicit_row_of_columns(tmp_path, row, right):
+    text = f"## 1(e)\n\n$$\\frac{{\\partial J}}{{\\partial U}} = \\begin{{bmatrix}} {row} \\end{{bmatrix}}$$\n"
+    r = graded(tmp_path, text)["1e"]
+    assert full(r) == right and (right or r.score == 0), r.outcome.feedback
+
+
+@pytest.mark.parametrize(("words", "right"), [
+    ("It takes twice the number of words: every word is shifted once and attached once.", True),
+    ("Exactly twice as many transitions as there are words.", True),
+    ("It takes three times the number of words.", False)])
+def test_3b_said_in_words(tmp_path, words, right):
+    r = graded(tmp_path, f"**3b.** {words}\n")["3b"]
+    assert full(r) == right and (right or (r.score == 0 and not r.needs_review)), r.outcome.feedback
+
+
+@pytest.mark.parametrize("word", ["第三题 依存句法分析", "문제 3. 의존 구문 분석", "問題3"])
+@pytest.mark.parametrize(("steps", "right"), [("2n", True), ("3n", False)])
+def test_question_words_in_other_scripts_number_the_part(tmp_path, word, steps, right):
+    text = f"## 第一题 word2vec\n\n### (b)\n\nwords\n\n## {word}\n\n### (b)\n\n${steps}$\n"
+    r = graded(tmp_path, text)["3b"]
+    assert full(r) == right and (right or (r.score == 0 and not r.needs_review)), r.outcome.feedback
+
+
+@pytest.mark.parametrize(("gamma", "right"), [("1/(1-p_drop)", True), ("1/p_drop", False)])
+def test_gamma_with_a_trailing_remark_in_parentheses(tmp_path, gamma, right):
+    r = graded(tmp_path, f"(b)(i)  gamma = {gamma}   (E[d_i] = 1 - p_drop)\n", "p2.txt")["2b_i"]
+    assert full(r) == right and (right or r.score == 0), r.outcome.feedback
+
+
+@pytest.mark.parametrize(("gamma", "right"), [("1/q", True), ("\\frac{1}{q}", True), ("q", False), ("1/(1 - q)", False)])
+def test_gamma_in_a_name_the_writeup_defines(tmp_path, gamma, right):
+    text = (f"### 2(b)(i)\n\nLet $q = 1 - p_{{\\text{{drop}}}}$ be the probability that a unit is kept. "
+            f"Then $\\mathbb{{E}}[h_{{\\text{{drop}}}}] = \\gamma q\\, h$, so $\\gamma = {gamma}$.\n")
+    r = graded(tmp_path, text)["2b_i"]
+    assert full(r) == right and (right or r.score == 0), r.outcome.feedback

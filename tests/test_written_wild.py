@@ -154,7 +154,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1d": (4, "", 4),
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
-        "3a": (0, R, 4),   # i33: flagged: the section has text but no final answer the grader recognises
+        "3a": (4, "", 4),   # the .csv beside the text is read (csv.reader): the 3(a) table
         "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
@@ -275,16 +275,16 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1d": (4, "", 4),
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
-        "3a": (0, R, 4),   # i33: flagged: no section was found for 3(a), but the writeup has numbered headings t
-        "3b": (0, R, 1),   # i33: flagged: no section was found for 3(b), but the writeup has numbered headings t
+        "3a": (4, "", 4),   # 第三题 is question 3
+        "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
-        "3f": (0, R, 12),   # i33: flagged: no section was found for 3(f), but the writeup has numbered headings t
+        "3f": (12, "", 12),
     },
     "35_description_list_tex": {   # \item[1(b)(i)] labels, array cases, column bmatrix, a wrong buffer
         "1b_i": (2, "", 2),
-        "1d": (0, R, 4),   # i33: flagged: the case w = o could not be read: could not read '\left\{ (\hat y_o
-        "1e": (0, R, 1),   # i33: flagged: the answer could not be read: An answer to ∂J/∂U was found but could n
+        "1d": (4, "", 4),   # \left\{\begin{array} ... \right. is cases
+        "1e": (1, "", 1),   # an explicit row of columns [ŷ_1 v_c & ⋯ & (ŷ_o − 1) v_c & ⋯]: each column judged as 1(d)
         "2b_i": (1, "", 1),
         "3a": (3.7647, "", 3.7647),
         "3b": (1, "", 1),
@@ -318,7 +318,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1b_i": (2, "", 2),
         "1d": (4, "", 4),
         "1e": (0, "", 0),
-        "2b_i": (0, R, 1),   # i33: flagged: the section has text but no final answer the grader recognises
+        "2b_i": (1, "", 1),   # a trailing "(E[d_i] = 1 - p_drop)" is a remark
         "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
         "3b": (1, "", 1),
         "3e_i": (3, "", 3),
@@ -452,7 +452,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
         "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
-        "3b": (0, R, 1),   # i33: flagged: the answer could not be read: No expression in n found for 3(b): give
+        "3b": (1, "", 1),   # "twice the number of words" is 2n
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
         "3f": (0, R, 11),   # i33: flagged: 3(f) was not read whole: a field of sentence i, ii, iii was not found
@@ -461,7 +461,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1b_i": (2, "", 2),
         "1d": (4, "", 4),
         "1e": (1, "", 1),
-        "2b_i": (0, R, 1),   # i33: flagged: γ = 1 − p_drop was read, but the writeup defines its own names ('q = 1
+        "2b_i": (1, "", 1),   # γ = 1/q with the writeup's own q = 1 − p_drop put in
         "3a": (0, "", 0),
         "3b": (1, "", 1),
         "3e_i": (3, "", 3),
@@ -470,18 +470,18 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
     },
     "52_answer_summary_table": {   # every final answer in a Question | Final answer table, sigma/beta 3(a) header
         "1b_i": (2, "", 2),
-        "1d": (4, "", 4),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1d": (4, "", 4),   # the summary table's row is the answer, the section's prose the derivation
         "1e": (1, "", 1),
-        "2b_i": (0, R, 1),   # i33: flagged: the answer read (γ = 1 − p_drop) is not the only formula for 2(b)(i) i
+        "2b_i": (1, "", 1),
         "3a": (4, "", 4),   # blind: fails on main as of e7df949 (flagged miss: 0, review)
-        "3b": (0, R, 1),   # i33: flagged: the answer could not be read: No expression in n found for 3(b): give
+        "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),
     },
     "53_empty_ifans_then_answer": {   # \ifans{} left empty, the answer written after it
         "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
-        "1d": (0, R, 4),   # i33: flagged: the case w = o could not be read: could not read '\Bigg\{ (\hat{y}_
+        "1d": (4, "", 4),   # \Bigg\{\begin{array} ... is cases
         "1e": (1, "", 1),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
         "2b_i": (0, "", 0),
         "3a": (0, "", 0),
@@ -497,7 +497,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "2b_i": (1, "", 1),
         "3a": (3.2941, "", 3.2941),
         "3b": (1, "", 1),
-        "3e_i": (3, "", 3),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "3e_i": (3, "", 3),   # read under the declared h = ReLU(Wx + b_1), W_ij right there
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),
     },
@@ -506,11 +506,11 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1d": (4, "", 4),
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
-        "3a": (0, R, 4),   # i33: flagged: no section was found for 3(a), but the writeup has numbered headings t
-        "3b": (0, R, 1),   # i33: flagged: no section was found for 3(b), but the writeup has numbered headings t
+        "3a": (4, "", 4),   # 문제 3. is question 3
+        "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
-        "3f": (0, R, 12),   # i33: flagged: no section was found for 3(f), but the writeup has numbered headings t
+        "3f": (12, "", 12),
     },
     "56_reordered_table_columns": {   # 3(a) and 3(f) table columns in another order, O(n) before 2n
         "1b_i": (2, "", 2),
@@ -554,7 +554,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
-        "3f": (10, "", 10),   # blind: fails on main as of e7df949 (SILENT false fail: 8)
+        "3f": (10, "", 10),   # "should have X instead of Y", "X should replace Y": X is the correct arc
     },
     "60_prose_self_corrections": {   # finals corrected in running prose, both ways, no Answer: marker
         "1b_i": (0, R, 2),   # i33: flagged: two different answers to ∂J/∂v_c: U(ŷ − y) and Uᵀ(ŷ − y)
@@ -579,9 +579,9 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3f": (12, "", 12),
     },
     "62_row_convention_inconsistent": {   # row vectors declared in a bold-led paragraph; 1(e) not in U's shape
-        "1b_i": (2, "", 2),   # blind: fails on main as of e7df949 (SILENT false fail: 0)
+        "1b_i": (0, R, 2),   # flagged: right only under a row layout stated loosely (which arrays is not read)
         "1d": (4, "", 4),
-        "1e": (0, "", 0),
+        "1e": (0, R, 0),     # flagged likewise: v_cᵀ(ŷ − y) is right under vectors-as-rows alone, never credited
         "2b_i": (1, "", 1),
         "3a": (0, "", 0),
         "3b": (1, "", 1),
@@ -633,7 +633,7 @@ MESSAGES = {  # (writeup, item) -> words its feedback must contain
 
 def files_of(folder: Path) -> list[Path]:
     """The writeup's files as the pipeline picks them from an upload (grader.run.submission): every
-    written file, and the ones it cannot read (a .csv or .pdf beside the text), which it names."""
+    written file, a .csv beside the text (read as a table), and the ones it cannot read (a .pdf, an image), which it names."""
     root, _ = _find_root(folder)
     return _upload_written(folder, root)
 
@@ -643,13 +643,7 @@ def graded(name: str, seed: int = 11):
     return {r.id: r for r in results}, {m.id: m for m in manual}
 
 
-OPEN = {  # blind writeups with an item still scored below the TA without a flag (issue 33, to fix next)
-    "52_answer_summary_table": "1(d) given only in a summary table above the sections; its section's prose is read as 'w'",
-    "54_own_conventions_stale_stacks": "3(e)(i) in the writeup's declared Wx convention (W_ij) is judged in xW's",
-    "59_3f_instead_of_phrasing": "3(f) roles given only by phrasing ('X instead of Y') are read by position",
-    "62_row_convention_inconsistent": "the row layout declared as 'U here is a |V| x d matrix ... all vectors are rows' "
-                                      "is not read as a statement ((ŷ − y)U scored 0); reading it needs the convention "
-                                      "per array (U's rows, vectors' rows), or v_cᵀ(ŷ − y) passes under the wrong one",
+OPEN: dict[str, str] = {  # blind writeups with an item still scored below the TA without a flag (issue 33, to fix next)
 }
 
 

@@ -156,6 +156,9 @@ TRANSFORMS: tuple[Transform, ...] = (
               rename=lambda n: n.rsplit(".", 1)[0] + ".ipynb"),
     Transform("formula lines inside > [!answer] callouts", frozenset({"md"}), _in_callouts),
     Transform("a struck-through draft after each heading", frozenset({"md"}), _struck_draft),
+    Transform("cases as \\left\\{\\begin{array} ... \\right.", frozenset({"md", "tex"}),
+              lambda t: re.sub(r"\\end\{cases\}", r"\\end{array}\\right.",
+                               re.sub(r"\\begin\{cases\}", r"\\left\\{\\begin{array}{ll}", t))),
     Transform("the student's own file names", frozenset({"md", "txt"}), lambda t: t, rename=_renamed),
 )
 """Meaning-preserving transforms, each applied on its own."""

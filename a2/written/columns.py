@@ -40,3 +40,30 @@ def column_breakdown(rhs: str) -> str | None:
     if rest.strip():
         return None
     return "rows" if stacked else "columns"
+
+
+_MATRIX_ROW = re.compile(r"^\s*(?:\\begin\s*\{[pbvBV]?matrix\}(.*)\\end\s*\{[pbvBV]?matrix\}|\[(.*)\])\s*$", re.S)
+_YHAT_INDEX = re.compile(r"(\\(?:hat|widehat)\s*\{?\s*y\s*\}?\s*_\s*)(\{[^{}]*\}|\w)")
+
+
+def explicit_columns(rhs: str) -> list[tuple[str, str]] | None:
+    """``[\\hat y_1 v_c & \\cdots & (\\hat y_o - 1) v_c & \\cdots]``: ∂J/∂U as one row of columns, each
+    written out for its own word. Each column as ("o" or "w", its formula for ∂J/∂u_w at that word,
+    the index written as o or w); None unless one row holds the column of o and another word's."""
+    text = re.sub(r"\\(?:left|right|big|Big)\s*", "", rhs).strip()
+    m = _MATRIX_ROW.match(text)
+    if m is None:
+        return None
+    body = m.group(1) if m.group(1) is not None else m.group(2)
+    if "\\\\" in body:
+        return None
+    out: list[tuple[str, str]] = []
+    for cell in re.split(r"&" if "&" in body else r",(?![^{}]*\})", body):
+        if not cell.strip() or not re.sub(_DOTS, "", cell).strip():
+            continue
+        indices = {i.strip("{} ") for _, i in _YHAT_INDEX.findall(cell)}
+        if len(indices) != 1 or re.search(r"\^\s*\{?\s*(?:T|\\top|\\intercal)|'|ᵀ", cell):   # a row in a row is no column
+            return None
+        role = "o" if indices == {"o"} else "w"
+        out.append((role, _YHAT_INDEX.sub(r"\g<1>" + role, cell).strip()))
+    return out if {r for r, _ in out} == {"o", "w"} else None

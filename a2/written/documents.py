@@ -24,8 +24,9 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from a2.written.csv_tables import is_table_file, place_tables
 from a2.written.evidence import attach, outside_sections
-from a2.written.instances import stated_convention
+from a2.written.instances import row_layout_hint, stated_convention
 from a2.written.latex_doc import tex_to_markdown
 from a2.written.sections import (
     _DERIVATIVE_FAMILY,
@@ -40,6 +41,7 @@ from a2.written.sections import (
     part_title,
     pretty,
 )
+from a2.written.summary_table import with_summary
 from a2.written.targets import split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
@@ -149,9 +151,10 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     """Sections of every written file (answers.md first, then .tex files by name)."""
     notes: list[str] = []
     merged: dict[str, Section] = {}
+    tables = [(name, text) for name, text in files if is_table_file(name)]
     files = [(name, text.translate(_READ_AS) if name.lower().endswith(".tex") else pandoc_unescaped(
               struck_out(html_tables(callouts_opened(site_unescaped(github_math(as_markdown(name, text).translate(_READ_AS))))))))
-             for name, text in files]
+             for name, text in files if not is_table_file(name)]
     if len(files) > MAX_FILES:
         notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")
         files = files[:MAX_FILES]
@@ -191,10 +194,12 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             hint = _NAME_HINT.search(base)        # p3.txt: its unlabelled "b)" is 3(b)
             found = locate_markdown(text, questions, source=name, plain=is_plain_text(name, text),
                                     start_part=int(hint.group(1)) if hint else 1)
+            with_summary(found.sections, text, questions, name)
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
+    notes += place_tables(merged, tables, questions)
     unplaced = [h for name, text in files if not name.lower().endswith(".tex") and not is_plain_text(name, text)
                 for h in unplaced_headings(name, text)]
     for q in questions - set(merged) if unplaced else ():
@@ -207,6 +212,9 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     if any(stated_convention(text) for _, text in files):
         for section in merged.values():
             section.convention = True
+    layout = next((h for _, text in files for h in [row_layout_hint(text)] if h), "")
+    for section in merged.values() if layout else ():
+        section.layout_hint = layout
     model = [(name, parsed.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
     attach(merged, questions, outside_sections(model, merged, questions,
                                                lambda latex: expand_safely(latex, macros)[0]))

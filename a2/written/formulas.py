@@ -17,18 +17,24 @@ import numpy as np
 
 from a2.written.catalogue import CREDIT_STEPS, KnownMistake, credit_steps, known
 from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
-from a2.written.columns import column_breakdown
+from a2.written.columns import column_breakdown, explicit_columns
 from a2.written.instances import (
     _CONVENTION_W2V,
     CENTER,
+    COLUMN_LAYER,
     CONVENTIONS,
     MATRIX,
+    OUTSIDE_EQ,
+    OUTSIDE_NEQ,
     RELU,
     SOFTMAX_CE,
+    ColumnLayer,
     Convention,
     Instance,
     MathQuestion,
+    column_layer,
     compare,
+    declares_column_layer,
     plain_names,
     under,
 )
@@ -268,7 +274,10 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
     if isinstance(got, Verdict):
         return got
     ok, lines = judge(got.formula, question, ctx.rng)
-    stated = _stated(got.formula, question, ctx) if not ok and section.convention else None
+    stated: Convention | ColumnLayer | None = _stated(got.formula, question, ctx) if not ok and section.convention else None
+    if not ok and stated is None and question is RELU and declares_column_layer(section.body) \
+            and judge(got.formula, column_layer(question), np.random.default_rng(ctx.seed))[0]:
+        stated = COLUMN_LAYER
     if stated is not None:
         ok, lines = True, [f"Read {stated.statement}: right there."]
     read = f"{question.what} = {got.text}"
@@ -289,7 +298,11 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
                             "a TA will decide which one is your answer.")
         out.raw = f"{got.candidate.latex}  |  {other.candidate.latex}"
         return out
-    if not ok and got.skipped:
+    hinted = _stated(got.formula, question, ctx) if not ok and stated is None and section.layout_hint else None
+    if hinted is not None:
+        out.review = (f"{got.text} is right {hinted.statement.replace('your writeup states', 'the writeup may state')}: "
+                      f"{quote(section.layout_hint)}; a TA decides which arrays it lays out")
+    elif not ok and got.skipped:
         out.review = (f"the answer that names {question.what} could not be read whole ({got.skipped}); "
                       f"{got.text} was read in its place")
     elif not ok and got.other_lhs:
@@ -343,9 +356,32 @@ def grad_outside_matrix(section: Section, ctx: WrittenContext) -> Verdict:
             return Verdict(0, 1, [f"read: {read}"], read=read,
                            why=["∂J/∂U: wrong.", "These gradients are stacked as rows, but "
                                 f"{_CONVENTION_W2V}, so ∂J/∂U (the shape of U) has them as its columns."])
+        cells = explicit_columns(cand.rhs)
+        judged = _judge_columns(cells, ctx) if cells else None
+        if judged is not None:
+            return judged
         if explicit:
             break
     return grade_formula(section, ctx, MATRIX)
+
+
+def _judge_columns(cells: list[tuple[str, str]], ctx: WrittenContext) -> Verdict | None:
+    """1(e) as one row of columns written out per word: each column judged as 1(d)'s ∂J/∂u_w for
+    its word (o's against w = o, the others against w ≠ o); None when a column cannot be parsed."""
+    wrong = []
+    for role, latex in cells:
+        try:
+            ok = judge(parse_formula(latex), OUTSIDE_EQ if role == "o" else OUTSIDE_NEQ, ctx.rng)[0]
+        except Exception:
+            return None
+        if not ok:
+            wrong.append(latex)
+    read = "∂J/∂U = [" + ", ".join(latex for _, latex in cells) + "]"
+    if wrong:
+        return Verdict(0, 1, [f"read: {read}"], read=read, why=[
+            "∂J/∂U: wrong.", f"Its column(s) {', '.join(wrong)} are not ∂J/∂u_w for their word (see 1(d))."])
+    return Verdict(1, 1, [f"read: {read}"], read=read, why=[
+        "∂J/∂U written out column by column, each column ∂J/∂u_w for its word: right."])
 
 
 @written_check("relu_jacobian")

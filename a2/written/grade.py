@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from a2.written.checker_registry import MISSING, UNREADABLE
+from a2.written.csv_tables import is_table_file
 from a2.written.process import INTERNAL, ChildProcess, InProcess
 from a2.written.sections import pretty
 from grader import assignment
@@ -65,7 +66,8 @@ _FILE_LABEL = re.compile(r"(?:^|[^a-z0-9])(?:q|p|part|problem)?[ _.-]?([1-3])(?:
 
 def unread_files(paths: Iterable[Path]) -> list[Path]:
     """The uploaded files that may hold written answers but cannot be read (.pdf, .xlsx, images)."""
-    return [p for p in paths if not assignment.is_written(p.name) and assignment.is_unread_written(p.name)]
+    return [p for p in paths if not assignment.is_written(p.name) and assignment.is_unread_written(p.name)
+            and not is_table_file(p.name)]
 
 
 def unread_kind(name: str) -> str:

@@ -286,6 +286,25 @@ def stated_convention(text: str) -> bool:
     return False
 
 
+_ROW_HINT = re.compile(r"\brows?\b[^.\n]{0,60}?(?<![A-Za-z])(?:U|u_\{?[wo]|outside|vectors?)(?![A-Za-z])"
+                       r"|(?<![A-Za-z])(?:U|u_\{?[wo]|outside\w*|vectors)(?![A-Za-z])[^.\n]{0,60}?\brows\b"
+                       r"|\|\s*V\s*\|\s*(?:\\times|×|x|\*)\s*d(?![A-Za-z])", re.I)
+"""Words that may state a row layout of word2vec's arrays without the form :func:`stated_convention`
+reads ("U here is a |V| × d matrix whose rows are the u_w, and all vectors are rows")."""
+
+
+def row_layout_hint(text: str) -> str:
+    """The sentence of ``text`` that may state a row layout, when no convention is stated outright
+    (an answer right only under it is then flagged, never credited: which arrays it lays out is
+    not read)."""
+    if stated_convention(text):
+        return ""
+    for sentence in text.replace("\n\n", ". ").split(". "):
+        if _ROW_HINT.search(sentence) and not any(w in sentence.lower() for w in ABOUT_AN_ANSWER):
+            return " ".join(sentence.split())[:160]
+    return ""
+
+
 def _laid(family: Callable, lay: Callable) -> Callable:
     return lambda *index: lay(family(*index), False)
 
@@ -308,4 +327,37 @@ def under(question: MathQuestion, convention: Convention) -> MathQuestion:
             expected = expected.T
         return Instance(Env(arrays, env.indices, families, env.sum_range, env.dims, convention.statement, env.allowed),
                         expected, inst.describe, inst.case)
+    return replace(question, make=make)
+
+
+@dataclass(frozen=True)
+class ColumnLayer:
+    """3(e)(i)'s layer written the other way round, as the writeup declares: h = ReLU(Wx + b_1)
+    with W D_h×D_x (the transpose of the handout's) and x, b_1, z, h columns."""
+
+    statement: str = ("under the convention your writeup states (h = ReLU(Wx + b_1): W is D_h×D_x, "
+                      "the transpose of the handout's, and x is a column)")
+
+
+COLUMN_LAYER = ColumnLayer()
+_DECLARES_WX = re.compile(r"ReLU\s*\}?\s*(?:\\left|\\[bB]ig)?\s*\(\s*(?:\\(?:mathbf|bm|boldsymbol)\s*\{\s*W\s*\}|W)"
+                          r"\s*(?:\\(?:mathbf|bm|boldsymbol)\s*\{\s*x\s*\}|x)(?![A-Za-z])", re.I)
+"""A declaration of the layer as ReLU(Wx ...) (``h = \\mathrm{ReLU}(Wx + b_1)``), not the handout's xW."""
+
+
+def declares_column_layer(text: str) -> bool:
+    """Whether ``text`` declares 3(e)(i)'s layer as h = ReLU(Wx + b_1) (W is D_h×D_x)."""
+    return bool(_DECLARES_WX.search(text))
+
+
+def column_layer(question: MathQuestion) -> MathQuestion:
+    """``question`` (3(e)(i)) with its layer laid out as h = ReLU(Wx + b_1): W, x, b_1, z, h transposed."""
+    def make(rng: np.random.Generator, k: int) -> Instance:
+        inst = question.make(rng, k)
+        env = inst.env
+        arrays = {name: value.T if isinstance(value, np.ndarray) and value.ndim == 2 else value
+                  for name, value in env.arrays.items()}
+        implied = {(shape[1], shape[0]): index for shape, index in env.implied.items()}
+        return Instance(Env(arrays, env.indices, env.families, env.sum_range, env.dims, COLUMN_LAYER.statement,
+                            env.allowed, implied), inst.expected, inst.describe, inst.case)
     return replace(question, make=make)

@@ -54,6 +54,14 @@ _MARK = re.compile(r"(?P<wrong>incorrect|wrong|erroneous|mistaken|predicted|prod
 _AFTER = re.compile(r"\s*(?:is|was|are|were|would\s+be|=)?\s*(?:the\s+|a\s+)?((?:in)?correct|wrong|right|erroneous|mistaken|bad|gold)\b",
                     re.I)
 _SWAP = re.compile(r"should\s+(?:be|have\s+been)|instead\s+of|rather\s+than|→\s*$|\bnot\b", re.I)
+_INSTEAD = re.compile(r"instead\s+of|rather\s+than|in\s+place\s+of", re.I)
+_REPLACES = re.compile(r"\breplac(?:es?|ing)\b|\bshould\s+replace\b", re.I)
+"""``A should replace B``: A is the right arc (never ``A is replaced by B``, which the swap reads)."""
+_CHOSE = re.compile(r"(?P<wrong>\b(?:chose|chosen|picked|predicted|produced|output|attached|made|gave|returned|"
+                    r"incorrect(?:ly)?|wrong(?:ly)?|parser\s+(?:has|had))\b)"
+                    r"|(?P<right>\b(?:should|must|ought|needs?|gold|(?<!in)correct(?:ly)?|right(?:ly)?)\b)", re.I)
+"""Who holds A in ``... A instead of B``: the parser ("the parser chose A instead of B": A wrong)
+or the right parse ("the parse should have A instead of B": A right)."""
 
 
 def kind_of(text: str) -> tuple[str | None, str]:
@@ -191,7 +199,9 @@ def _labelled(segment: str) -> list[tuple[Dependency, str | None]]:
     """The dependencies of one sentence of prose, each labelled wrong/right/None by its wording.
 
     "A is wrong" labels A by the words after it; "Incorrect: A", "it should be B" by the last
-    marker before it; "A should be B", "A instead of B", "A rather than B" make A wrong, B right.
+    marker before it; "A should be B", "A rather than B" make A wrong, B right, and so does "A
+    instead of B" unless the words before A give it to the right parse ("should have A instead of
+    B"); "A should replace B" makes A right.
     """
     deps = dependencies_in(segment)
     spans = [(m.start(), m.end(), d) for m, d in deps]
@@ -205,7 +215,13 @@ def _labelled(segment: str) -> list[tuple[Dependency, str | None]]:
             continue
         marks = list(_MARK.finditer(segment[prev:start]))
         out.append((dep, ("wrong" if marks[-1].group("wrong") else "right") if marks else None))
-    if len(spans) == 2 and _SWAP.search(segment[spans[0][1]:spans[1][0]]):
+    between = segment[spans[0][1]:spans[1][0]] if len(spans) == 2 else ""
+    holder = list(_CHOSE.finditer(segment[:spans[0][0]])) if between else []
+    if _REPLACES.search(between):
+        out = [(spans[0][2], "right"), (spans[1][2], "wrong")]
+    elif _INSTEAD.search(between) and holder and holder[-1].group("right"):
+        out = [(spans[0][2], "right"), (spans[1][2], "wrong")]
+    elif between and _SWAP.search(between):
         out = [(spans[0][2], "wrong"), (spans[1][2], "right")]
     return out
 

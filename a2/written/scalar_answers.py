@@ -56,7 +56,9 @@ def _text_candidates(body: str, pattern: re.Pattern[str]) -> list[Candidate]:
 
 
 _GAMMA_TEXT = re.compile(r"(?:γ|\\gamma|gamma)\s*(?:=|is|equals)\s*(?P<expr>[0-9p_{}\\a-z()/+\-−–·*\s.^]+?)"
-                         r"(?=\s*(?:$|[,;\n]|\.\s|\.$|\s(?:so|which|because|since|where)\b))", re.I | re.M)
+                         r"(?=\s*(?:$|[,;\n]|\.\s|\.$|\s(?:so|which|because|since|where)\b)"
+                         r"|\s+\((?=[^()\n]*=)[^\n]*\)\s*$)", re.I | re.M)
+"""γ = ... in text, up to a remark: a clause, or a trailing ``(...)`` holding an equation (``(E[d_i] = 1 − p)``)."""
 
 
 def _value_check(formula: Formula, var: str, points: list[float], truth: Callable[[float], float]) -> tuple[bool, str]:
@@ -105,6 +107,10 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
                       f"({quote(keep.group(0))}): a TA confirms the reading")
         out.feedback.append("Read with p as the probability of keeping a unit, as your writeup declares it.")
     defined = [c.latex for c in found if _defines(lhs(c.latex), ("\\gamma", "γ", "gamma"))]
+    own = _in_own_names(found, points) if not ok and not out.review and defined else None
+    if own is not None:       # "let q = 1 − p_drop ... γ = 1/q", right with q put in
+        return Verdict(1, 1, [f"read: γ = {own}", "Read with the names your writeup defines."], read=f"γ = {own}",
+                       raw=own, why=["γ: right at every random p in (0, 0.95), with the writeup's own names put in."])
     if not ok and not out.review and defined:
         # "let q = 1 − p_drop ... γ = 1/q": the writeup's own name for another quantity
         out.review = (f"{read} was read, but the writeup defines its own names ({'; '.join(quote(d) for d in defined[:3])}): "
@@ -115,6 +121,27 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
 _KEEP = re.compile(r"(?<![A-Za-z\\_])\$?p\$?\s+(?:be|is|denotes?|as|for)\s+(?:the\s+)?(?:probability|prob\.?|chance)\s+"
                    r"(?:of|that)\s+(?:(?!drop)[^.;\n]){0,25}?\b(?:kept|keep(?:ing)?|retain(?:ed|ing)?|surviv\w*)\b", re.I)
 """A sentence that declares p the probability of KEEPING a unit ("let $p$ be the probability a unit is kept")."""
+
+
+def _in_own_names(found: list[Candidate], points: list[float]) -> str | None:
+    """γ's formula with the writeup's own names put in (``q = 1 - p_{drop}`` ... ``\\gamma = 1/q`` ->
+    ``1/(1 - p_{drop})``), when that is right; else None (the caller flags it)."""
+    defs = [(lhs(c.latex).strip().strip("$ "), c.rhs) for c in found
+            if _defines(lhs(c.latex), ("\\gamma", "γ", "gamma")) and re.search(r"drop", c.rhs)]
+    for cand in found:
+        if not re.search(r"\\gamma|γ|gamma", lhs(cand.latex)):
+            continue
+        rhs = cand.rhs
+        for name, expr in defs:
+            rhs = re.sub(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z_])", f"({expr})".replace("\\", "\\\\"), rhs)
+        try:
+            formula = parse_formula(rhs)
+        except FormulaError:
+            continue
+        if rhs != cand.rhs and not _only(formula, {"p"}) and \
+                _value_check(formula, "p", points, lambda p: 1.0 / (1.0 - p))[0]:
+            return rhs
+    return None
 
 
 def _defines(left: str, targets: tuple[str, ...]) -> bool:
@@ -157,26 +184,41 @@ _NOT_AN_ANSWER = re.compile(r"^\s*\$?\s*(?:-\s*)?(?:words?|tokens?|word\b|shift|
 """After "$n$ words" or "n shifts" / "n arcs" (one kind of transition), n is not the answer."""
 
 
+_TIMES = {"twice": 2, "double": 2, "two times": 2, "2 times": 2, "thrice": 3, "triple": 3, "three times": 3,
+          "3 times": 3, "four times": 4, "4 times": 4}
+"""A multiple said in words ("twice the number of words"), as the factor it means."""
+_IN_WORDS = re.compile(r"\b(" + "|".join(_TIMES) + r")\s+(?:the\s+(?:number|count)\s+of\s+(?:words|tokens)"
+                       r"|the\s+(?:sentence(?:'s)?\s+)?length(?:\s+of\s+the\s+sentence)?"
+                       r"|as\s+many\s+(?:steps|transitions)\s+as\s+(?:there\s+are\s+)?(?:words|tokens))\b", re.I)
+
+
+def counts_in_words(text: str) -> str:
+    """``text`` with a step count said in words written as the expression in n it means
+    ("twice the number of words" -> "2n steps")."""
+    return _IN_WORDS.sub(lambda m: f"{_TIMES[m.group(1).lower()]}n steps", text)
+
+
 @written_check("step_count")
 def step_count(section: Section, ctx: WrittenContext) -> Verdict:
     """3(b): the number of transitions for an n-word sentence, as an expression in n."""
     if section.empty:
         return missing(section)
     # a growth rate (O(n), \mathcal{O}(n)) is not a count of steps: never the answer ("O(n), exactly 2n steps")
-    found = [c for c in candidates(section.body) if not c.latex.replace(" ", "").startswith(("O(", "\\mathcal{O}",
+    body = counts_in_words(section.body)
+    found = [c for c in candidates(body) if not c.latex.replace(" ", "").startswith(("O(", "\\mathcal{O}",
                                                                                               "\\mathcal O", "\\Theta"))]
     explicit = [c for c in found if c.kind in EXPLICIT]
     if explicit:
         pool = explicit
     else:
         implicit = sorted((c for c in found if c.kind in (DISPLAY, INLINE, PLAIN)), key=lambda c: c.start)
-        implicit += _text_candidates(section.body, _N_TEXT) + plain_tails(section.body, one_variable("n").known)
+        implicit += _text_candidates(body, _N_TEXT) + plain_tails(body, one_variable("n").known)
         # "$n$ words", "an n-word sentence": the question's n, not an answer.
         implicit = [c for c in implicit if not (c.rhs.strip() == "n" and c.end >= 0
-                                                and _NOT_AN_ANSWER.match(section.body[c.end:c.end + 20]))]
+                                                and _NOT_AN_ANSWER.match(body[c.end:c.end + 20]))]
 
         def score(c: Candidate) -> tuple[int, int, int]:
-            after = section.body[c.end:c.end + 30] if c.end >= 0 else ""
+            after = body[c.end:c.end + 30] if c.end >= 0 else ""
             near = bool(_NEAR_AFTER.match(after) or _NEAR_BEFORE.search(c.before[-30:]))
             return (0 if near else 1, 0 if "=" in c.latex else 1, c.start)
         pool = sorted(implicit, key=score)

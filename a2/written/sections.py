@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from a2.written.targets import (
     _DERIVATIVE_FAMILY,
     derivative_target,
+    latin_question_word,
     pretty,
     swapped_numbering,
     topic_title,
@@ -61,6 +62,7 @@ class Section:
     unread: str = ""             # why part of its file was not read (an answer below full is then flagged)
     doubt: str = ""              # why its place is uncertain (found by its heading's topic): below full is flagged
     convention: bool = False     # the writeup states another layout of word2vec's arrays (U is |V|×d, row vectors)
+    layout_hint: str = ""       # a sentence that may state another layout (an answer right only there: flagged)
 
     @property
     def empty(self) -> bool:
@@ -95,7 +97,7 @@ _POINTS = re.compile(r"\(\s*\d+(?:\.\d+)?\s*(?:points?|pts?|marks?)\s*\)", re.I)
 
 def parse_label(text: str, *, heading: bool) -> Label | None:
     """The label at the start of ``text`` (a heading's or a paragraph's first line), if any."""
-    s = _LEAD.sub("", text, count=1)
+    s = latin_question_word(_LEAD.sub("", text, count=1))
     word = _WORD.match(s)
     if word:
         s = s[word.end():]

@@ -218,3 +218,16 @@ def _partial_fraction(body: str) -> str | None:
         if parts and parts["num"].lstrip().startswith("\\partial") and parts["den"].lstrip().startswith("\\partial"):
             return parts["den"].lstrip()[len("\\partial"):]
     return None
+
+
+_NUMERALS = {"一": "1", "二": "2", "三": "3", "1": "1", "2": "2", "3": "3", "１": "1", "２": "2", "３": "3"}
+_QUESTION_WORDS = re.compile(r"^(?:第\s*([一二三1-3１-３])\s*(?:题|題|問|问|部分|部|大题|大題)"
+                             r"|(?:문제|과제|질문|問題|问题|設問|设问)\s*([一二三1-3１-３])(?![0-9]))")
+"""A question numbered in Chinese, Japanese or Korean (``第三题``, ``문제 3.``, ``問題3``)."""
+
+
+def latin_question_word(text: str) -> str:
+    """``text`` with a leading question word in another script as "Problem N" (``第三题 依存句法分析``
+    -> ``Problem 3 依存句法分析``), so the label reader reads its number."""
+    m = _QUESTION_WORDS.match(text)
+    return text if m is None else f"Problem {_NUMERALS[m.group(1) or m.group(2)]}{text[m.end():]}"

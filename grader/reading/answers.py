@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from grader.reading.braces import group, math_groups, opening, scan, top_level_split
+from grader.reading.latex_normal import brace_cases
 from grader.reading.notation import word_cases
 
 MAX_CANDIDATES = 40
@@ -358,9 +359,20 @@ def _comma_is_remark(text: str, i: int) -> bool:
         and not re.match(r"[-\d(]", rest)
 
 
+_BRACE_ARRAY = re.compile(r"\\\{\s*\\begin\s*\{(?:array|matrix|aligned)\}")
+
+
+def brace_arrays(latex: str) -> str:
+    """Cases written as a brace and an array (``\\left\\{\\begin{array}{ll} a, & c \\\\ ... \\end{array}\\right.``)
+    as ``cases``, before an array is read as a derivation's layout."""
+    if not _BRACE_ARRAY.search(re.sub(r"\\(?:left|[bB]igg?l?)\s*(?=\\\{)", "", latex)):
+        return latex
+    return brace_cases(re.sub(r"\\right\s*\.", " ", re.sub(r"\\(?:left|[bB]igg?l?)\s*(?=\\\{)", "", latex)))
+
+
 def last_rhs(latex: str) -> str:
     """The final right-hand side of a derivation chain (the whole formula if it has no ``=``)."""
-    text = _CHAIN_ENVS.sub(" ", latex)
+    text = _CHAIN_ENVS.sub(" ", brace_arrays(latex))
     lines = [ln for ln in top_level_split(text, ("\\\\",)) if ln.strip()]
     for line in reversed(lines):
         parts = top_level_split(cut_remark(line), ("&=", "=", "\\approx", "\\equiv", "\\triangleq"))
@@ -375,6 +387,6 @@ def last_rhs(latex: str) -> str:
 
 def lhs(latex: str) -> str:
     """The first left-hand side of a formula (empty if it has no ``=``)."""
-    text = _CHAIN_ENVS.sub(" ", drop_layout(latex))
+    text = _CHAIN_ENVS.sub(" ", drop_layout(brace_arrays(latex)))
     parts = top_level_split(text, ("&=", "="))
     return parts[0].strip() if len(parts) > 1 else ""

@@ -99,7 +99,7 @@ def _hats(text: str) -> str:
 _BRACE_MATRIX = re.compile(r"\\\{\s*\\begin\s*\{(matrix|array|aligned)\}(?:\s*\{[^{}]*\})?")
 
 
-def _brace_cases(text: str) -> str:
+def brace_cases(text: str) -> str:
     """``\\left\\{ \\begin{matrix} a & \\text{if } c \\\\ ... \\end{matrix} \\right.`` (Word's and
     MathJax's way to write cases; its ``\\left``/``\\right.`` already dropped) -> ``cases``."""
     m = _BRACE_MATRIX.search(text)
@@ -170,7 +170,7 @@ def normalise(latex: str) -> str:
     text = re.sub(r"\\(?:left|right)\s*\.", "", text)
     text = _SIZING.sub(lambda m: m.group(1) or "", text)
     text = _SPACING.sub(" ", text)
-    text = _brace_cases(text)
+    text = brace_cases(text)
     text = _STEP.sub(r" \\relustep ", text)
     text = _TRANSPOSE.sub("^{T}", text)
     text = _hats(text)

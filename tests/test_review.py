@@ -11,6 +11,7 @@ import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO, load_script
@@ -59,28 +60,34 @@ def test_math_is_mathml_and_student_markup_never_passes_through():
     assert "<math" in render_answer(r"U(\hat{y} - y)", formula=True)
 
 
+def _fetch(url: str) -> tuple[str, Any]:
+    """The body and headers of a GET, its connection closed (an open one is a ResourceWarning later)."""
+    with urllib.request.urlopen(url) as response:
+        return response.read().decode(), response.headers
+
+
 def test_the_server_listens_on_loopback_only_and_refuses_foreign_posts(server):
     out, url = server
     assert url.startswith("http://127.0.0.1:")
-    page = urllib.request.urlopen(url + "/").read().decode()
+    page, headers = _fetch(url + "/")
     assert "groups marked" in page and "Review queue" in page
     assert "http://" not in page.replace(url, "")
     # The one script is the server's own file (no inline script, nothing from elsewhere), so a strict CSP holds.
     assert page.count("<script") == 1 and '<script src="/review.js" defer></script>' in page
     assert page.count("src=") == 1
-    response = urllib.request.urlopen(url + "/")
-    csp = response.headers["Content-Security-Policy"]
+    csp = headers["Content-Security-Policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
-    script = urllib.request.urlopen(url + "/review.js")
-    assert script.headers["Content-Type"].startswith("text/javascript") and b"keydown" in script.read()
+    script, script_headers = _fetch(url + "/review.js")
+    assert script_headers["Content-Type"].startswith("text/javascript") and "keydown" in script
     store = MarkStore.open(out)
     before = len(store.journal)
-    fp = next(line.split('id="mark-')[1].split('"')[0] for line in urllib.request.urlopen(url + "/q/1a").read().decode()
-              .split("\n") if 'id="mark-' in line)
+    fp = next(line.split('id="mark-')[1].split('"')[0] for line in _fetch(url + "/q/1a")[0].split("\n")
+              if 'id="mark-' in line)
     data = f"token=forged&fingerprint={fp}&points=1&back=/q/1a".encode()
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(urllib.request.Request(url + "/mark", data=data, headers={"Origin": url}))
-    assert refused.value.code == 400 and "another session" in refused.value.read().decode()
+    with refused.value:
+        assert refused.value.code == 400 and "another session" in refused.value.read().decode()
     assert len(MarkStore.open(out).journal) == before
 
 

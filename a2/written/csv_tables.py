@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 
 from a2.written.sections import Section
 from a2.written.targets import pretty
+from grader.reading.markup import pipe_table_lines
 
 TABLE_SUFFIXES = (".csv",)
 """Files read as one table each."""
@@ -30,10 +31,7 @@ def pipe_table(text: str) -> str:
     rows = [row for row in csv.reader(io.StringIO(text)) if any(cell.strip() for cell in row)]
     if not rows:
         return ""
-    width = max(len(r) for r in rows)
-    lines = ["| " + " | ".join(c.strip().replace("|", "\\|") for c in r + [""] * (width - len(r))) + " |"
-             for r in rows]
-    return "\n".join([lines[0], "|" + " --- |" * width, *lines[1:]])
+    return "\n".join(pipe_table_lines([[c.strip().replace("|", "\\|") for c in r] for r in rows]))
 
 
 def table_question(name: str, table: str, questions: set[str]) -> str | None:

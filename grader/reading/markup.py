@@ -324,6 +324,15 @@ class _TableRows(HTMLParser):
             self._cell.append(data)
 
 
+def pipe_table_lines(rows: list[list[str]]) -> list[str]:
+    """``rows`` (cells already escaped; the first row the header) as a Markdown pipe table's lines,
+    short rows padded with empty cells to the widest."""
+    width = max(len(r) for r in rows)
+    table = ["| " + " | ".join(r + [""] * (width - len(r))) + " |" for r in rows]
+    table.insert(1, "|" + " --- |" * width)
+    return table
+
+
 def html_tables(text: str) -> str:
     """An HTML ``<table>`` of a Markdown file (Typora, Notion, a notebook's output) as the pipe table a
     Markdown reader reads, in the same lines (blank lines fill the rest); which lines are HTML blocks
@@ -340,8 +349,6 @@ def html_tables(text: str) -> str:
         start, end = tok.map
         if len(rows) < 2 or end - start < len(rows) + 1:
             continue
-        width = max(len(r) for r in rows)
-        table = ["| " + " | ".join(r + [""] * (width - len(r))) + " |" for r in rows]
-        table.insert(1, "|" + " --- |" * width)
+        table = pipe_table_lines(rows)
         lines[start:end] = table + [""] * (end - start - len(table))
     return "\n".join(lines)

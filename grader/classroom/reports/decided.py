@@ -44,7 +44,7 @@ def apply(doc: dict[str, Any], decisions: Sequence[Override]) -> dict[str, Any]:
     tests = {}
     for t in doc.get("tests", []):
         extra = t.get("extra_data") or {}
-        if "score" in t and "explains" not in extra and "manual_points" not in extra:   # scored items only
+        if "score" in t and "manual_points" not in extra:   # scored items only (a reading entry has no score)
             tests[str(extra.get("check_id") or extra.get("question") or "")] = t
     applied, lines = [], []
     for o in decisions:

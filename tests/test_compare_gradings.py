@@ -72,3 +72,28 @@ def test_records_are_normalized_when_compared():
     before["gradings"]["buggy/sgd_uphill@3"]["report"]["notes"] = ["/work/a/reference was read"]
     after["gradings"]["buggy/sgd_uphill@3"]["report"]["notes"] = ["/work/b/reference was read"]
     assert cmp.compare(before, after)[2] == []
+
+
+def test_the_measured_training_cost_is_normalized_and_the_size_it_leads_to_is_not():
+    norm = cmp.normalizer("/work/checkout")
+    note = "Note: your training costs {} ms per example here, so 5.9 trained on {} training examples"
+    assert norm(note.format("3.7", "12,000")) == norm(note.format("4.1", "12,000"))
+    assert norm(note.format("3.7", "12,000")) != norm(note.format("3.7", "8,000"))
+
+
+def _racy(status: str, score: float, output: str) -> dict:
+    record = _record()
+    entry = record["gradings"].pop("buggy/sgd_uphill@3")
+    entry["id"] = "hostile/thread_forges_replies"
+    entry["report"]["checks"][0].update(status=status, score=score, ran=status != "error")
+    entry["results"]["tests"][0].update(number="1.1", score=score, output=output,
+                                        extra_data={"check_id": "w2v_sigmoid", "grader_status": status})
+    record["gradings"]["hostile/thread_forges_replies@3"] = entry
+    return record
+
+
+def test_the_racy_grading_is_compared_by_score_alone():
+    """Two runs of one commit: the forged reply hit the import ("error") or a call ("crashed")."""
+    assert cmp.compare(_racy("error", 0.0, "Error. importing"), _racy("crashed", 0.0, "Crashed. sigmoid(x)"))[2] == []
+    diffs = cmp.compare(_racy("error", 0.0, "Error."), _racy("passed", 1.0, "4/4 passed"))[2]
+    assert {d[3] for d in diffs} >= {"report.checks.score"}

@@ -42,7 +42,7 @@ def parsed(converter, text: str):
             return structure(converter(config=mathparse._CONFIG).parse(text))
     except RecursionError:
         return None
-    except Exception:          # noqa: BLE001 - the grammar reports a syntax error as Exception
+    except Exception:          # the grammar reports a syntax error as Exception
         return None
 
 
@@ -140,7 +140,7 @@ def test_a_formula_the_fast_prediction_cannot_read_gets_the_default_message():
     text = r"\frac{\partial J}{\partial v_c} = U^T(\hat y - y)"      # the default rejects it too
     with pytest.raises(FormulaError) as fast:
         mathparse._convert(text, mathparse._Placeholders())
-    with pytest.raises(Exception) as default:   # noqa: B017,PT011 - the grammar raises Exception
+    with pytest.raises(Exception) as default:   # the grammar raises Exception
         with sympy.evaluate(False):
             mathparse._OrderedConverter(config=mathparse._CONFIG).parse(text)
     assert str(default.value).splitlines()[0] in str(fast.value)

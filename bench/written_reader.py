@@ -59,7 +59,8 @@ def main() -> None:
                 paths.append(folder / name)
             clear_parse_cache()       # this writeup's formulas and LaTeX are parsed afresh
             tex_walk.clear_caches()
-            answers.clear_caches()
+            answers.last_rhs.cache_clear()
+            answers.lhs.cache_clear()
             t0 = time.process_time()
             results, _, _ = grade_written(paths, parts, seed, runner=runner)
             times.append(time.process_time() - t0)

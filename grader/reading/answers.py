@@ -393,8 +393,3 @@ def lhs(latex: str) -> str:
     text = _CHAIN_ENVS.sub(" ", drop_layout(brace_arrays(latex)))
     parts = top_level_split(text, ("&=", "="))
     return parts[0].strip() if len(parts) > 1 else ""
-
-
-def clear_caches() -> None:
-    """Forget the kept sides (the reader's benchmark, between writeups)."""
-    last_rhs.cache_clear(), lhs.cache_clear()

@@ -62,7 +62,7 @@ def _specials_finder(db: Any) -> Any:
     """``db.test_for_specials`` answered from a table by first character: the same answer (the
     longest specials at ``pos``; of equal lengths, the one of the earliest category), without
     trying every specials of every category at every character (a third of a parse's time)."""
-    table: dict[str, list[tuple[str, Any]]] = {}
+    table: dict[str, list[tuple[int, int, str, Any]]] = {}
     for rank, cat in enumerate(db.category_list):
         for chars, spec in db.d[cat]["specials"].items():
             table.setdefault(chars[0], []).append((-len(chars), rank, chars, spec))

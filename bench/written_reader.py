@@ -7,8 +7,11 @@ truth, review flags, the combinations covered, the time per writeup and the larg
 
 An item agrees when a right answer scores full, a catalogued wrong answer scores below full and an
 absent one scores 0. A right answer below full with a review flag is "flagged" (a TA decides); one
-below full without a flag is a silent false fail. The time is the reader's own CPU time (in
-process, warm: one reader for the whole run), per writeup, whatever else the machine runs.
+below full without a flag is a silent false fail. The time is the reader's own CPU time per
+writeup, whatever else the machine runs, warm as a Gradescope container is after its first
+writeup: modules imported, parser tables built, the catalogue's own formulas parsed; nothing read
+from one writeup is kept for the next (the formula and LaTeX parse caches are cleared before each,
+as a new submission's process starts without them).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import written_corpus as wc  # noqa: E402
 
 from a2.written.grade import grade_written  # noqa: E402
 from a2.written.process import InProcess  # noqa: E402
+from grader.reading import answers, tex_walk  # noqa: E402
+from grader.reading.mathparse import clear_parse_cache  # noqa: E402
 from grader.run.rubric import load_rubric  # noqa: E402
 
 
@@ -52,6 +57,10 @@ def main() -> None:
             for name, text in w.files:
                 (folder / name).write_text(text, encoding="utf-8")
                 paths.append(folder / name)
+            clear_parse_cache()       # this writeup's formulas and LaTeX are parsed afresh
+            tex_walk.clear_caches()
+            answers.last_rhs.cache_clear()
+            answers.lhs.cache_clear()
             t0 = time.process_time()
             results, _, _ = grade_written(paths, parts, seed, runner=runner)
             times.append(time.process_time() - t0)

@@ -54,7 +54,7 @@ from grader.reading.answers import (
     plain_tails,
 )
 from grader.reading.evaluate import EvalError, Evaluator, ShapeMismatch, evaluate, show
-from grader.reading.mathparse import Cases, Formula, FormulaError, parse_formula
+from grader.reading.mathparse import Cases, Formula, FormulaError, parse_formula, parse_known
 from grader.reading.notation import PlainNames
 from grader.reading.numeric import close
 
@@ -203,7 +203,7 @@ class FormulaEvidence:
         """Same values as ``latex`` wherever either is defined: at each probe instance both have
         equal values or neither can be evaluated (W_ij with i past W's rows), and at least one
         instance has values."""
-        other = parse_formula(latex)
+        other = parse_known(latex)
         compared = 0
         for inst in self._insts:
             mine, theirs = _value(self.formula, inst), _value(other, inst)

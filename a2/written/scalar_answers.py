@@ -20,7 +20,7 @@ from a2.written.instances import one_variable
 from a2.written.sections import Section
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, TAIL, TEXT, Candidate, candidates, lhs, math_spans, plain_tails
 from grader.reading.evaluate import Env, EvalError, evaluate, is_scalar, show, split_name
-from grader.reading.mathparse import Formula, FormulaError, parse_formula
+from grader.reading.mathparse import Formula, FormulaError, parse_formula, parse_known
 from grader.reading.numeric import close
 
 # 2(b)(i) and 3(b): an expression in one variable ------------------------------------------
@@ -251,7 +251,7 @@ class ScalarEvidence:
         self.formula, self.var, self.points = formula, var, points
 
     def agrees_with(self, latex: str) -> bool:
-        other = parse_formula(latex)
+        other = parse_known(latex)
         for x in self.points:
             mine = evaluate(self.formula, Env({self.var: float(x)}))
             theirs = evaluate(other, Env({self.var: float(x)}))

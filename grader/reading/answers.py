@@ -9,6 +9,7 @@ right-hand side; trailing prose inside the math (``\\quad \\text{where ...}``) i
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -370,6 +371,7 @@ def brace_arrays(latex: str) -> str:
     return brace_cases(re.sub(r"\\right\s*\.", " ", re.sub(r"\\(?:left|[bB]igg?l?)\s*(?=\\\{)", "", latex)))
 
 
+@functools.lru_cache(maxsize=512)        # each filter asks for every candidate's sides again
 def last_rhs(latex: str) -> str:
     """The final right-hand side of a derivation chain (the whole formula if it has no ``=``)."""
     text = _CHAIN_ENVS.sub(" ", brace_arrays(latex))
@@ -385,6 +387,7 @@ def last_rhs(latex: str) -> str:
     return cut_remark(text).strip()
 
 
+@functools.lru_cache(maxsize=512)
 def lhs(latex: str) -> str:
     """The first left-hand side of a formula (empty if it has no ``=``)."""
     text = _CHAIN_ENVS.sub(" ", drop_layout(brace_arrays(latex)))

@@ -84,12 +84,12 @@ def scan(text: str) -> Iterator[tuple[int, str, bool]]:
     depth = env_depth = 0
     i = 0
     while i < len(text):
-        if text.startswith("\\begin{", i) or text.startswith("\\end{", i):
+        ch = text[i]
+        if ch == "\\" and (text.startswith("begin{", i + 1) or text.startswith("end{", i + 1)):
             stop = text.find("}", i)
             name = text[text.find("{", i) + 1:stop] if stop > 0 else ""
             if name in ATOMIC_ENVS:
                 env_depth += 1 if text[i + 1] == "b" else -1
-        ch = text[i]
         if ch == "\\" and i + 1 < len(text):
             nxt = text[i + 1]
             if nxt in "{}":
@@ -112,6 +112,8 @@ def scan(text: str) -> Iterator[tuple[int, str, bool]]:
 
 def top_level_split(text: str, seps: tuple[str, ...]) -> list[str]:
     """``text`` split at separators that are at the top level (see :func:`scan`)."""
+    if not any(sep in text for sep in seps):
+        return [text]                     # nothing to split at (most lines): no scan
     parts: list[str] = []
     last = skip_to = 0
     for i, _ch, top in scan(text):

@@ -31,6 +31,7 @@ from latex2sympy2_extended.latex2sympy2 import ConversionConfig, _Latex2Sympy
 
 from grader.reading.braces import closing, depth, opening, scan
 from grader.reading.latex_normal import FormulaError, normalise
+from grader.reading.prediction import fast_parser
 
 MAX_FORMULA_CHARS = 2000
 """Longest formula (after normalisation) that is parsed; longer ones are reported, not read."""
@@ -100,6 +101,13 @@ class _OrderedConverter(_Latex2Sympy):
 
     def create_symbol(self, text: str, enforce_case: bool = False) -> Any:
         return sympy.Symbol(text, commutative=False)
+
+
+class _FastConverter(_OrderedConverter):
+    """The same converter with ANTLR's cached SLL prediction (:mod:`grader.reading.prediction`)."""
+
+    def create_parser(self, latex_str: str) -> Any:
+        return fast_parser(super().create_parser(latex_str))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -300,7 +308,12 @@ def _convert(text: str, ph: _Placeholders) -> Any:
                            "form of the answer instead (e.g. with indices)")
     try:
         with sympy.evaluate(False):
-            tree = _OrderedConverter(config=_CONFIG).parse(text)
+            try:
+                tree = _FastConverter(config=_CONFIG).parse(text)
+            except RecursionError:
+                raise
+            except Exception:   # parsed again with ANTLR's default: the same tree or the same message
+                tree = _OrderedConverter(config=_CONFIG).parse(text)
     except RecursionError:
         raise FormulaError("the expression is nested too deeply to read") from None
     except FormulaError:
@@ -333,8 +346,16 @@ def _parse_cached(latex: str) -> Formula:
 
 
 def clear_parse_cache() -> None:
-    """Forget every kept parse (tests that watch the parser at work)."""
+    """Forget every kept parse of a writeup's formulas (tests that watch the parser at work, and
+    the reader's benchmark between writeups)."""
     _parse_cached.cache_clear()
+
+
+@functools.cache
+def parse_known(latex: str) -> Formula:
+    """A formula the assignment itself writes (a known mistake of the catalogue), parsed once in a
+    process and kept apart from the writeups' formulas."""
+    return _parse(latex)
 
 
 def _parse(latex: str) -> Formula:

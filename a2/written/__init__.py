@@ -17,6 +17,7 @@ with a time limit per request. One module per step:
     targets.py        what a formula answers, from its left-hand side (∂J/∂v_c, ∂CE/∂l_i, γ ...)
     latex_normal.py   one formula's LaTeX rewritten into the grammar the parser reads
     mathparse.py      LaTeX -> ordered SymPy tree (latex2sympy2_extended), with size caps
+    prediction.py     its ANTLR parser predicting from the cached SLL DFA (the default's trees, ~8x faster)
     evaluate.py       that tree -> numbers and arrays with the assignment's shapes
     show.py           sub-expressions written back for messages; symbol names
     numeric.py        true derivatives by central differences; tolerances

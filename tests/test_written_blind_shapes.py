@@ -336,6 +336,16 @@ def test_question_words_in_other_scripts_number_the_part(tmp_path, word, steps, 
     assert full(r) == right and (right or (r.score == 0 and not r.needs_review)), r.outcome.feedback
 
 
+@pytest.mark.parametrize("word", ["Pregunta", "Problema", "Aufgabe", "Exercice", "Задача"])
+@pytest.mark.parametrize(("steps", "right"), [("2n", True), ("3n", False)])
+def test_question_words_of_other_languages_number_the_sub_question(tmp_path, word, steps, right):
+    # "Pregunta 3 (b)" is 3(b), as "Question 3 (b)" is ("Problema" is not "Problem" + a letter a)
+    text = (f"{word} 1: word2vec\n\n{word} 1 (b)(i)\n\nwords\n\n{word} 3: Dependency parsing\n\n"
+            f"{word} 3 (a)\n\nSHIFT, SHIFT, LEFT-ARC\n\n{word} 3 (b)\n\nIt takes {steps} steps.\n")
+    r = graded(tmp_path, text, "answers.txt")["3b"]
+    assert full(r) == right and (right or (r.score == 0 and not r.needs_review)), r.outcome.feedback
+
+
 @pytest.mark.parametrize(("gamma", "right"), [("1/(1-p_drop)", True), ("1/p_drop", False)])
 def test_gamma_with_a_trailing_remark_in_parentheses(tmp_path, gamma, right):
     r = graded(tmp_path, f"(b)(i)  gamma = {gamma}   (E[d_i] = 1 - p_drop)\n", "p2.txt")["2b_i"]

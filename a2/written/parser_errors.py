@@ -283,7 +283,10 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
     body = f" {section.body}"
     unread += [k.roman for k in KEYS if parts.get(k.roman) is None      # numbered in the text, yet not split out
                and any(f"{lead}{k.roman}{end}" in body for lead in " \n(" for end in ".)")]
-    if unread and passed < out.total:
-        # a field not found is not a wrong field: the answer was not read whole (prose, an arrow not known)
-        out.review = f"3(f) was not read whole: a field of sentence {', '.join(unread)} was not found"
+    if unread:
+        # a field not found is not a wrong field: the answer was not read whole (prose, an arrow not known).
+        # Said at once whatever the verdict; flagged for a TA only below full.
+        out.doubt = f"3(f) was not read whole: a field of sentence {', '.join(unread)} was not found"
+        if passed < out.total:
+            out.review = out.doubt
     return out

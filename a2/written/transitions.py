@@ -362,7 +362,8 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
                   "and arc show, a TA decides which was meant")
     if bare and earned >= total:
         earned = total - 1            # the rows' configurations are part of the answer: never full without them
-    return Verdict(earned, total, lines, read=read, why=why, review=review)
+    doubt = (review if bare else "") or (f"no transition was read in rows {', '.join(map(str, unread[:5]))}" if unread else "")
+    return Verdict(earned, total, lines, read=read, why=why, review=review, doubt=doubt)   # doubt: said at once
 
 
 _HEADS = {dep: head for head, dep in GOLD}

@@ -273,6 +273,20 @@ def test_3f_roles_given_by_phrasing(tmp_path, sentence, score):
     assert r.score == score, r.outcome.feedback
 
 
+@pytest.mark.parametrize(("fields", "score"), [
+    ("正确的依存： blocked → citing; 错误的依存： acquisition → citing", 3),
+    ("blocked → citing 是正确的; acquisition → citing 是错误的", 3),
+    ("올바른 의존 관계: blocked → citing; 잘못된 의존 관계: acquisition → citing", 3),
+    ("blocked → citing 가 올바름; acquisition → citing 는 잘못됨", 3),
+    ("blocked → citing es correcta; acquisition → citing es incorrecta", 3),
+    ("Richtig: blocked → citing ; Falsch: acquisition → citing", 3),
+    ("acquisition → citing 是正确的; blocked → citing 是错误的", 1)])
+def test_3f_roles_given_by_words_of_other_languages(tmp_path, fields, score):
+    # the correct arc first: only the words (declared in a2/written/parser_errors.py) say which is which
+    r = graded(tmp_path, f"## 3(f)\n\ni. Verb Phrase Attachment Error. {fields}\n")["3f"]
+    assert r.score == score, r.outcome.feedback
+
+
 ROWS = ("# A2\n\n**Shapes.** $U$ here is `outsideVectors`: a $|V| \\times d$ matrix whose **rows** are the $u_w$, "
         "and all vectors are rows.\n\n## 1(b)(i)\n$$\\frac{{\\partial J}}{{\\partial v_c}} = {rhs}$$\n")
 

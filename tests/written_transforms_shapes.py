@@ -172,7 +172,8 @@ LANGUAGES: dict[str, dict[str, object]] = {
     },
 }
 """Each language's question word for a part heading (Markdown, plain text), for ``Question``/``Q``
-before a label, its answer and 3(f) field labels, and its 3(a)/3(f) table headers."""
+before a label, its answer and 3(f) field labels (written correct dependency first), and its 3(a)/3(f)
+table headers."""
 
 
 def in_language(name: str):
@@ -186,6 +187,10 @@ def in_language(name: str):
         text = re.sub(r"(?m)^Part\s+([1-3])\s*:\s*", lambda m: txt_part.format(n=m.group(1)), text)
         text = re.sub(r"(?m)^(#*\s*)(?:Question\s*|Q)([1-3])(?=\s*\(|[a-g])", lambda m: m.group(1) + words["question"]
                       + m.group(2), text)
+        # the correct dependency first, so that only the words say which arc is which
+        text = re.sub(r"(?m)^(Incorrect dependency: .*?)(\s*(?:\\\\)?\n[ \t]*)(Correct dependency: .*?)(?=[ \t]*(?:\\\\)?$)",
+                      r"\3\2\1", text)
+        text = re.sub(r"(?m)^(.+ is incorrect)(\s*(?:\\\\)?\n[ \t]*)(.+ is correct)(?=[ \t]*(?:\\\\)?$)", r"\3\2\1", text)
         for english, other in words["labels"].items():
             text = text.replace(english, other)
 

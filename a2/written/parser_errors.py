@@ -48,11 +48,20 @@ _FUZZY = {"verb": VP, "modifier": MOD, "prepositional": PP, "preposition": PP, "
 _ROMAN_START = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\(?\s*(iv|iii|ii|i)\s*[.):|]|\(\s*(iv|iii|ii|i)\s*\)|(iv|iii|ii|i)\s*$)")
 _TYPE_OPENING = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\\item\s*)?(?:\*\*|__|\\textbf\{)?\s*(?:error\s*type|type\s*of\s*error)\b")
 _TYPE_LINE = re.compile(r"(?im)^.*\b(?:error\s*type|type\s*of\s*error|type|kind|category)\b.*$")
-_MARK = re.compile(r"(?P<wrong>incorrect|wrong|erroneous|mistaken|predicted|produced|output|chose|chosen|bad)"
-                   r"|(?P<right>(?<!in)correct(?:ed)?|should|gold|right|fix(?:ed)?|true|proper|instead\s+of|rather\s+than)",
-                   re.I)
-_AFTER = re.compile(r"\s*(?:is|was|are|were|would\s+be|=)?\s*(?:the\s+|a\s+)?((?:in)?correct|wrong|right|erroneous|mistaken|bad|gold)\b",
-                    re.I)
+WRONG_WORDS = ("errónea", "erróneo", "equivocad[oa]", "falsch", "fausse", "faux", "sbagliat[oa]", "errat[oa]",
+               "不正确", "不正確", "错误", "錯誤", "错的", "錯的", "誤った", "間違った", "잘못", "틀린", "틀림", "неправильн\\w*",
+               "неверн\\w*")
+RIGHT_WORDS = ("richtig", "korrekt", "corrett[oa]", "(?<!不)正确", "(?<!不)正確", "对的", "對的", "正しい", "올바른", "올바름",
+               "옳은", "правильн\\w*", "верн\\w*")
+"""How "wrong" and "right" are written in other languages (``incorrecta``/``correcta`` are read as
+``incorrect``/``correct``): regular expressions, data; a new language is a new entry."""
+_COPULAS = r"is|was|are|were|would\s+be|=|es|est|ist|è|是|為|为|는|은|가|이|—|-"
+_MARK = re.compile(r"(?P<wrong>incorrect|wrong|erroneous|mistaken|predicted|produced|output|chose|chosen|bad|"
+                   + "|".join(WRONG_WORDS) + r")"
+                   r"|(?P<right>(?<!in)correct(?:ed)?|should|gold|right|fix(?:ed)?|true|proper|instead\s+of|rather\s+than|"
+                   + "|".join(RIGHT_WORDS) + ")", re.I)
+_AFTER = re.compile(r"\s*(?:" + _COPULAS + r")?\s*(?:the\s+|a\s+)?((?:in)?correct[oa]?|wrong|right|erroneous|mistaken|bad|gold|"
+                    + "|".join((*WRONG_WORDS, *RIGHT_WORDS)) + r")(?:的|の)?(?!\w)", re.I)
 _SWAP = re.compile(r"should\s+(?:be|have\s+been)|instead\s+of|rather\s+than|→\s*$|\bnot\b", re.I)
 _INSTEAD = re.compile(r"instead\s+of|rather\s+than|in\s+place\s+of", re.I)
 _REPLACES = re.compile(r"\breplac(?:es?|ing)\b|\bshould\s+replace\b", re.I)

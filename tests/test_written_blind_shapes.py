@@ -287,6 +287,17 @@ def test_3f_roles_given_by_words_of_other_languages(tmp_path, fields, score):
     assert r.score == score, r.outcome.feedback
 
 
+@pytest.mark.parametrize("header", ["| 句子 | 错误类型 | 正确的依存 | 错误的依存 |", "| 문장 | 오류 유형 | 올바른 의존 관계 | 잘못된 의존 관계 |",
+                                    "| Satz | Fehlertyp | Richtige Abhängigkeit | Falsche Abhängigkeit |"])
+def test_3f_table_columns_named_in_other_languages(tmp_path, header):
+    # the correct column first; "错误类型" (error type) names no role though its 错误 is also "wrong"
+    rows = [("i", "VP", "blocked → citing", "acquisition → citing"), ("ii", "Modifier", "crucial → most", "elements → most"),
+            ("iii", "PP", "reasons → decision", "declined → decision"), ("iv", "Coordination", "plants → one", "affects → one")]
+    table = "\n".join([header, "|---|---|---|---|", *(f"| {r} | {k} attachment error | {a} | {b} |" for r, k, a, b in rows)])
+    r = graded(tmp_path, f"## 3(f)\n\n{table}\n")["3f"]
+    assert r.score == 12, r.outcome.feedback
+
+
 ROWS = ("# A2\n\n**Shapes.** $U$ here is `outsideVectors`: a $|V| \\times d$ matrix whose **rows** are the $u_w$, "
         "and all vectors are rows.\n\n## 1(b)(i)\n$$\\frac{{\\partial J}}{{\\partial v_c}} = {rhs}$$\n")
 

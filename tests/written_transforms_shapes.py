@@ -172,8 +172,16 @@ LANGUAGES: dict[str, dict[str, object]] = {
     },
 }
 """Each language's question word for a part heading (Markdown, plain text), for ``Question``/``Q``
-before a label, its answer and 3(f) field labels (written correct dependency first), and its 3(a)/3(f)
-table headers."""
+before a label, its answer and 3(f) field labels (written correct dependency first, as are the columns
+of a 3(f) table), and its 3(a)/3(f) table headers."""
+
+
+def _in_errors_table(text: str, at: int) -> bool:
+    """Whether the table row at ``at`` belongs to a 3(f) table (its header names an incorrect dependency)."""
+    start = at
+    while start > 0 and text[text.rfind("\n", 0, start - 1) + 1:start].lstrip().startswith("|"):
+        start = text.rfind("\n", 0, start - 1) + 1
+    return "Incorrect dependency" in text[start:text.find("\n", start)]
 
 
 def in_language(name: str):
@@ -191,6 +199,8 @@ def in_language(name: str):
         text = re.sub(r"(?m)^(Incorrect dependency: .*?)(\s*(?:\\\\)?\n[ \t]*)(Correct dependency: .*?)(?=[ \t]*(?:\\\\)?$)",
                       r"\3\2\1", text)
         text = re.sub(r"(?m)^(.+ is incorrect)(\s*(?:\\\\)?\n[ \t]*)(.+ is correct)(?=[ \t]*(?:\\\\)?$)", r"\3\2\1", text)
+        text = re.sub(r"(?m)^(\|[^|\n]*\|[^|\n]*\|)([^|\n]*)\|([^|\n]*)\|[ \t]*$",
+                      lambda m: f"{m.group(1)}{m.group(3)}|{m.group(2)}|" if _in_errors_table(text, m.start()) else m.group(0), text)
         for english, other in words["labels"].items():
             text = text.replace(english, other)
 

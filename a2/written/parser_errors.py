@@ -94,6 +94,10 @@ def _answers(part: str) -> bool:
     return kind_of(part)[0] is not None or bool(dependencies_in(clean(part)))
 
 
+_TYPE_HEADER = re.compile(r"(?i)type|kind|类型|類型|유형|tipo|typ|種類")
+"""A header naming the error type (``错误类型``: its ``错误`` is "error", not "wrong")."""
+
+
 def _roles_from_header(body: str) -> str:
     """A table whose header names the roles of its columns ("Correct dependency", "Incorrect
     dependency", in any order) with each role written into its cells ("Incorrect: a → b"), so
@@ -101,7 +105,7 @@ def _roles_from_header(body: str) -> str:
     lines = body.split("\n")
     for table in table_rows(body):
         roles = {k: _label(cell.lower()) for k, cell in enumerate(table[0].cells)
-                 if re.search(r"(?i)correct|wrong|right|should|gold|parser", cell)}
+                 if (_MARK.search(cell) or re.search(r"(?i)parser", cell)) and not _TYPE_HEADER.search(cell)}
         if sorted(r for r in roles.values() if r) != ["right", "wrong"]:
             continue
         for row in table[1:]:

@@ -9,6 +9,7 @@ The text is ours; nothing here reads the grader.
 from __future__ import annotations
 
 import re
+from html import escape
 
 # ---------------------------------------------------------------------------------------------
 # Final answers in a summary table
@@ -39,7 +40,12 @@ def _cell(line: str) -> str | None:
     return cell.replace("|", "\\|")
 
 
-def summary_table(text: str) -> str:
+def html_summary_table(text: str) -> str:
+    """:func:`summary_table` written as an HTML table (as Typora or a notebook's HTML cell writes it)."""
+    return summary_table(text, html=True)
+
+
+def summary_table(text: str, *, html: bool = False) -> str:
     """Each one-line final answer ("Answer: ...", "Final answer: ...", the line under a "Final Answer"
     heading, a boxed display line, else a formula on the section's last line) moved out of its section
     into a ``| Question | Final answer |`` table at the end; the derivations stay."""
@@ -95,6 +101,12 @@ def summary_table(text: str) -> str:
     if len(rows) < 2:
         return text
     heading = "## Summary of final answers" if re.search(r"(?m)^#{1,6} ", text) else "Summary of final answers:"
+    if html:
+        cells = [re.match(r"\| (.*?) \| (.*) \|$", row).groups() for row in rows]
+        body = "".join(f"<tr><td>{q}</td><td>{escape(a.replace(chr(92) + '|', '|'), quote=False)}</td></tr>\n"
+                       for q, a in cells)
+        return "\n".join(lines).rstrip("\n") + f"\n\n{heading}\n\n<table>\n<tr><th>Question</th><th>Final answer</th></tr>\n" \
+            + body + "</table>\n"
     return "\n".join(lines).rstrip("\n") + f"\n\n{heading}\n\n| Question | Final answer |\n|---|---|\n" \
         + "\n".join(rows) + "\n"
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import pytest
 from rich.console import Console
+import written_corpus as wc
 from written_support import PARTS, RUNNER
 
 from a2.written.grade import READ_UNSURE, grade_written
@@ -189,3 +190,43 @@ def test_what_is_seen_before_the_due_date_depends_on_what_was_written_not_on_the
     assert doubted == [shape in DOUBTED] * 2, [c.written.reading for c in item]
     if shape in AS_WRITTEN:   # what was read is the student's own writing, not a form reached only when right
         assert right in reads[0] and wrong in reads[1], reads
+
+
+def _reading_of(result) -> list[str]:
+    """What a student sees at once of one item, with what was read (and the student's text quoted
+    in it) masked: the rest must not depend on the verdict."""
+    w = result.written
+    masks = [m for m in (w.read, w.read.split(" = ", 1)[-1], w.raw) if len(m) > 2]
+    out = []
+    for line in w.reading:
+        line = re.sub(r"^(Read from [^:]*): .*$", r"\1: <READ>", line)
+        for m in sorted(masks, key=len, reverse=True):
+            line = line.replace(m, "<READ>")
+        out.append(re.sub(r"'[^']*<READ>[^']*'", "'<READ>'", line))
+    return out
+
+
+def test_a_right_and_a_wrong_answer_in_each_place_of_the_corpus_are_read_alike(tmp_path):
+    """Each formula item of each generated writeup (tests/written_corpus.py: every format, heading
+    style and place of the final answer, a neighbour's "Final Answer" among them), answered right
+    and then wrong in the same spelling and place: the reading shown before the due date is the same."""
+    differ, pairs = [], 0
+    for seed in range(12):
+        base = wc.draw(seed)
+        for item in (i for i in wc.ITEMS if i != "1d" and base.truth[i] != wc.ABSENT):
+            wrong = next(k for k in wc.KEYS[item] if k != wc.RIGHT)
+            got = []
+            for truth in (wc.RIGHT, wrong):
+                folder = tmp_path / f"{seed}-{item}-{truth}"
+                folder.mkdir()
+                for name, text in wc.variant(seed, item, truth).files:
+                    (folder / name).write_text(text, encoding="utf-8")
+                results, _, _ = grade_written(sorted(folder.iterdir()), PARTS, 7, runner=RUNNER)
+                got.append(next(r for r in results if r.id == item))
+            if got[0].score <= got[1].score:
+                continue
+            pairs += 1
+            if _reading_of(got[0]) != _reading_of(got[1]):
+                differ.append((seed, item, base.place[item], got[0].written.reading, got[1].written.reading))
+    assert pairs > 50
+    assert differ == []

@@ -205,6 +205,15 @@ def make(seed: int) -> Writeup:
     return Writeup(seed, c, render.files(), render.dep)
 
 
+def variant(seed: int, item: str, truth: str) -> Writeup:
+    """Seed ``seed``'s writeup with ``item`` (one key, not 1(d)) answered ``truth`` (RIGHT or a mistake)
+    in its first spelling, in the same place and shape: a right and a wrong answer to compare."""
+    c = draw(seed)
+    c.truth[item], c.spelling[item] = truth, 0
+    render = _Render(c, random.Random(seed * 7 + 1), dep.draw(seed))
+    return Writeup(seed, c, render.files(), render.dep)
+
+
 # ---------------------------------------------------------------------------------------------
 
 class _Render:

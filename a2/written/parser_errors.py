@@ -55,7 +55,7 @@ RIGHT_WORDS = ("richtig", "korrekt", "corrett[oa]", "(?<!不)正确", "(?<!不)�
                "옳은", "правильн\\w*", "верн\\w*")
 """How "wrong" and "right" are written in other languages (``incorrecta``/``correcta`` are read as
 ``incorrect``/``correct``): regular expressions, data; a new language is a new entry."""
-_COPULAS = r"is|was|are|were|would\s+be|=|es|est|ist|è|是|為|为|는|은|가|이|—|-"
+_COPULAS = r"is|was|are|were|would\s+be|=|es|est|ist|è|是|為|为|는|은|가|이"
 _MARK = re.compile(r"(?P<wrong>incorrect|wrong|erroneous|mistaken|predicted|produced|output|chose|chosen|bad|"
                    + "|".join(WRONG_WORDS) + r")"
                    r"|(?P<right>(?<!in)correct(?:ed)?|should|gold|right|fix(?:ed)?|true|proper|instead\s+of|rather\s+than|"

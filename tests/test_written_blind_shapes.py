@@ -273,6 +273,31 @@ def test_3f_roles_given_by_phrasing(tmp_path, sentence, score):
     assert r.score == score, r.outcome.feedback
 
 
+@pytest.mark.parametrize(("fields", "score"), [
+    ("正确的依存： blocked → citing; 错误的依存： acquisition → citing", 3),
+    ("blocked → citing 是正确的; acquisition → citing 是错误的", 3),
+    ("올바른 의존 관계: blocked → citing; 잘못된 의존 관계: acquisition → citing", 3),
+    ("blocked → citing 가 올바름; acquisition → citing 는 잘못됨", 3),
+    ("blocked → citing es correcta; acquisition → citing es incorrecta", 3),
+    ("Richtig: blocked → citing ; Falsch: acquisition → citing", 3),
+    ("acquisition → citing 是正确的; blocked → citing 是错误的", 1)])
+def test_3f_roles_given_by_words_of_other_languages(tmp_path, fields, score):
+    # the correct arc first: only the words (declared in a2/written/parser_errors.py) say which is which
+    r = graded(tmp_path, f"## 3(f)\n\ni. Verb Phrase Attachment Error. {fields}\n")["3f"]
+    assert r.score == score, r.outcome.feedback
+
+
+@pytest.mark.parametrize("header", ["| 句子 | 错误类型 | 正确的依存 | 错误的依存 |", "| 문장 | 오류 유형 | 올바른 의존 관계 | 잘못된 의존 관계 |",
+                                    "| Satz | Fehlertyp | Richtige Abhängigkeit | Falsche Abhängigkeit |"])
+def test_3f_table_columns_named_in_other_languages(tmp_path, header):
+    # the correct column first; "错误类型" (error type) names no role though its 错误 is also "wrong"
+    rows = [("i", "VP", "blocked → citing", "acquisition → citing"), ("ii", "Modifier", "crucial → most", "elements → most"),
+            ("iii", "PP", "reasons → decision", "declined → decision"), ("iv", "Coordination", "plants → one", "affects → one")]
+    table = "\n".join([header, "|---|---|---|---|", *(f"| {r} | {k} attachment error | {a} | {b} |" for r, k, a, b in rows)])
+    r = graded(tmp_path, f"## 3(f)\n\n{table}\n")["3f"]
+    assert r.score == 12, r.outcome.feedback
+
+
 ROWS = ("# A2\n\n**Shapes.** $U$ here is `outsideVectors`: a $|V| \\times d$ matrix whose **rows** are the $u_w$, "
         "and all vectors are rows.\n\n## 1(b)(i)\n$$\\frac{{\\partial J}}{{\\partial v_c}} = {rhs}$$\n")
 
@@ -333,6 +358,16 @@ def test_3b_said_in_words(tmp_path, words, right):
 def test_question_words_in_other_scripts_number_the_part(tmp_path, word, steps, right):
     text = f"## 第一题 word2vec\n\n### (b)\n\nwords\n\n## {word}\n\n### (b)\n\n${steps}$\n"
     r = graded(tmp_path, text)["3b"]
+    assert full(r) == right and (right or (r.score == 0 and not r.needs_review)), r.outcome.feedback
+
+
+@pytest.mark.parametrize("word", ["Pregunta", "Problema", "Aufgabe", "Exercice", "Задача"])
+@pytest.mark.parametrize(("steps", "right"), [("2n", True), ("3n", False)])
+def test_question_words_of_other_languages_number_the_sub_question(tmp_path, word, steps, right):
+    # "Pregunta 3 (b)" is 3(b), as "Question 3 (b)" is ("Problema" is not "Problem" + a letter a)
+    text = (f"{word} 1: word2vec\n\n{word} 1 (b)(i)\n\nwords\n\n{word} 3: Dependency parsing\n\n"
+            f"{word} 3 (a)\n\nSHIFT, SHIFT, LEFT-ARC\n\n{word} 3 (b)\n\nIt takes {steps} steps.\n")
+    r = graded(tmp_path, text, "answers.txt")["3b"]
     assert full(r) == right and (right or (r.score == 0 and not r.needs_review)), r.outcome.feedback
 
 

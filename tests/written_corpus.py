@@ -205,6 +205,18 @@ def make(seed: int) -> Writeup:
     return Writeup(seed, c, render.files(), render.dep)
 
 
+def variant(seed: int, item: str, truth: str) -> Writeup:
+    """Seed ``seed``'s writeup with ``item`` (one key, not 1(d); or 3(a), 3(f)) answered ``truth`` (RIGHT or a mistake)
+    in its first spelling, in the same place and shape: a right and a wrong answer to compare."""
+    c, d = draw(seed), dep.draw(seed)
+    if item in TABLE_ITEMS:
+        setattr(d, f"truth_{item}", truth)
+    else:
+        c.truth[item], c.spelling[item] = truth, 0
+    render = _Render(c, random.Random(seed * 7 + 1), d)
+    return Writeup(seed, c, render.files(), render.dep)
+
+
 # ---------------------------------------------------------------------------------------------
 
 class _Render:

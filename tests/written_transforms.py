@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import written_transforms_shapes as shapes
+
 
 @dataclass(frozen=True)
 class Transform:
@@ -160,6 +162,11 @@ TRANSFORMS: tuple[Transform, ...] = (
               lambda t: re.sub(r"\\end\{cases\}", r"\\end{array}\\right.",
                                re.sub(r"\\begin\{cases\}", r"\\left\\{\\begin{array}{ll}", t))),
     Transform("the student's own file names", frozenset({"md", "txt"}), lambda t: t, rename=_renamed),
+    Transform("final answers moved to a summary table", frozenset({"md", "txt"}), shapes.summary_table),
+    Transform("final answers moved to an HTML summary table", frozenset({"md"}), shapes.html_summary_table),
+    Transform("3(f) in prose, not labelled fields", frozenset({"md", "txt", "tex"}), shapes.errors_in_prose),
+    *(Transform(f"question words and labels in {name}", frozenset({"md", "txt", "tex"}), shapes.in_language(name))
+      for name in shapes.LANGUAGES),
 )
 """Meaning-preserving transforms, each applied on its own."""
 

@@ -34,6 +34,8 @@ class Verdict:
     review: str = ""        # why a TA should look (an answer that exists but could not be judged)
     raw: str = ""           # the student's text the answer was read from ("" = the whole section)
     where: str = ""         # where that text is ("" = the section's place)
+    doubt: str = ""         # why the reading itself is uncertain (its place or form), known before the answer
+    # is judged: shown to the student at once with what was read, whatever the verdict
     why: list[str] = field(default_factory=list)
     """What is wrong and the expected form (known mistakes, values at the instances tried, the
     step toward the gold tree): it implies the answer key, so students see it only when rubric.yaml's
@@ -43,7 +45,7 @@ class Verdict:
     def to_dict(self) -> dict:
         return {"passed": self.passed, "total": self.total, "feedback": list(self.feedback),
                 "read": self.read, "status": self.status, "review": self.review, "raw": self.raw,
-                "where": self.where, "why": list(self.why)}
+                "where": self.where, "doubt": self.doubt, "why": list(self.why)}
 
 
 @dataclass

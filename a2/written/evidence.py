@@ -119,18 +119,13 @@ def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: S
         return _elsewhere_disagrees(checker, section, ctx, verdict)
     items = [(text, where) for text, where, *_ in section.evidence]
     if section.empty and items:
-        moved = _from_elsewhere(checker, section, ctx, items)     # read as a TA would, kept only when right
-        if moved is not None:
-            return moved
         texts = "  |  ".join(f"{t} ({w})" for t, w in items)
-        return replace(verdict, review=f"no section was found for {pretty(section.question)}, but the writeup "
-                                       f"has equations naming its target: {texts}",
-                       raw=texts, where=items[-1][1])
+        # read as a TA would, kept only when right
+        return _from_elsewhere(checker, section, ctx, verdict, items, f"no section was found for "
+                               f"{pretty(section.question)}, but the writeup has equations naming its target: {texts}")
     foreign = [(t, w) for t, w, *origin in section.evidence if origin and origin[0] != section.question]
     if verdict.status == MISSING and foreign:
-        moved = _from_elsewhere(checker, section, ctx, foreign)
-        if moved is not None:
-            return moved
+        return _from_elsewhere(checker, section, ctx, verdict, foreign, "")
     if verdict.status == UNREADABLE:
         return verdict          # flagged by the grader as unreadable already
     better: list[tuple[str, str]] = []
@@ -183,18 +178,31 @@ def _elsewhere_disagrees(checker: Callable[[Section, WrittenContext], Verdict], 
 
 
 def _from_elsewhere(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,
-                    foreign: list[tuple[str, str]]) -> Verdict | None:
-    """The item's section has no formula, and other sections end with equations whose left-hand
-    side names its target (an answer written under a neighbour's "Final Answer"): read those, as
-    a TA would. Only a right reading is kept; anything else stays a flag for the TA."""
+                    verdict: Verdict, foreign: list[tuple[str, str]], review: str) -> Verdict:
+    """The item's section is missing or has no formula, and equations elsewhere name its target (an
+    answer written under a neighbour's "Final Answer"): read those, as a TA would. Only a right
+    reading is kept; anything else scores 0 and is flagged for the TA (``review``, or the section's
+    lack of a formula).
+
+    What a student is told at once is the same either way (what was read, where, and that it was
+    read outside its section: :attr:`Verdict.doubt`); the verdict, and the note that the answer was
+    taken from there, come with the explanation: a reading shown only when right would tell a wrong
+    answer from a right one before the due date."""
     text = "\n\n".join(t for t, _ in foreign)
     where = foreign[-1][1]
+    q = pretty(section.question)
+    doubt = (f"the answer was read at {where}, whose left-hand side names {q}, not in "
+             + (f"its section ({section.where}), which has no formula" if not section.empty else "a section labelled " + q))
     try:
         other = checker(Section(section.question, text, where=where), ctx)
     except Exception:  # the rival cannot be judged: leave the verdict to the flag
-        return None
-    if other.passed < other.total:
-        return None
-    other.feedback.append(f"Note: the section of {pretty(section.question)} ({section.where}) has no formula; this "
-                          f"answer was read at {where}, whose left-hand side names {pretty(section.question)}.")
-    return replace(other, where=where, raw=other.raw or text)
+        other = None
+    if other is not None and other.passed >= other.total and not other.status:
+        other.feedback.append(f"Note: {doubt}; it was taken as the answer.")
+        return replace(other, where=where, raw=other.raw or text, doubt=doubt)
+    review = review or (f"the section of {q} ({section.where}) has no formula, and the equations elsewhere that "
+                        f"name its target were not read as right: {' '.join(text.split())[:300]} ({where})")
+    if other is None or other.status:
+        return replace(verdict, review=review, raw=text, where=where, doubt=doubt)
+    return replace(other, passed=0, review=review, raw=other.raw or text, where=where, doubt=doubt,
+                   feedback=[*other.feedback, f"Note: {doubt}; a TA decides whether it is the answer."])

@@ -302,14 +302,18 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
     if hinted is not None:
         out.review = (f"{got.text} is right {hinted.statement.replace('your writeup states', 'the writeup may state')}: "
                       f"{quote(section.layout_hint)}; a TA decides which arrays it lays out")
-    elif not ok and got.skipped:
-        out.review = (f"the answer that names {question.what} could not be read whole ({got.skipped}); "
-                      f"{got.text} was read in its place")
-    elif not ok and got.other_lhs:
-        out.review = (f"{got.text} was read from a formula whose left side is {quote(got.other_lhs)}, not "
-                      f"{question.what}: it may be a step, not the answer")
-    elif not ok and got.candidate.kind == TAIL:
-        out.review = f"{got.text} was read from the end of a plain-text line: {quote(got.candidate.before + got.candidate.latex)}"
+    # how the answer was read (not whole, from another left side, from a line's end) is said at once
+    # whatever the verdict; it is flagged for a TA only below full
+    if got.skipped:
+        out.doubt = (f"the answer that names {question.what} could not be read whole ({got.skipped}); "
+                     f"{got.text} was read in its place")
+    elif got.other_lhs:
+        out.doubt = (f"{got.text} was read from a formula whose left side is {quote(got.other_lhs)}, not "
+                     f"{question.what}: it may be a step, not the answer")
+    elif got.candidate.kind == TAIL:
+        out.doubt = f"{got.text} was read from the end of a plain-text line: {quote(got.candidate.before + got.candidate.latex)}"
+    if not ok and hinted is None and out.doubt:
+        out.review = out.doubt
     if not ok:
         mistake = known_mistake(item or section.question, got.formula, question)
         if mistake is not None:

@@ -150,15 +150,16 @@ def read_whole(verdict: dict) -> tuple[str, ...]:
 def reading_lines(reply: ProbeResult | None, section: dict | None, outcome: Outcome, files: list[str],
                   unread: list[str]) -> tuple[str, ...]:
     """What a student is told at once of one item's reading, never its verdict: what was read, from
-    which file and place, whether it was read whole (the reader's own doubts about the file or the
-    place only: the checker's review weighs the answer against the key), and the files read and
+    which file and place, whether it was read whole (the reader's own doubts about the file, the
+    place or the form, known before the answer is judged: the checker's review weighs the answer
+    against the key, so it is shown only with the verdict), and the files read and
     not read. An answer that was not judged (none found, unreadable, too slow) says why."""
     verdict = reply.value["verdict"] if reply is not None and reply.ok else None
     if verdict is None or verdict["status"] in (MISSING, UNREADABLE):
         lines = list(outcome.feedback)
     else:
         where = verdict.get("where") or (section or {}).get("where", "")
-        doubt = (section or {}).get("unread") or (section or {}).get("doubt")
+        doubt = verdict.get("doubt") or (section or {}).get("unread") or (section or {}).get("doubt")
         lines = [f"Read{f' from {where}' if where else ''}: {verdict.get('read') or '(no formula)'}",
                  f"{READ_UNSURE} ({doubt})." if doubt else READ_WHOLE,
                  *(f"Note: {n}" for n in (section or {}).get("notes", ()))]

@@ -48,11 +48,20 @@ _FUZZY = {"verb": VP, "modifier": MOD, "prepositional": PP, "preposition": PP, "
 _ROMAN_START = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\(?\s*(iv|iii|ii|i)\s*[.):|]|\(\s*(iv|iii|ii|i)\s*\)|(iv|iii|ii|i)\s*$)")
 _TYPE_OPENING = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\\item\s*)?(?:\*\*|__|\\textbf\{)?\s*(?:error\s*type|type\s*of\s*error)\b")
 _TYPE_LINE = re.compile(r"(?im)^.*\b(?:error\s*type|type\s*of\s*error|type|kind|category)\b.*$")
-_MARK = re.compile(r"(?P<wrong>incorrect|wrong|erroneous|mistaken|predicted|produced|output|chose|chosen|bad)"
-                   r"|(?P<right>(?<!in)correct(?:ed)?|should|gold|right|fix(?:ed)?|true|proper|instead\s+of|rather\s+than)",
-                   re.I)
-_AFTER = re.compile(r"\s*(?:is|was|are|were|would\s+be|=)?\s*(?:the\s+|a\s+)?((?:in)?correct|wrong|right|erroneous|mistaken|bad|gold)\b",
-                    re.I)
+WRONG_WORDS = ("errónea", "erróneo", "equivocad[oa]", "falsch", "fausse", "faux", "sbagliat[oa]", "errat[oa]",
+               "不正确", "不正確", "错误", "錯誤", "错的", "錯的", "誤った", "間違った", "잘못", "틀린", "틀림", "неправильн\\w*",
+               "неверн\\w*")
+RIGHT_WORDS = ("richtig", "korrekt", "corrett[oa]", "(?<!不)正确", "(?<!不)正確", "对的", "對的", "正しい", "올바른", "올바름",
+               "옳은", "правильн\\w*", "верн\\w*")
+"""How "wrong" and "right" are written in other languages (``incorrecta``/``correcta`` are read as
+``incorrect``/``correct``): regular expressions, data; a new language is a new entry."""
+_COPULAS = r"is|was|are|were|would\s+be|=|es|est|ist|è|是|為|为|는|은|가|이"
+_MARK = re.compile(r"(?P<wrong>incorrect|wrong|erroneous|mistaken|predicted|produced|output|chose|chosen|bad|"
+                   + "|".join(WRONG_WORDS) + r")"
+                   r"|(?P<right>(?<!in)correct(?:ed)?|should|gold|right|fix(?:ed)?|true|proper|instead\s+of|rather\s+than|"
+                   + "|".join(RIGHT_WORDS) + ")", re.I)
+_AFTER = re.compile(r"\s*(?:" + _COPULAS + r")?\s*(?:the\s+|a\s+)?((?:in)?correct[oa]?|wrong|right|erroneous|mistaken|bad|gold|"
+                    + "|".join((*WRONG_WORDS, *RIGHT_WORDS)) + r")(?:的|の)?(?!\w)", re.I)
 _SWAP = re.compile(r"should\s+(?:be|have\s+been)|instead\s+of|rather\s+than|→\s*$|\bnot\b", re.I)
 _INSTEAD = re.compile(r"instead\s+of|rather\s+than|in\s+place\s+of", re.I)
 _REPLACES = re.compile(r"\breplac(?:es?|ing)\b|\bshould\s+replace\b", re.I)
@@ -85,6 +94,10 @@ def _answers(part: str) -> bool:
     return kind_of(part)[0] is not None or bool(dependencies_in(clean(part)))
 
 
+_TYPE_HEADER = re.compile(r"(?i)type|kind|类型|類型|유형|tipo|typ|種類")
+"""A header naming the error type (``错误类型``: its ``错误`` is "error", not "wrong")."""
+
+
 def _roles_from_header(body: str) -> str:
     """A table whose header names the roles of its columns ("Correct dependency", "Incorrect
     dependency", in any order) with each role written into its cells ("Incorrect: a → b"), so
@@ -92,7 +105,7 @@ def _roles_from_header(body: str) -> str:
     lines = body.split("\n")
     for table in table_rows(body):
         roles = {k: _label(cell.lower()) for k, cell in enumerate(table[0].cells)
-                 if re.search(r"(?i)correct|wrong|right|should|gold|parser", cell)}
+                 if (_MARK.search(cell) or re.search(r"(?i)parser", cell)) and not _TYPE_HEADER.search(cell)}
         if sorted(r for r in roles.values() if r) != ["right", "wrong"]:
             continue
         for row in table[1:]:
@@ -283,7 +296,10 @@ def parser_errors(section: Section, ctx: WrittenContext) -> Verdict:
     body = f" {section.body}"
     unread += [k.roman for k in KEYS if parts.get(k.roman) is None      # numbered in the text, yet not split out
                and any(f"{lead}{k.roman}{end}" in body for lead in " \n(" for end in ".)")]
-    if unread and passed < out.total:
-        # a field not found is not a wrong field: the answer was not read whole (prose, an arrow not known)
-        out.review = f"3(f) was not read whole: a field of sentence {', '.join(unread)} was not found"
+    if unread:
+        # a field not found is not a wrong field: the answer was not read whole (prose, an arrow not known).
+        # Said at once whatever the verdict; flagged for a TA only below full.
+        out.doubt = f"3(f) was not read whole: a field of sentence {', '.join(unread)} was not found"
+        if passed < out.total:
+            out.review = out.doubt
     return out

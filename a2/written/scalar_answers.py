@@ -108,9 +108,15 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
         out.feedback.append("Read with p as the probability of keeping a unit, as your writeup declares it.")
     defined = [c.latex for c in found if _defines(lhs(c.latex), ("\\gamma", "γ", "gamma"))]
     own = _in_own_names(found, points) if not ok and not out.review and defined else None
+    if not ok and not out.review and defined:
+        # what was read is γ as written in the writeup's own names, right or wrong (a reading shown
+        # in other names only when right would tell right from wrong before the due date)
+        read = _own_names_read(found) or read
+        out.read, out.feedback = read, [f"read: {read}"]
     if own is not None:       # "let q = 1 − p_drop ... γ = 1/q", right with q put in
-        return Verdict(1, 1, [f"read: γ = {own}", "Read with the names your writeup defines."], read=f"γ = {own}",
-                       raw=own, why=["γ: right at every random p in (0, 0.95), with the writeup's own names put in."])
+        return Verdict(1, 1, [f"read: {read}", "Read with the names your writeup defines."], read=read,
+                       raw=out.raw,
+                       why=[f"γ: right at every random p in (0, 0.95), with the writeup's own names put in (γ = {own})."])
     if not ok and not out.review and defined:
         # "let q = 1 − p_drop ... γ = 1/q": the writeup's own name for another quantity
         out.review = (f"{read} was read, but the writeup defines its own names ({'; '.join(quote(d) for d in defined[:3])}): "
@@ -142,6 +148,13 @@ def _in_own_names(found: list[Candidate], points: list[float]) -> str | None:
                 _value_check(formula, "p", points, lambda p: 1.0 / (1.0 - p))[0]:
             return rhs
     return None
+
+
+def _own_names_read(found: list[Candidate]) -> str:
+    """``γ = 1/q, where q = 1 - p_{drop}``: the last γ of the writeup with the names it defines, as written."""
+    defs = [c.latex.strip() for c in found if _defines(lhs(c.latex), ("\\gamma", "γ", "gamma")) and re.search(r"drop", c.rhs)]
+    gammas = [c for c in found if re.search(r"\\gamma|γ|gamma", lhs(c.latex))]
+    return f"γ = {gammas[-1].rhs.strip()}, where {'; '.join(defs[:3])}" if gammas and defs else ""
 
 
 def _defines(left: str, targets: tuple[str, ...]) -> bool:
@@ -264,11 +277,13 @@ class ScalarEvidence:
 def _with_catalogue(verdict: Verdict, item: str, evidence: ScalarEvidence, cand: Candidate) -> Verdict:
     """A wrong answer that is a known mistake gets the catalogue's message (and credit, if declared);
     one read from the end of a plain-text line is flagged (nothing says it is the answer)."""
+    if cand.kind == TAIL:      # said at once whatever the verdict; flagged for a TA only below full
+        verdict.doubt = (f"{verdict.read} was read from the end of a line of plain text "
+                         f"({quote(cand.before + cand.latex)}), not from an answer that names the question")
     if verdict.passed == verdict.total:
         return verdict
     if cand.kind == TAIL:
-        verdict.review = (f"{verdict.read} was read from the end of a line of plain text "
-                          f"({quote(cand.before + cand.latex)}), not from an answer that names the question")
+        verdict.review = verdict.doubt
     mistake = known(item, evidence)
     if mistake is not None:
         verdict.why.insert(1, mistake.message)

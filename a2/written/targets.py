@@ -226,8 +226,19 @@ _QUESTION_WORDS = re.compile(r"^(?:第\s*([一二三1-3１-３])\s*(?:题|題|�
 """A question numbered in Chinese, Japanese or Korean (``第三题``, ``문제 3.``, ``問題3``)."""
 
 
+QUESTION_WORDS = ("pregunta", "problema", "ejercicio", "parte", "tarea", "cuestión", "questão", "exercício",
+                  "exercice", "partie", "aufgabe", "teil", "frage", "domanda", "esercizio", "opgave", "zadanie",
+                  "задача", "вопрос", "часть")
+"""Words for "question"/"part" in other languages written before a number (``Pregunta 3 (b)``,
+``Aufgabe 1``, ``Задача 2``): data; a new language is a new entry."""
+_OTHER_WORD = re.compile(r"^(?:" + "|".join(QUESTION_WORDS) + r")\s*\.?\s*(?=[1-3１-３](?![0-9]))", re.I)
+
+
 def latin_question_word(text: str) -> str:
-    """``text`` with a leading question word in another script as "Problem N" (``第三题 依存句法分析``
-    -> ``Problem 3 依存句法分析``), so the label reader reads its number."""
+    """``text`` with a leading question word in another language as "Problem N" (``第三题 依存句法分析``
+    -> ``Problem 3 依存句法分析``, ``Pregunta 3 (b)`` -> ``Problem 3 (b)``), so the label reader reads its number."""
     m = _QUESTION_WORDS.match(text)
-    return text if m is None else f"Problem {_NUMERALS[m.group(1) or m.group(2)]}{text[m.end():]}"
+    if m is not None:
+        return f"Problem {_NUMERALS[m.group(1) or m.group(2)]}{text[m.end():]}"
+    m = _OTHER_WORD.match(text)
+    return text if m is None else f"Problem {_NUMERALS[text[m.end()]]}{text[m.end() + 1:]}"

@@ -316,8 +316,8 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     if not rows:
         return missing(section, "no configuration table")
     if bare:
-        notes.append("No table was found, only a sequence of transitions: the configurations could not "
-                     "be checked, so this answer gets partial credit at most and a TA reads it.")
+        notes.append("No table was found, only a sequence of transitions: the configurations could not be checked, so "
+                     "this answer gets partial credit at most and a TA reads it.")
         review = (f"no configuration table was read, only a sequence of {len(rows)} transitions: the stack and "
                   "buffer of each step are unchecked (a table the reader missed, or a list of steps?)")
     rows, flipped = dependent_first(section.body, rows)      # "every arc is written dependent → head"
@@ -351,9 +351,10 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
         why[1:1] = [mistake.text(evidence) for mistake in every_known("3a", evidence)]
     earned = passed + int(tree_ok)
     unread = [r.number for r in rows if not r.transition]
+    doubt = "no configuration table was read, only a sequence of transitions" if bare else \
+        f"no transition was read in row{'s' if len(unread) > 1 else ''} {', '.join(map(str, unread[:5]))}" if unread else ""
     if unread and not review:
-        review = (f"no transition was read in row{'s' if len(unread) > 1 else ''} "
-                  f"{', '.join(map(str, unread[:5]))}: the table was not read whole")
+        review = f"{doubt}: the table was not read whole"
     if tree_ok and not review and passed < len(rows) / 2:
         review = (f"the transitions build exactly the gold tree, yet only {passed} of the {len(rows)} rows' "
                   "stack and buffer were read as right: the cells may not have been read as written")
@@ -362,7 +363,7 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
                   "and arc show, a TA decides which was meant")
     if bare and earned >= total:
         earned = total - 1            # the rows' configurations are part of the answer: never full without them
-    return Verdict(earned, total, lines, read=read, why=why, review=review)
+    return Verdict(earned, total, lines, read=read, why=why, review=review, doubt=doubt)   # doubt: said at once
 
 
 _HEADS = {dep: head for head, dep in GOLD}

@@ -120,8 +120,22 @@ def _submit_and_wait(browser, form, seconds: float = 20) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    WebDriverWait(browser, seconds).until(ec.staleness_of(form))
+    WebDriverWait(browser, seconds).until(lambda _: _gone(form, ec))
     WebDriverWait(browser, seconds).until(lambda b: b.execute_script("return document.readyState") == "complete")
+
+
+def _gone(element, ec) -> bool:
+    """Selenium's staleness test, plus chromedriver's other word for the same event: asked about a
+    node while the page unloads, it may answer "Node with given id does not belong to the document"
+    (a WebDriverException) instead of a stale reference (seen once under load)."""
+    from selenium.common.exceptions import WebDriverException
+
+    try:
+        return ec.staleness_of(element)(None)
+    except WebDriverException as exc:
+        if "does not belong to the document" in str(exc):
+            return True
+        raise
 
 
 def test_marking_in_headless_chromium_survives_a_reload(server, tmp_path: Path):

@@ -172,6 +172,8 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
     notes: list[str] = []
     out: list[ExamPart] = []
     units = _units(text, start_part)
+    for unit in units:                 # a part's text is read from the document's parse, not parsed again
+        tex_walk.known_range(text, unit.start, unit.end)
     found = tex_walk.answer_blocks(text)
     shared, in_blocks = _shared_blocks(text, units, found)
     context: dict[tuple[int, int], str] = {}
@@ -218,7 +220,8 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
                 answer, blocks = (items[unit.sub - 1] if unit.sub <= len(items) else ""), [""]
             elif unit.sub is not None and not blocks and key in in_blocks:
                 answer, blocks = "", [""]     # answered in blocks elsewhere: its prompt is never an answer
-            body, problem = expand_safely(answer, macros)
+            # A part that answers none of the questions is never read: its answer is not converted.
+            body, problem = expand_safely(answer, macros) if qid else ("", "")
             prompt_text, _ = expand_safely(prompt, macros)
             part = ExamPart(qid, label, body_to_markdown(body).strip() if body.strip() else "",
                             flatten(prompt_text)[:PROMPT_CHARS], text.count("\n", 0, offset) + 1, bool(blocks))
@@ -254,9 +257,10 @@ def _blocks_after_items(raw: str, items: list[tuple[int, str]], found: Blocks,
 def _part(unit: Unit, letter: str, roman: str | None, questions: set[str], answer: str, prompt: str,
           macros: dict[str, Macro], text: str, offset: int, from_block: bool) -> ExamPart:
     """One part as read, its answer and prompt expanded with the document's macros."""
-    body, problem = expand_safely(answer, macros)
+    qid = _question_id(unit.question, letter, roman, questions)
+    body, problem = expand_safely(answer, macros) if qid else ("", "")     # never read: not converted
     prompt_text, _ = expand_safely(prompt, macros)
-    part = ExamPart(_question_id(unit.question, letter, roman, questions),
+    part = ExamPart(qid,
                     f"{unit.question}({letter})" + (f"({roman})" if roman else ""),
                     body_to_markdown(body).strip() if body.strip() else "",
                     flatten(prompt_text)[:PROMPT_CHARS], text.count("\n", 0, offset) + 1, from_block)

@@ -12,8 +12,10 @@ mode makes that rare); nothing is ever run through TeX.
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +23,7 @@ from pylatexenc.latexwalker import (
     LatexEnvironmentNode,
     LatexGroupNode,
     LatexMacroNode,
+    LatexToken,
     LatexWalker,
     LatexWalkerError,
     get_default_latex_context_db,
@@ -77,6 +80,41 @@ def _specials_finder(db: Any) -> Any:
     return test_for_specials
 
 
+def _plain_run(db: Any) -> re.Pattern[str]:
+    """Spaces, then a run of characters each of which pylatexenc reads as a one-character ``char``
+    token: no space, no character that starts a token of another kind (``\\ % { } $``, any brace
+    pair a caller may ask for) and none that starts one of ``db``'s specials."""
+    specials = {chars[0] for cat in db.category_list for chars in db.d[cat]["specials"]}
+    others = set("\\%{}$[]()<>") | specials
+    return re.compile("(\\s*)([^\\s" + re.escape("".join(sorted(others))) + "]+)")
+
+
+class _Walker(LatexWalker):
+    """pylatexenc's walker, reading spaces and a run of plain characters as one ``char`` token where
+    the node reader asks (it only appends a char token's text to the pending characters node, so the nodes
+    are the same); everywhere else (a macro's argument, an expression) one character at a time,
+    as pylatexenc does. pylatexenc's per-character tokens were most of a document's parse."""
+
+    def get_token(self, pos: int, *args: Any, **kwargs: Any) -> Any:
+        if sys._getframe(1).f_code is _NODE_READER:
+            run = _context_run().match(self.s, pos)
+            # Spaces holding a blank line are a paragraph token: pylatexenc's own reading.
+            if run is not None and run.end() - pos > 1 and "\n\n" not in run.group(1):
+                return LatexToken(tok="char", arg=run.group(2), pos=run.start(2), len=run.end() - run.start(2),
+                                  pre_space=run.group(1))
+        return super().get_token(pos, *args, **kwargs)
+
+
+_NODE_READER = next((c for c in LatexWalker.get_latex_nodes.__code__.co_consts
+                     if getattr(c, "co_name", "") == "do_read"), None)
+"""The node reader's code inside ``get_latex_nodes`` (None in a pylatexenc without it: no runs)."""
+
+
+@functools.cache
+def _context_run() -> re.Pattern[str]:
+    return _plain_run(_context())
+
+
 def _cuts(text: str, start: int) -> list[int]:
     """Where the body from ``start`` is cut into pieces of at least :data:`CHUNK_CHARS`: only
     before a line's question or section command (a template's ``parts`` never spans one)."""
@@ -104,7 +142,7 @@ def _shift(node: Any, offset: int, seen: set[int]) -> None:
 
 def _parse(piece: str) -> list:
     try:
-        walker = LatexWalker(piece, latex_context=_context(), tolerant_parsing=True)
+        walker = _Walker(piece, latex_context=_context(), tolerant_parsing=True)
         found, _, _ = walker.get_latex_nodes(pos=0)
     except (LatexWalkerError, RecursionError, IndexError, ValueError):
         return []
@@ -137,15 +175,78 @@ def _fragment(text: str) -> tuple:
 
 
 def fragment(text: str) -> list:
-    """The nodes of a short text (an answer block, a section's body), parsed whole; the last
-    few are kept, since a block is read for its Markdown, its tables and its items."""
+    """The nodes of a short text (an answer block, a part, an item), positions in ``text``: the
+    document's own nodes when ``text`` is a range of a parsed document that they tile exactly
+    (:func:`known_range`), else ``text`` parsed whole (the last few kept, since a block is read for
+    its Markdown, its tables and its items)."""
+    known = _RANGES.get(text)
+    if known is not None:
+        doc, start = known
+        found = _tiling(nodes(doc), start, start + len(text))
+        if found is not None:
+            return [_moved(node, start) for node in found]
     return list(_fragment(text))
+
+
+MAX_RANGES = 512
+_RANGES: dict[str, tuple[str, int]] = {}
+"""Texts known to be a range of a document (``doc[start:start + len(text)]``), by text."""
+
+
+def known_range(doc: str, start: int, end: int) -> None:
+    """Note that ``doc[start:end]`` is that range of ``doc``: :func:`fragment` then reads it from the
+    document's parse instead of parsing it again."""
+    if 0 <= start < end <= len(doc):
+        piece = doc[start:end]
+        if piece not in _RANGES:
+            if len(_RANGES) >= MAX_RANGES:
+                _RANGES.pop(next(iter(_RANGES)))
+            _RANGES[piece] = (doc, start)
+
+
+def _children(node: Any) -> list[list]:
+    lists = [node.nodelist] if getattr(node, "nodelist", None) else []
+    argd = getattr(node, "nodeargd", None)
+    return lists + [[arg] for arg in (getattr(argd, "argnlist", None) or ()) if arg is not None]
+
+
+def _tiling(items: list | tuple, start: int, end: int) -> list | None:
+    """The nodes, in ``items`` or under one of them, that tile ``[start, end)`` exactly (end to end,
+    nothing left out); None when no list of nodes does."""
+    inside = [n for n in items if n is not None and start <= n.pos and n.pos + n.len <= end]
+    if inside and inside[0].pos == start and inside[-1].pos + inside[-1].len == end and \
+            all(a.pos + a.len == b.pos for a, b in zip(inside, inside[1:])):
+        return inside
+    taken = {id(n) for n in inside}
+    for node in items:
+        if node is not None and node.pos <= start and end <= node.pos + node.len and id(node) not in taken:
+            for child in _children(node):
+                found = _tiling(child, start, end)
+                if found is not None:
+                    return found
+    return None
+
+
+def _moved(node: Any, offset: int) -> Any:
+    """A copy of ``node`` and everything under it, ``offset`` characters earlier."""
+    if node is None:
+        return None
+    moved = copy.copy(node)
+    moved.pos = node.pos - offset
+    if getattr(node, "nodelist", None):
+        moved.nodelist = [_moved(child, offset) for child in node.nodelist]
+    argd = getattr(node, "nodeargd", None)
+    if argd is not None and getattr(argd, "argnlist", None):
+        moved.nodeargd = copy.copy(argd)
+        moved.nodeargd.argnlist = [_moved(arg, offset) for arg in argd.argnlist]
+    return moved
 
 
 def clear_caches() -> None:
     """Forget every kept parse (the reader's benchmark, between writeups)."""
     _walk.cache_clear()
     _fragment.cache_clear()
+    _RANGES.clear()
 
 
 def nodes(text: str) -> tuple:
@@ -229,11 +330,16 @@ def answer_blocks(text: str) -> list[tuple[int, int, str]]:
             if isinstance(node, LatexMacroNode) and node.macroname in BLOCK_MACROS:
                 content = _arg_text(text, node, 0)
                 if content is not None:
+                    arg = node.nodeargd.argnlist[0]
+                    start = arg.pos + (1 if isinstance(arg, LatexGroupNode) else 0)
+                    known_range(text, start, start + len(content))
                     out.append((node.pos, node.pos + node.len, content))
             elif isinstance(node, LatexEnvironmentNode):
                 if node.environmentname in BLOCK_ENVS:
                     start = begin_tag_end(text, node)
-                    out.append((node.pos, node.pos + node.len, text[start:max(start, end_tag(text, node))]))
+                    end = max(start, end_tag(text, node))
+                    known_range(text, start, end)
+                    out.append((node.pos, node.pos + node.len, text[start:end]))
                 else:
                     walk(node.nodelist)
             elif isinstance(node, LatexGroupNode):
@@ -261,7 +367,11 @@ def list_items(text: str, environment: str) -> list[tuple[int, str]]:
         return []
     items = [n for n in env.nodelist if isinstance(n, LatexMacroNode) and n.macroname == "item"]
     ends = [n.pos for n in items[1:]] + [end_tag(text, env)]
-    return [(n.pos + n.len, text[n.pos + n.len:end]) for n, end in zip(items, ends)]
+    found = [(n.pos + n.len, text[n.pos + n.len:end]) for n, end in zip(items, ends)]
+    known = _RANGES.get(text)
+    for offset, item in found if known is not None else ():
+        known_range(known[0], known[1] + offset, known[1] + offset + len(item))
+    return found
 
 
 INCLUDES = ("input", "include", "subfile")

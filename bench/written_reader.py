@@ -4,6 +4,7 @@ truth, review flags, the combinations covered, the time per writeup and the larg
 
     .venv/bin/python bench/written_reader.py                # 300 writeups, prints the figures
     .venv/bin/python bench/written_reader.py --count 60
+    .venv/bin/python bench/written_reader.py --fresh        # each writeup as a new process reads it
 
 An item agrees when a right answer scores full, a catalogued wrong answer scores below full and an
 absent one scores 0. A right answer below full with a review flag is "flagged" (a TA decides); one
@@ -11,7 +12,12 @@ below full without a flag is a silent false fail. The time is the reader's own C
 writeup, whatever else the machine runs, warm as a Gradescope container is after its first
 writeup: modules imported, parser tables built, the catalogue's own formulas parsed; nothing read
 from one writeup is kept for the next (the formula and LaTeX parse caches are cleared before each,
-as a new submission's process starts without them).
+as a new submission's process starts without them). The formula parser's DFA (ANTLR's prediction
+cache, which the grammar keeps like its tables) is kept from one writeup to the next, as in one
+process reading a class's writeups; with ``--fresh`` every writeup starts, as a new process does,
+from the stored DFA (``python -m grader.reading.prediction build a2/written/formula_shapes.json``,
+which Gradescope's setup.sh runs) or, without one, from an empty DFA, and parses the catalogue's
+formulas again.
 """
 
 from __future__ import annotations
@@ -34,9 +40,24 @@ from grader.reading.mathparse import clear_parse_cache  # noqa: E402
 from grader.run.rubric import load_rubric  # noqa: E402
 
 
+def fresh_process() -> str:
+    """The formula parser as a new process has it: the stored DFA loaded, or an empty one."""
+    from antlr4.dfa.DFA import DFA
+    from latex2sympy2_extended.antlr_parser import PSParser
+
+    from grader.reading import mathparse, prediction
+
+    PSParser.decisionsToDFA[:] = [DFA(state, i) for i, state in enumerate(PSParser.atn.decisionToState)]
+    mathparse.parse_known.cache_clear()
+    prediction._LOADED.clear()
+    return prediction.load()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=300, help="writeups (seeds 0..count-1)")
+    ap.add_argument("--fresh", action="store_true",
+                    help="each writeup from the stored DFA (or an empty one), as a new process")
     args = ap.parse_args()
     parts = load_rubric().written
     runner = InProcess()
@@ -57,6 +78,8 @@ def main() -> None:
             for name, text in w.files:
                 (folder / name).write_text(text, encoding="utf-8")
                 paths.append(folder / name)
+            if args.fresh:
+                fresh_process()
             clear_parse_cache()       # this writeup's formulas and LaTeX are parsed afresh
             tex_walk.clear_caches()
             answers.last_rhs.cache_clear()
@@ -95,6 +118,8 @@ def main() -> None:
           f"{len(table_combos)} of 3(a)/3(f) format x spellings")
     warm = times[1:] or times
     slowest = max(range(1, len(times)), key=times.__getitem__, default=0)
+    if args.fresh:
+        print(f"each writeup as a new process: {fresh_process()}")
     print(f"reader time per writeup (CPU, warm: after the first): mean {sum(warm) / len(warm):.3f} s, "
           f"max {max(warm):.3f} s (seed {slowest}); the first (cold: imports, parser tables) {times[0]:.3f} s")
     reader = [*(REPO / "a2" / "written").glob("*.py"), *(REPO / "grader" / "reading").glob("*.py")]

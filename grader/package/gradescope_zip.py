@@ -67,10 +67,11 @@ LARGE_FILE_BYTES = 10 * MIB
 #: Folder names never packaged: caches, and what running the code leaves behind.
 SKIPPED_DIR_NAMES = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
                                ".ipynb_checkpoints", "results", ".git"})
-#: File names never packaged (compiled files, editor litter, saved parameters of a run).
+#: File names never packaged (compiled files, editor litter, saved parameters of a run, the formula
+#: parser's DFA a machine built for itself: setup.sh builds the image's own).
 SKIPPED_FILE_PATTERNS = tuple(re.compile(p) for p in (
     r".*\.py[co]$", r"^\.DS_Store$", r".*~$", r".*\.sw[op]$",
-    r"^saved_params_\d+\.npy$", r"^saved_state_\d+\.pickle$", r".*\.weights$"))
+    r"^saved_params_\d+\.npy$", r"^saved_state_\d+\.pickle$", r".*\.weights$", r"^formula_dfa\.pickle$"))
 
 #: Permissions of the zip's entries (Gradescope runs setup.sh and run_autograder directly).
 EXECUTABLE_MODE = 0o755

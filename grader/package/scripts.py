@@ -110,6 +110,15 @@ fi
 "$VENV/bin/python" -m pip install -r "$SOURCE/requirements.txt"
 chmod -R a+rX "$(dirname "$VENV")"
 
+# The formula parser's DFA, built once from the course's declared formula shapes: without it every
+# submission's reader starts from an empty DFA (about 0.5 s a writeup instead of 0.1 s). Optional.
+for shapes in "$SOURCE"/*/written/formula_shapes.json; do
+    [ -f "$shapes" ] || continue
+    (cd "$SOURCE" && PYTHONPATH="$SOURCE" "$VENV/bin/python" -m grader.reading.prediction build "$shapes") \
+        && chmod a+r "$SOURCE/grader/reading/formula_dfa.pickle" \
+        || echo "the formula DFA was not built: the written reader starts from an empty one"
+done
+
 if ! id -u @SANDBOX_USER@ >/dev/null 2>&1; then
     useradd --system --no-create-home --shell /usr/sbin/nologin @SANDBOX_USER@
 fi

@@ -28,7 +28,7 @@ from a2.written.targets import (
     swapped_numbering,
     topic_title,
 )
-from grader.reading.blocks import markdown_tokens
+from grader.reading.blocks import QUOTED_ANSWER, markdown_tokens, quoted_reply
 
 MAX_FILE_CHARS = 1_000_000
 """Characters read from one written file; the rest is ignored (and said so)."""
@@ -182,7 +182,7 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
     for tok in tokens:
         if tok.type == "blockquote_open":
             quote_depth += 1
-            if tok.map:
+            if tok.map and not list_depth:         # a quote inside a list item is the student's own
                 excluded.update(range(*tok.map))
         elif tok.type == "blockquote_close":
             quote_depth -= 1
@@ -199,15 +199,14 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
                 head = " ".join(lines[tok.map[0]:tok.map[1] - 1]).strip()
             level = len(tok.markup) if tok.markup.startswith("#") else 1 if tok.markup == "=" else 2
             markers.append(_Marker(tok.map[0], parse_label(head, heading=True), head, True, level))
-        elif tok.type in ("paragraph_open", "math_block", "math_block_label", "amsmath") and tok.map \
-                and not quote_depth and not list_depth:
-            first = lines[tok.map[0]]
+        elif tok.type in ("paragraph_open", "math_block", "math_block_label", "amsmath") and tok.map and not quote_depth:
+            first = re.sub(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+", "", lines[tok.map[0]]) if list_depth else lines[tok.map[0]]
             label = parse_label(first, heading=False)
             if label is None and tok.map[1] - tok.map[0] == 1 and _PART_LINE.match(first):
                 label = parse_label(first, heading=True)     # "Part 2: Machine Learning" on a line of its own
             if label is None and re.match(r"^\s*\*\*[^*]+\*\*\s*$", first):
                 label = parse_label(first.strip(" *"), heading=True)
-            if label is not None:
+            if label is not None and not (list_depth and label.roman and not label.letter):  # "- (b)", never "- (ii)"
                 markers.append(_Marker(tok.map[0], label, first.strip(), False))
     return markers, excluded
 
@@ -334,11 +333,12 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
     for start, end, q, mk, _implicit in spans:
         body_lines = [lines[k] for k in range(start, end)
                       if k not in excluded and not (mk.is_heading and k == start)]
-        body = "\n".join(body_lines).strip("\n")
+        quoted = "" if plain or "".join(body_lines).strip() else quoted_reply([lines[k] * (k in excluded) for k in range(start, end)])
+        body = quoted or "\n".join(body_lines).strip("\n")
         heading = _POINTS.sub("", mk.heading).strip()
         target = derivative_target(heading, body) if q in _DERIVATIVE_FAMILY else None
         where = f"{source}, line {start + 1}"
-        section = Section(q or "", body, heading, mk.label.text if mk.label else "", where)
+        section = Section(q or "", body, heading, mk.label.text if mk.label else "", where, doubt=quoted and QUOTED_ANSWER)
         if _implicit == "topic":
             section.doubt = f"the section headed {heading!r} ({where}) was read as {pretty(q)} from its topic"
             section.notes.append(f"No section is labelled {pretty(q)}; the one headed {heading!r} ({where}) "

@@ -63,6 +63,12 @@ def test_a_quote_inside_a_list_item_is_the_students(tmp_path):
     text = "## Part 2\n\n- (b)\n  - (i)\n    > So $\\gamma(1 - p_{drop}) = 1$, hence\n    > $$\\gamma = GAMMA$$\n"
     assert full(graded(tmp_path, text.replace("GAMMA", "\\frac{1}{1-p_{drop}}"))["2b_i"])
     assert graded(tmp_path, text.replace("GAMMA", "1 - p_{drop}"))["2b_i"].score == 0
+    # a list label goes on from the labels before it: 3(f)'s sentences lettered (a)-(d) stay 3(f)'s
+    sentences = "".join(f"- ({letter}) {kind} Attachment Error. Incorrect dependency: {bad}. Correct dependency: {good}.\n"
+                        for letter, kind, bad, good in (("a", "Verb Phrase", "acquisition → citing", "blocked → citing"),
+                                                        ("b", "Modifier", "elements → most", "crucial → most")))
+    got = graded(tmp_path, "## 3(b)\n\n$2n$ steps.\n\n## 3(f)\n\n" + sentences)
+    assert full(got["3b"]) and got["3f"].score == 6, got["3f"].outcome.feedback
 
 
 ART = """3(b)(i)
@@ -159,3 +165,11 @@ def test_eqnarray_split_and_number_sign(tmp_path, body, item, right, wrong):
                f"{body.replace('RHS', rhs)}\n\\end{{document}}\n")
         got = graded(tmp_path, doc, "a.tex")[item]
         assert full(got) == ok and (ok or got.score == 0), got.outcome.feedback
+
+
+@pytest.mark.parametrize("text", ["Two times $n$: the answer is $2n$.", "Each step handles $n$; all in all $2n$."])
+def test_a_wrong_count_picked_among_expressions_one_of_them_right_is_flagged(tmp_path, text):
+    got = graded(tmp_path, f"## 3(b)\n\n{text}\n")["3b"]
+    assert full(got) or got.needs_review, got.outcome.feedback
+    wrong = graded(tmp_path, "## 3(b)\n\nFor $n$ words we need $2n + 1$ steps.\n")["3b"]
+    assert wrong.score == 0 and not wrong.needs_review

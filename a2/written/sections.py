@@ -206,7 +206,8 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
                 label = parse_label(first, heading=True)     # "Part 2: Machine Learning" on a line of its own
             if label is None and re.match(r"^\s*\*\*[^*]+\*\*\s*$", first):
                 label = parse_label(first.strip(" *"), heading=True)
-            if label is not None and not (list_depth and label.roman and not label.letter):  # "- (b)", never "- (ii)"
+            if label is not None and (not list_depth or label.part is not None or (label.letter or "") > next(  # "- (b)" after (a),
+                    (m.label.letter or "" for m in reversed(markers) if m.label and (m.label.letter or m.label.part)), "")):  # not (ii)
                 markers.append(_Marker(tok.map[0], label, first.strip(), False))
     return markers, excluded
 

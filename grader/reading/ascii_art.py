@@ -24,14 +24,23 @@ _FIRST_CASE = re.compile(r"=.*\S\s+(?:if|when|for)\s+\S.*(?:[<>≠≤≥]|!=|=)"
 _OTHER_CASE = re.compile(r"^\s*=\s*(\S.*?\s(?:otherwise|else|elsewhere)\.?)\s*$", re.I)
 
 
-def _inside(line: str, start: int, end: int) -> str | None:
-    """The text of ``line`` in columns [start, end) when nothing touches them from outside
-    (the columns just before and after are blank), else None."""
-    padded = line.ljust(end + 1)
-    if (start > 0 and not padded[start - 1].isspace()) or not padded[end].isspace():
+SLACK = 3
+"""Columns a numerator or denominator may stick out of its bar on each side (bars typed by hand are short)."""
+
+
+def _inside(line: str, start: int, end: int) -> tuple[str, int, int] | None:
+    """The text of ``line`` over columns [start, end), widened to whole words by at most :data:`SLACK`
+    columns each side, when nothing else touches it (the columns just outside are blank): (text, from, to)."""
+    padded = line.ljust(end + SLACK + 1)
+    lo, hi = start, end
+    while lo > max(0, start - SLACK) and not padded[lo - 1].isspace() and not padded[lo].isspace():
+        lo -= 1
+    while hi < end + SLACK and not padded[hi].isspace() and not padded[hi - 1].isspace():
+        hi += 1
+    if (lo > 0 and not padded[lo - 1].isspace()) or not padded[hi].isspace():
         return None
-    text = padded[start:end].strip()
-    return text or None
+    text = padded[lo:hi].strip()
+    return (text, lo, hi) if text else None
 
 
 def _wrapped(text: str) -> str:
@@ -50,18 +59,18 @@ def ascii_fractions(text: str) -> str:
         above, below = lines[k - 1], lines[k + 1]
         if not above.strip() or not below.strip() or _TABLE_CHARS.search(above + below):
             continue
-        pieces: list[tuple[int, int, str]] = []
+        pieces: list[tuple[int, int, str, int, int]] = []
         for bar in _BAR.finditer(line):
             num = _inside(above, bar.start(), bar.end())
             den = _inside(below, bar.start(), bar.end())
             if num is None or den is None:
                 pieces = []
                 break
-            pieces.append((bar.start(), bar.end(), f"{_wrapped(num)}/{_wrapped(den)}"))
+            pieces.append((bar.start(), bar.end(), f"{_wrapped(num[0])}/{_wrapped(den[0])}", min(num[1], den[1]), max(num[2], den[2])))
         # every word of the lines above and below must belong to a fraction: else they are prose
         if not pieces or any(_outside(row, pieces) for row in (above, below)):
             continue
-        for start, end, frac in reversed(pieces):
+        for start, end, frac, _, _ in reversed(pieces):
             line = line[:start] + frac + line[end:]
         # on the denominator's line, so that a line continuing the formula ("= 0 otherwise") stays next to it
         lines[k - 1], lines[k], lines[k + 1] = "", "", line
@@ -77,9 +86,9 @@ def _cases_joined(lines: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _outside(row: str, pieces: list[tuple[int, int, str]]) -> bool:
-    """Whether ``row`` has text outside the columns of the bars."""
+def _outside(row: str, pieces: list[tuple[int, int, str, int, int]]) -> bool:
+    """Whether ``row`` has text outside the columns of the fractions."""
     covered = list(row)
-    for start, end, _ in pieces:
-        covered[start:end] = " " * max(0, min(end, len(covered)) - start)
+    for _, _, _, lo, hi in pieces:
+        covered[lo:hi] = " " * max(0, min(hi, len(covered)) - lo)
     return bool("".join(covered).strip())

@@ -371,8 +371,8 @@ def _parse(latex: str) -> Formula:
         raise FormulaError(f"the formula is {len(latex)} characters long; at most {MAX_FORMULA_CHARS} "
                            "are read (give the final answer on its own)")
     text = normalise(latex)
-    if not text:
-        raise FormulaError("an empty formula")
+    if not text or re.search(r"-\s*-\s*-|[_─]{3}", latex):      # "gamma = ---------": a bar drawn over three lines
+        raise FormulaError("an empty formula" if not text else "a fraction bar drawn with dashes over three lines")
     if depth(text) > MAX_NESTING:
         raise FormulaError(f"the formula nests brackets more than {MAX_NESTING} deep")
     ph = _Placeholders()

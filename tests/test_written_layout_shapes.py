@@ -80,12 +80,15 @@ ART = """3(b)(i)
 
 
 @pytest.mark.parametrize("right, wrong", [(("1", "1 - p_drop"), ("1", "p_drop")), (("1", "1-p"), ("p_drop", "1 - p_drop"))])
-def test_a_fraction_drawn_over_three_lines_is_one_formula(tmp_path, right, wrong):
+@pytest.mark.parametrize("name, fence, short", [("a2.txt", "", False), ("answers.md", "```text\n", True)])
+def test_a_fraction_drawn_over_three_lines_is_one_formula(tmp_path, right, wrong, name, fence, short):
+    """In a .txt file, or in a Markdown code block with a bar a little shorter than the denominator."""
     for (num, den), full_marks in ((right, True), (wrong, False)):
-        width = max(len(num), len(den)) + 2
-        text = "2(b)(i)\n\n" + ART.split("\n", 2)[2].format(pad="", num=num.center(width), bar="-" * width, den=den.center(width))
-        got = graded(tmp_path, text, "a2.txt")["2b_i"]
-        assert full(got) == full_marks and (full_marks or got.score == 0), got.outcome.feedback
+        width = max(3, len(den) - 1) if short else max(len(num), len(den)) + 2
+        drawn = ART.split("\n", 2)[2].format(pad="", num=num.center(width), bar="-" * width, den=den if short else den.center(width))
+        text = f"## 2(b)(i)\n\n{fence}{drawn}{fence.strip() and chr(96) * 3}\n"
+        got = graded(tmp_path, text, name)["2b_i"]
+        assert full(got) == full_marks and (full_marks or got.score == 0), (text, got.outcome.feedback)
 
 
 def test_rules_headings_and_tables_are_no_fractions():
@@ -173,3 +176,33 @@ def test_a_wrong_count_picked_among_expressions_one_of_them_right_is_flagged(tmp
     assert full(got) or got.needs_review, got.outcome.feedback
     wrong = graded(tmp_path, "## 3(b)\n\nFor $n$ words we need $2n + 1$ steps.\n")["3b"]
     assert wrong.score == 0 and not wrong.needs_review
+
+
+NESTED = """# HW2
+
+1. **Part 1**
+   - **(d)** For $w = o$: $(\\hat y_o - 1) v_c$; for $w \\ne o$: $\\hat y_w v_c$.
+2. **Part 3**
+   - **(b)** $STEPS$
+   - **(e)**
+     - (i) $\\mathbb{1}\\{(xW + b_1)_i > 0\\} W_{ji}$
+     - (ii) $CE$
+   - **(f)**
+     - (i) Verb Phrase Attachment Error. Incorrect dependency: acquisition → citing. Correct dependency: blocked → citing.
+     - (ii) Modifier Attachment Error. Incorrect dependency: elements → most. Correct dependency: crucial → most.
+"""
+
+
+def test_labels_of_nested_list_items(tmp_path):
+    got = graded(tmp_path, NESTED.replace("STEPS", "2n").replace("CE", "\\hat y_i - y_i"))
+    assert all(full(got[q]) for q in ("1d", "3b", "3e_i", "3e_ii")), {q: got[q].outcome.feedback for q in got}
+    assert got["3f"].score == 6            # two sentences of four, each whole
+    got = graded(tmp_path, NESTED.replace("STEPS", "3n").replace("CE", "y_i - \\hat y_i"))
+    assert got["3b"].score == 0 and got["3e_ii"].score == 0 and full(got["3e_i"])
+
+
+@pytest.mark.parametrize("picture", ["![question 1b](img/q1b.png)", '<img src="q1b.png" width="400">'])
+def test_an_answer_quoted_under_a_picture_of_the_question(tmp_path, picture):
+    text = f"## 1(b)(i)\n\n{picture}\n\n> $$\\frac{{\\partial J}}{{\\partial v_c}} = RHS$$\n"
+    assert full(graded(tmp_path, text.replace("RHS", "U(\\hat y - y)"))["1b_i"])
+    assert graded(tmp_path, text.replace("RHS", "U(y - \\hat y)"))["1b_i"].score == 0

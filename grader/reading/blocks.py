@@ -169,12 +169,13 @@ _TABLE_ROW = re.compile(r"^\s*\|.*\|.*\|\s*$", re.M)
 QUOTED_ANSWER = "the section's only text is quoted ('> ...'), which usually holds the question's own words; it was read as the answer"
 
 
-def quoted_reply(lines: list[str]) -> str:
-    """The blockquotes among ``lines`` (a section that has nothing outside its quotes; other lines blank)
-    that are the student's text rather than the question's own words, which ask (a "?", "Compute",
+def quoted_reply(lines: list[str], span: range, quoted: set[int]) -> str:
+    """The blockquotes among ``lines[span]`` (a section that has nothing outside its quotes, which are
+    the lines ``quoted``) that are the student's text rather than the question's own words, which ask (a "?", "Compute",
     "Let", "Explain"; the handout's 3(a) shows four rows of its table): a blockquote used for the answer
     itself ("> | Stack | ...", "> We need ... so $\\gamma = ...$"), unquoted at every depth; "" if none."""
-    quotes = re.split(r"\n\s*\n", "\n".join(_unquoted(ln, every=True) if ln.lstrip().startswith(">") else "" for ln in lines))
+    quotes = re.split(r"\n\s*\n", "\n".join(_unquoted(lines[k], every=True) if k in quoted and lines[k].lstrip().startswith(">")
+                                               else "" for k in span))
     return "\n\n".join(q.strip() for q in quotes if any(mark in q for mark in ("$", "\\(", "→", "->")) and (
         len(_TABLE_ROW.findall(q)) >= 10 or not _ASKS.search(re.sub(r"\$[^$]*\$", " ", q))))
 

@@ -21,13 +21,17 @@ STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model
 """The files a student edits and uploads; everything else in the template is support code."""
 WRITTEN_FILES = ("answers.md", "answers.txt")
 """The written part: Markdown (the template's), or plain text with Unicode or ASCII math; .tex files too."""
-WRITTEN_SUFFIXES = (".md", ".markdown", ".txt", ".tex", ".ipynb", ".org", ".rst", ".html", ".htm")
+WRITTEN_SUFFIXES = (".md", ".markdown", ".qmd", ".rmd", ".rmarkdown", ".txt", ".tex", ".ipynb", ".org", ".rst",
+                    ".html", ".htm")
 """Written files read whatever their name (``a2_answer.md``, ``p1.txt``, ``homework2.tex``; a notebook's
-Markdown cells, org-mode and reStructuredText as the Markdown they say: grader/reading/markup.py)."""
+Markdown cells, org-mode and reStructuredText as the Markdown they say: grader/reading/markup.py;
+Quarto's .qmd and R Markdown's .Rmd are Markdown with a front matter and code chunks)."""
 UNREAD_WRITTEN_SUFFIXES = (".pdf", ".xlsx", ".xls", ".csv", ".ods", ".numbers", ".docx", ".doc", ".odt", ".rtf",
-                           ".pages", ".png", ".jpg", ".jpeg", ".gif", ".heic", ".webp")
+                           ".pages", ".png", ".jpg", ".jpeg", ".gif", ".heic", ".webp",
+                           ".typ", ".adoc", ".asciidoc", ".latex", ".ltx", ".lyx")
 """Files that may hold written answers the reader cannot read (a 3(a) table in a spreadsheet, a
-scanned page): named in the feedback, and the items they may answer go to review."""
+scanned page, a writeup in Typst, AsciiDoc or LyX, whose math is not LaTeX's, or LaTeX under a
+suffix the reader does not take for it): named in the feedback, and the items they may answer go to review."""
 NOT_WRITTEN = ("requirements", "license", "licence", "readme")
 """File names (without suffix, lower case) never read as written answers."""
 SUPPORT_DIRS = ("utils", "data")

@@ -611,6 +611,140 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (0, "", 0),
         "3f": (8, "", 8),
     },
+    # Blind round 65-76 (BLIND.yaml): new file types and layouts; where the entry's comment says so, the
+    # reader of fa264dc did not agree and the fix of the class is in the commits after it.
+    "65_quarto_callouts": {   # Quarto .qmd: front matter, ::: callouts, {#eq-..} labels
+        "1b_i": (2, "", 2),   # blind: on fa264dc SILENT false fail: 0
+        "1d": (4, "", 4),   # blind: on fa264dc SILENT false fail: 0
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),   # blind: on fa264dc SILENT false fail: 0
+        "3a": (4, "", 4),   # blind: on fa264dc SILENT false fail: 0
+        "3b": (1, "", 1),   # blind: on fa264dc SILENT false fail: 0
+        "3e_i": (3, "", 3),   # blind: on fa264dc SILENT false fail: 0
+        "3e_ii": (0, R, 0),
+        "3f": (12, "", 12),   # blind: on fa264dc SILENT false fail: 0
+    },
+    "66_rmarkdown_aligned": {   # R Markdown .Rmd: aligned derivations, && (w = o) rows, 3(f) lists three deep
+        "1b_i": (2, "", 2),   # blind: on fa264dc SILENT false fail: 0
+        "1d": (4, "", 4),   # blind: on fa264dc SILENT false fail: 0
+        "1e": (1, "", 1),   # blind: on fa264dc SILENT false fail: 0
+        "2b_i": (0, "", 0),
+        "3a": (0, R, 0),
+        "3b": (1, "", 1),   # blind: on fa264dc SILENT false fail: 0
+        "3e_i": (3, "", 3),   # blind: on fa264dc SILENT false fail: 0
+        "3e_ii": (0, R, 0),
+        "3f": (11, "", 11),   # blind: on fa264dc SILENT false fail: 0
+    },
+    "67_article_align_pd_macros": {   # \section*{Question 1}, \pd{}{} macro, align* ending in '\Rightarrow \quad \gamma &='
+        "1b_i": (2, "", 2),
+        "1d": (2, "", 2),
+        "1e": (0, R, 0),
+        "2b_i": (1, "", 1),   # blind: on fa264dc flagged miss: 0, review
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (10, "", 10),
+    },
+    "68_ascii_art_fractions": {   # plain text with fractions drawn over three lines, +---+ grid table
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: on fa264dc flagged miss: 0, review
+        "1e": (0, "", 0),   # blind: on fa264dc flagged: 0, review
+        "2b_i": (1, "", 1),   # blind: on fa264dc SILENT false fail: 0
+        "3a": (4, "", 4),
+        "3b": (0, R, 0),
+        "3e_i": (3, "", 3),   # blind: on fa264dc flagged miss: 0, review
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "69_german_english": {   # German prose and headings, \text{falls} / \text{sonst} cases
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: on fa264dc flagged miss: 0, review
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (0, "", 0),
+        "3e_i": (0, R, 0),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
+    "70_nested_lists_blockquotes": {   # labels as nested list items, answers in quotes ('> > **Answer.**', a quoted table)
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: on fa264dc flagged miss: 0, review
+        "1e": (0, "", 0),   # blind: on fa264dc flagged: 0, review
+        "2b_i": (1, "", 1),   # blind: on fa264dc SILENT false fail: 0
+        "3a": (4, "", 4),   # blind: on fa264dc SILENT false fail: 0
+        "3b": (1, "", 1),   # blind: on fa264dc SILENT false fail: 0
+        "3e_i": (1.5, "", 1.5),   # blind: on fa264dc SILENT false fail: 0
+        "3e_ii": (3, "", 3),   # blind: on fa264dc SILENT false fail: 0
+        "3f": (0, "", 0),
+    },
+    "71_index_notation_sums": {   # index notation: sums over w, Kronecker deltas, [dJ/dU]_kw, \#\text{steps}
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (0, R, 1),   # blind: on fa264dc flagged miss: 0, review
+        "2b_i": (0, "", 0),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),   # blind: on fa264dc flagged miss: 0, review
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "72_therefore_final_lines": {   # finals as the last of many $...$ lines, opened by \therefore or \Longrightarrow
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (3.7647, "", 3.7647),
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, R, 0),
+        "3f": (0, "", 0),
+    },
+    "73_asciidoc_stem": {   # AsciiDoc .adoc (not read: named, every item to review)
+        "1b_i": (0, R, 2),   # blind: on fa264dc SILENT false fail: 0
+        "1d": (0, R, 2),   # blind: on fa264dc SILENT false fail: 0
+        "1e": (0, R, 1),   # blind: on fa264dc SILENT false fail: 0
+        "2b_i": (0, R, 1),   # blind: on fa264dc SILENT false fail: 0
+        "3a": (0, R, 4),   # blind: on fa264dc SILENT false fail: 0
+        "3b": (0, R, 1),   # blind: on fa264dc SILENT false fail: 0
+        "3e_i": (0, R, 3),   # blind: on fa264dc SILENT false fail: 0
+        "3e_ii": (0, R, 0),
+        "3f": (0, R, 6),   # blind: on fa264dc SILENT false fail: 0
+    },
+    "74_details_summary_blocks": {   # every answer folded in <details><summary>
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (0, "", 0),
+        "3a": (3.7647, "", 3.7647),
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "75_eqnarray_split_array": {   # eqnarray '& = &', split, multline, \left\{ array cases, 3(a) as a math array
+        "1b_i": (2, "", 2),   # blind: on fa264dc flagged miss: 0, review
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),   # blind: on fa264dc flagged miss: 0, review
+        "2b_i": (1, "", 1),
+        "3a": (3.7647, R, 4),   # blind: on fa264dc flagged miss: 3.765, review
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (1.5, "", 1.5),
+        "3f": (11, "", 11),
+    },
+    "76_typst": {   # Typst .typ (not read: named, every item to review)
+        "1b_i": (0, R, 2),   # blind: on fa264dc SILENT false fail: 0
+        "1d": (0, R, 4),   # blind: on fa264dc SILENT false fail: 0
+        "1e": (0, R, 1),   # blind: on fa264dc SILENT false fail: 0
+        "2b_i": (0, R, 0),
+        "3a": (0, R, 4),   # blind: on fa264dc SILENT false fail: 0
+        "3b": (0, R, 1),   # blind: on fa264dc SILENT false fail: 0
+        "3e_i": (0, R, 0),
+        "3e_ii": (0, R, 3),   # blind: on fa264dc SILENT false fail: 0
+        "3f": (0, R, 11),   # blind: on fa264dc SILENT false fail: 0
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

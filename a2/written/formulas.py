@@ -88,7 +88,6 @@ class Read:
     other_lhs: str = ""    # the left side it was read under when that names something else (J, h_i)
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Reading and judging
 
@@ -310,8 +309,9 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
     elif got.other_lhs:
         out.doubt = (f"{got.text} was read from a formula whose left side is {quote(got.other_lhs)}, not "
                      f"{question.what}: it may be a step, not the answer")
-    elif got.candidate.kind == TAIL:
-        out.doubt = f"{got.text} was read from the end of a plain-text line: {quote(got.candidate.before + got.candidate.latex)}"
+    elif (cut := got.candidate.cut_case) or got.candidate.kind == TAIL:
+        out.doubt = f"{got.text} was read " + (f"without its case condition {quote(cut)}" if cut else "from the end of a plain-text line: "
+                                               + quote(got.candidate.before + got.candidate.latex))
     if not ok and hinted is None and out.doubt:
         out.review = out.doubt
     if not ok:

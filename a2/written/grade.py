@@ -59,7 +59,9 @@ def _names(paths: list[Path]) -> dict[Path, str]:
 UNREAD_KINDS = {".pdf": "a PDF", ".xlsx": "a spreadsheet", ".xls": "a spreadsheet", ".csv": "a spreadsheet",
                 ".ods": "a spreadsheet", ".numbers": "a spreadsheet", ".docx": "a Word document",
                 ".doc": "a Word document", ".odt": "a text document", ".rtf": "a text document",
-                ".pages": "a Pages document"}
+                ".pages": "a Pages document", ".typ": "a Typst document", ".adoc": "an AsciiDoc document",
+                ".asciidoc": "an AsciiDoc document", ".latex": "a LaTeX file under another suffix than .tex",
+                ".ltx": "a LaTeX file under another suffix than .tex", ".lyx": "a LyX document"}
 """What a file the reader cannot read is, by suffix (any other: an image)."""
 _FILE_LABEL = re.compile(r"(?:^|[^a-z0-9])(?:q|p|part|problem)?[ _.-]?([1-3])(?:[ _.-]?\(?([a-f])\)?)?(?![0-9a-z])", re.I)
 

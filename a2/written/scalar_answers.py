@@ -248,8 +248,21 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
     read = f"steps = {show(formula.tree, formula)}"
     said = "Step count: right for every n tried." if ok else "Step count: wrong."
     lines = [f"read: {read}", "The explanation is graded by a TA."]
-    return _with_catalogue(Verdict(int(ok), 1, lines, read=read, raw=cand.latex, why=_why(said, why)), "3b",
-                           ScalarEvidence(formula, "n", points), cand)
+    verdict = Verdict(int(ok), 1, lines, read=read, raw=cand.latex, why=_why(said, why))
+    # "Two times $n$: the answer is $2n$": a wrong expression picked by its place alone (no "steps" by it, no
+    # "="), among others, one of them right
+    rival = None if ok or explicit or score(cand)[:2] != (1, 1) else _first_in(
+        [c for c in pool if c is not cand and c.rhs.strip() != cand.rhs.strip() and _right_count(c, points)], {"n"})
+    if isinstance(rival, tuple):
+        verdict.review = f"{read} was read, but the section also has {quote(rival[0].latex)}, which may be the answer"
+    return _with_catalogue(verdict, "3b", ScalarEvidence(formula, "n", points), cand)
+
+
+def _right_count(cand: Candidate, points: list[float]) -> bool:
+    try:
+        return _value_check(parse_answer(cand, one_variable("n")), "n", points, lambda n: 2.0 * n)[0]
+    except FormulaError:
+        return False
 
 
 def _why(said: str, why: str) -> list[str]:

@@ -28,7 +28,7 @@ from a2.written.targets import (
     swapped_numbering,
     topic_title,
 )
-from grader.reading.blocks import markdown_tokens
+from grader.reading.blocks import QUOTED_ANSWER, markdown_tokens, quoted_reply
 
 MAX_FILE_CHARS = 1_000_000
 """Characters read from one written file; the rest is ignored (and said so)."""
@@ -92,6 +92,7 @@ _ROMAN_BARE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=[):]|\.(?![A-Za-z])|\s*$)
 """A bare numeral: ``ii)``, ``iii.``, ``iv`` alone; never ``i.e.``."""
 _ROMAN_SPACE = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?=\s+\S)")
 _PART_LINE = re.compile(r"^\s*(?:part|question|problem|q)\s*[1-3]\b.{0,80}$", re.I)
+_PICTURE = re.compile(r"!\[[^\]]*\]\([^)]*\)|<img\b[^>]*>")      # the question's picture above an answer in a quote
 _POINTS = re.compile(r"\(\s*\d+(?:\.\d+)?\s*(?:points?|pts?|marks?)\s*\)", re.I)
 
 
@@ -169,7 +170,7 @@ class _Marker:
     label: Label | None
     heading: str
     is_heading: bool
-    level: int = 0          # a Markdown heading's level (0: a paragraph, or plain text)
+    level: int = 0          # a Markdown heading's level (0: a paragraph, or plain text; -1: a list item)
 
 
 def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
@@ -182,7 +183,7 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
     for tok in tokens:
         if tok.type == "blockquote_open":
             quote_depth += 1
-            if tok.map:
+            if tok.map and not list_depth:         # a quote inside a list item is the student's own
                 excluded.update(range(*tok.map))
         elif tok.type == "blockquote_close":
             quote_depth -= 1
@@ -199,16 +200,16 @@ def _blocks(text: str) -> tuple[list[_Marker], set[int]]:
                 head = " ".join(lines[tok.map[0]:tok.map[1] - 1]).strip()
             level = len(tok.markup) if tok.markup.startswith("#") else 1 if tok.markup == "=" else 2
             markers.append(_Marker(tok.map[0], parse_label(head, heading=True), head, True, level))
-        elif tok.type in ("paragraph_open", "math_block", "math_block_label", "amsmath") and tok.map \
-                and not quote_depth and not list_depth:
-            first = lines[tok.map[0]]
+        elif tok.type in ("paragraph_open", "math_block", "math_block_label", "amsmath") and tok.map and not quote_depth:
+            first = re.sub(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+", "", lines[tok.map[0]]) if list_depth else lines[tok.map[0]]
             label = parse_label(first, heading=False)
             if label is None and tok.map[1] - tok.map[0] == 1 and _PART_LINE.match(first):
                 label = parse_label(first, heading=True)     # "Part 2: Machine Learning" on a line of its own
             if label is None and re.match(r"^\s*\*\*[^*]+\*\*\s*$", first):
                 label = parse_label(first.strip(" *"), heading=True)
-            if label is not None:
-                markers.append(_Marker(tok.map[0], label, first.strip(), False))
+            if label is not None and (not list_depth or label.part is not None or not label.letter or label.letter > next(
+                    (m.label.letter or "" for m in reversed(markers) if m.label and (m.label.letter or m.label.part)), "")):
+                markers.append(_Marker(tok.map[0], label, first.strip(), False, -1 if list_depth else 0))   # "- (b)" after (a)
     return markers, excluded
 
 
@@ -306,16 +307,15 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
                 spans[-1][1] = mk.line        # a section found by its topic ends at the next heading
             spans.append([mk.line, len(lines), topic, mk, "topic" if topic else False])
             continue
-        if lab is None and mk.is_heading:
-            lab = part_title(mk.heading)
+        lab = lab if lab is not None or not mk.is_heading else part_title(mk.heading)
         if lab is None:
             continue
         if lab.part is not None:
             part, letter, roman = lab.part, lab.letter, lab.roman
         elif lab.letter is not None:
             letter, roman = lab.letter, lab.roman
-        elif lab.roman is not None:
-            if letter is None:
+        elif lab.roman is not None:     # a list item "- (ii)" that is no question's (3(f)'s sentences) is text
+            if letter is None or (mk.level < 0 and question_for(part, letter, lab.roman, questions) is None):
                 continue
             roman = lab.roman
         q = question_for(part, letter, roman, questions)
@@ -334,11 +334,12 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
     for start, end, q, mk, _implicit in spans:
         body_lines = [lines[k] for k in range(start, end)
                       if k not in excluded and not (mk.is_heading and k == start)]
-        body = "\n".join(body_lines).strip("\n")
+        quoted = "" if _PICTURE.sub("", "".join(body_lines)).strip() else quoted_reply(lines, range(start, end), excluded)
+        body = quoted or "\n".join(body_lines).strip("\n")
         heading = _POINTS.sub("", mk.heading).strip()
         target = derivative_target(heading, body) if q in _DERIVATIVE_FAMILY else None
         where = f"{source}, line {start + 1}"
-        section = Section(q or "", body, heading, mk.label.text if mk.label else "", where)
+        section = Section(q or "", body, heading, mk.label.text if mk.label else "", where, doubt=quoted and QUOTED_ANSWER)
         if _implicit == "topic":
             section.doubt = f"the section headed {heading!r} ({where}) was read as {pretty(q)} from its topic"
             section.notes.append(f"No section is labelled {pretty(q)}; the one headed {heading!r} ({where}) "

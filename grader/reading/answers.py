@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from grader.reading.braces import group, math_groups, opening, scan, top_level_split
 from grader.reading.latex_normal import brace_cases
-from grader.reading.notation import word_cases
+from grader.reading.notation import OTHER_CASE, dropped_case, trailing_condition, word_cases
+from grader.reading.rows import drop_layout, result_rows
 
 MAX_CANDIDATES = 40
 """Formulas considered per section (the rest of a long derivation is not read)."""
@@ -55,14 +56,19 @@ class Candidate:
     def rhs(self) -> str:
         return last_rhs(self.latex)
 
+    @property
+    def cut_case(self) -> str:       # the case condition cut from its end (W_ji if z_i > 0, no other case), or ""
+        return dropped_case(self.latex + re.split(r"[.;\n]", self.after, maxsplit=1)[0])
 
-_MARKER = re.compile(r"(?im)(?:^|(?<=[\s>*_#(]))(?:\*\*|__|\\textbf\{)?[ \t]*(?:final[ \t]+answer|answer|result|solution)"
-                     r"[ \t]*(?:\*\*|__|\})?[ \t]*[:：][ \t]*(?:\*\*|__)?")
+
+_MARKER = re.compile(r"(?im)(?:^|(?<=[\s>*_#(]))(?:(?:\*\*|__|\\textbf\{)?[ \t]*(?:final[ \t]+answer|answer|result|solution)[ \t]*"
+                     r"(?:\*\*|__|\})?[ \t]*[:：]|(?:\*\*|__|\*|_|\\textbf\{|\\emph\{|\\textit\{)(?:final[ \t]+answer|answer|solution)\."
+                     r"(?:\*\*|__|\*|_|\}))[ \t]*(?:\*\*|__)?")
 _CONDITION_ONLY = re.compile(r"^\s*[a-z](?:_\{?\w\}?)?\s*(?:=|\\neq?|≠|!=|>|<|\\geq?|\\leq?)\s*[a-z0-9](?:_\{?\w\}?)?\s*$")
 
 
 def opens_with_marker(line: str) -> bool:
-    """Whether a line starts with an "Answer:" marker (``**Answer:**``, ``Final answer:``)."""
+    """Whether a line starts with an "Answer:" marker (``**Answer:**``, ``Final answer:``, or a full stop in bold: ``**Answer.**``)."""
     return _MARKER.match(line.strip()) is not None
 
 
@@ -74,17 +80,8 @@ def is_condition(latex: str) -> bool:
 def math_spans(text: str) -> list[MathSpan]:
     """Every math span of ``text`` in order (:func:`grader.reading.braces.math_groups`: ``$$..$$``,
     ``\\[..\\]``, display environments, ``$..$``, ``\\(..\\)``)."""
-    return [MathSpan(drop_layout(body), display, start, end) for start, end, body, display in math_groups(text)]
-
-
-def drop_layout(latex: str) -> str:
-    """``latex`` without :data:`_LAYOUT` (each a space)."""
-    return _LAYOUT.sub(" ", latex)
-
-
-_LAYOUT = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|scriptscriptstyle)(?![A-Za-z])|(?<!\\)\\[,;:!](?![A-Za-z])")
-"""Layout that renders differently and means the same (style sizes, thin and thick spaces): a
-space, before a formula's sides, remarks or boxes are read (``\\boxed{\\; 2n \\;}`` is 2n)."""
+    return [MathSpan(row, display, start + k, end) for start, end, body, display in math_groups(text)
+            for k, row in enumerate(result_rows(drop_layout(body)) if display else [drop_layout(body)])]
 
 
 def _line_before(text: str, pos: int) -> str:
@@ -342,10 +339,9 @@ def cut_remark(formula: str) -> str:
     paren = _remark_paren(text)
     if paren > 0:
         text = text[:paren]
-    if not latex and word_cases(text) == text:
-        cond = _CONDITION_WORDS.search(text)
-        if cond and text[:cond.start()].strip():
-            text = text[:cond.start()]
+    cond = None if latex else trailing_condition(text)
+    if cond is not None:
+        text = text[:cond]
     text = text.strip().rstrip(" ,;.")
     while text.endswith("\\") and not text.endswith("\\\\"):
         text = text[:-1].rstrip(" ,;.")       # "\;" at the end was spacing, not punctuation: no lone "\"
@@ -357,7 +353,7 @@ def _comma_is_remark(text: str, i: int) -> bool:
     the formula goes on as a list (``[a, b]`` is inside brackets and never here)."""
     rest = text[i + 1:].lstrip()
     return not re.match(r"(?:\\text\s*\{\s*)?(?:else|otherwise|if|when|for\s+[a-z]\s*(?:=|\\neq|≠))", rest, re.I) \
-        and not re.match(r"[-\d(]", rest)
+        and not re.match(r"[-\d(]", rest) and not OTHER_CASE.match(rest)
 
 
 _BRACE_ARRAY = re.compile(r"\\\{\s*\\begin\s*\{(?:array|matrix|aligned)\}")

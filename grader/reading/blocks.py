@@ -150,9 +150,10 @@ def callouts_opened(text: str) -> str:
         start, end = tok.map
         m = _CALLOUT.match(lines[start])
         if not m:           # the template's quoted prompt, the answer typed inside it after "Answer:"
-            start = next((k for k in range(start, end) if opens_with_marker(_unquoted(lines[k]))), end)
+            # (at any depth: "> > **Answer.** 2n" is a reply quoted under the quoted prompt)
+            start = next((k for k in range(start, end) if opens_with_marker(_unquoted(lines[k], every=True))), end)
             for k in range(start, end):
-                lines[k] = _unquoted(lines[k])
+                lines[k] = _unquoted(lines[k], every=True)
             continue
         if m.group(1).lower() in PROMPT_CALLOUTS:
             continue
@@ -162,10 +163,30 @@ def callouts_opened(text: str) -> str:
     return "\n".join(lines)
 
 
-def _unquoted(line: str) -> str:
-    """``line`` without its first blockquote ``>`` (and the space after it)."""
+_ASKS = re.compile(r"\?|(?:^|[.:;]\s+|\(\w{1,4}\)\s*)(?:compute|show|write|derive|explain|give|parse|go through|find|"
+                   r"state|prove|briefly|consider|suppose|let|recall|what|when|why|how|which|for each)\b", re.I)
+_TABLE_ROW = re.compile(r"^\s*\|.*\|.*\|\s*$", re.M)
+QUOTED_ANSWER = "the section's only text is quoted ('> ...'), which usually holds the question's own words; it was read as the answer"
+
+
+def quoted_reply(lines: list[str], span: range, quoted: set[int]) -> str:
+    """The blockquotes among ``lines[span]`` (a section that has nothing outside its quotes, which are
+    the lines ``quoted``) that are the student's text rather than the question's own words, which ask (a "?", "Compute",
+    "Let", "Explain"; the handout's 3(a) shows four rows of its table): a blockquote used for the answer
+    itself ("> | Stack | ...", "> We need ... so $\\gamma = ...$"), unquoted at every depth; "" if none."""
+    quotes = re.split(r"\n\s*\n", "\n".join(_unquoted(lines[k], every=True) if k in quoted and lines[k].lstrip().startswith(">")
+                                               else "" for k in span))
+    return "\n\n".join(q.strip() for q in quotes if any(mark in q for mark in ("$", "\\(", "→", "->")) and (
+        len(_TABLE_ROW.findall(q)) >= 10 or not _ASKS.search(re.sub(r"\$[^$]*\$", " ", q))))
+
+
+def _unquoted(line: str, *, every: bool = False) -> str:
+    """``line`` without its first blockquote ``>`` (and the space after it); ``every``: without all of them."""
     at = line.find(">")
-    return line[at + 1:].removeprefix(" ") if at >= 0 and not line[:at].strip() else line
+    if at < 0 or line[:at].strip():
+        return line
+    rest = line[at + 1:].removeprefix(" ")
+    return _unquoted(rest, every=True) if every else rest
 PANDOC_ESCAPED = "_*#<>~^`"
 """Characters pandoc escapes in Markdown text (``p\\_drop``, ``\\*``); brackets too (``\\[ROOT\\]``)."""
 

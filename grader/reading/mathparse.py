@@ -130,16 +130,24 @@ class _Placeholders:
         return f" \\{PLACEHOLDER}_{{{key}}} "
 
 
-_CONDITION_WORDS = re.compile(r"\{\s*[,;]?\s*((?:if|when|for|where|otherwise|else|and|o\.w\.)\b[^{}]*)\}", re.I)
+_IF_OTHER = r"(?:falls|wenn|si|se|cuando|quand|если)(?=\s)|如果|当|若"
+"""'If' in the languages writeups mix with English math (German, French, Spanish, Italian, Portuguese,
+Russian, Chinese): ``\text{falls } w = o``."""
+_OTHERWISE_OTHER = (r"sonst|andernfalls|sinon|autrement|sino|si\s+no|en\s+otro\s+caso|de\s+lo\s+contrario|altrimenti|"
+                    r"senão|caso\s+contrário|иначе|в\s+противном\s+случае|否则|其他|其它|それ以外|그\s*외")
+"""'Otherwise' in those languages (and Japanese and Korean): ``\text{sonst}``."""
+_CONDITION_WORDS = re.compile(r"\{\s*[,;]?\s*((?:if|when|for|where|otherwise|else|and|o\.w\.|"
+                              + _IF_OTHER + "|" + _OTHERWISE_OTHER + r")(?:\b|(?<=\W))[^{}]*)\}", re.I)
 
 
 def _condition_text(text: str) -> str:
     text = _CONDITION_WORDS.sub(r" \1 ", text)
-    text = re.sub(r"^\s*(?:if|when|for|where)\b", "", text.strip(), flags=re.I)
+    text = re.sub(r"^\s*(?:if|when|for|where|" + _IF_OTHER + r")(?:\b|(?<=\W))", "", text.strip(), flags=re.I)
     return text.strip().strip(",;:").strip()
 
 
-_OTHERWISE = re.compile(r"^\s*(?:otherwise|else|elsewhere|o\.?w\.?|other(?:wise)?\s*cases?)\b", re.I)
+_OTHERWISE = re.compile(r"^\s*(?:otherwise|else|elsewhere|o\.?w\.?|other(?:wise)?\s*cases?|" + _OTHERWISE_OTHER
+                        + r")(?:\b|(?<=\W)|$)", re.I)
 _IF_WORDS = re.compile(r"\b(?:if|when|for|where|and)\b", re.I)
 
 
@@ -363,8 +371,8 @@ def _parse(latex: str) -> Formula:
         raise FormulaError(f"the formula is {len(latex)} characters long; at most {MAX_FORMULA_CHARS} "
                            "are read (give the final answer on its own)")
     text = normalise(latex)
-    if not text:
-        raise FormulaError("an empty formula")
+    if not text or re.search(r"-\s*-\s*-|[_─]{3}", latex):      # "gamma = ---------": a bar drawn over three lines
+        raise FormulaError("an empty formula" if not text else "a fraction bar drawn with dashes over three lines")
     if depth(text) > MAX_NESTING:
         raise FormulaError(f"the formula nests brackets more than {MAX_NESTING} deep")
     ph = _Placeholders()

@@ -136,6 +136,29 @@ def word_cases(text: str) -> str:
     return text
 
 
+_TRAILING_IF = re.compile(r"\s+(?=(?:when|if|for)\b)", re.I)
+OTHER_CASE = re.compile(r"(?:and\s+)?[^,;.]{1,40}?\s(?:otherwise|else(?:where)?)\b", re.I)
+"""``and 0 otherwise`` after a comma: the other case of a formula whose first case ends at the comma."""
+
+
+def trailing_condition(text: str) -> int | None:
+    """Where a plain-text formula's trailing condition starts (``W_ji if z_i > 0``: one case written
+    without the other, or a remark ``for all w``), or None (no condition, or its cases in words)."""
+    if word_cases(text) != text:
+        return None
+    cond = _TRAILING_IF.search(text)
+    return cond.start() if cond and text[:cond.start()].strip() else None
+
+
+def dropped_case(formula: str) -> str:
+    """The case condition (a comparison: ``if (xW + b1)_i > 0``) at the end of a plain-text formula,
+    which the reader cuts: what is read is then one case of two, not the whole answer; else ""."""
+    text = formula.strip()
+    at = None if "\\" in text else trailing_condition(text)
+    cond = text[at:] if at is not None else ""
+    return cond.strip() if re.search(r"[<>≠≤≥]|!=|(?<![<>!])=", cond) else ""
+
+
 # ---------------------------------------------------------------------------------------------
 # A question's names as plain text spells them
 

@@ -15,7 +15,7 @@ from one writeup is kept for the next (the formula and LaTeX parse caches are cl
 as a new submission's process starts without them). The formula parser's DFA (ANTLR's prediction
 cache, which the grammar keeps like its tables) is kept from one writeup to the next, as in one
 process reading a class's writeups; with ``--fresh`` every writeup starts, as a new process does,
-from the stored DFA (``python -m grader.reading.prediction build a2/written/formula_shapes.json``,
+from the stored DFA (``python -m grader.reading.prediction_build a2/written/formula_shapes.json``,
 which Gradescope's setup.sh runs) or, without one, from an empty DFA, and parses the catalogue's
 formulas again.
 """

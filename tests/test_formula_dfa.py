@@ -1,4 +1,5 @@
-"""A stored DFA for latex2sympy's parser (grader/reading/prediction.py: build, save, load).
+"""A stored DFA for latex2sympy's parser (grader/reading/prediction.py: save, load;
+grader/reading/prediction_build.py: build).
 
 A new process predicts from an empty DFA and pays a full ATN closure for every new decision path
 (a fresh process read a writeup in about 0.5 s, against 0.1 s with the DFA of the assignment's
@@ -20,7 +21,7 @@ from antlr4.dfa.DFA import DFA
 from latex2sympy2_extended.antlr_parser import PSParser
 
 from grader.package import scripts as package_scripts
-from grader.reading import prediction
+from grader.reading import prediction, prediction_build
 
 TESTS = Path(__file__).parent
 sys.path.insert(0, str(TESTS))
@@ -48,7 +49,7 @@ def fresh(monkeypatch):
 def stored(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("dfa") / "formula_dfa.pickle"
     _empty_dfa()
-    note = prediction.build(json.loads(SHAPES.read_text(encoding="utf-8")), path)
+    note = prediction_build.build(json.loads(SHAPES.read_text(encoding="utf-8")), path)
     assert "DFA states stored" in note
     _empty_dfa()
     return path
@@ -138,4 +139,4 @@ def test_no_file_leaves_the_dfa_empty(fresh, tmp_path):
 
 def test_setup_sh_builds_the_image_s_dfa():
     setup = package_scripts.setup_sh(package_scripts.pinned_requirements(TESTS.parent)[0])
-    assert "-m grader.reading.prediction build" in setup and "*/written/formula_shapes.json" in setup
+    assert "-m grader.reading.prediction_build" in setup and "*/written/formula_shapes.json" in setup

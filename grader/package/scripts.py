@@ -114,7 +114,7 @@ chmod -R a+rX "$(dirname "$VENV")"
 # submission's reader starts from an empty DFA (about 0.5 s a writeup instead of 0.1 s). Optional.
 for shapes in "$SOURCE"/*/written/formula_shapes.json; do
     [ -f "$shapes" ] || continue
-    (cd "$SOURCE" && PYTHONPATH="$SOURCE" "$VENV/bin/python" -m grader.reading.prediction build "$shapes") \
+    (cd "$SOURCE" && PYTHONPATH="$SOURCE" "$VENV/bin/python" -m grader.reading.prediction_build "$shapes") \
         && chmod a+r "$SOURCE/grader/reading/formula_dfa.pickle" \
         || echo "the formula DFA was not built: the written reader starts from an empty one"
 done

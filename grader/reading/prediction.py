@@ -18,9 +18,9 @@ formula of the corpora and on generated ones.
 The DFA is what makes SLL fast, and a new process starts with an empty one: each new decision
 path costs a full ATN closure (a fresh process read a writeup in about 0.5 s, against 0.1 s once
 its DFA knew the assignment's formulas). So the DFA can be built once from declared formulas and
-stored (:func:`build`, ``python -m grader.reading.prediction build FORMULAS.json``, which
-Gradescope's setup.sh runs when it builds the image), and every process loads it on its first
-parse (:func:`load`). A stored DFA holds exactly the states ANTLR's own SLL prediction computes
+stored (:mod:`grader.reading.prediction_build`, ``python -m grader.reading.prediction_build
+FORMULAS.json``, which Gradescope's setup.sh runs when it builds the image), and every process
+loads it on its first parse (:func:`load`). A stored DFA holds exactly the states ANTLR's own SLL prediction computes
 for those formulas (the same states it would compute again), and it is used only by the same
 grammar and ANTLR runtime it was built with; anything else leaves the DFA empty.
 """
@@ -33,7 +33,6 @@ import json
 import os
 import pickle
 import sys
-import time
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -140,6 +139,8 @@ def fast_parser(parser: Any) -> Any:
 # A stored DFA
 
 DFA_FILE = Path(os.environ.get("A2GRADER_FORMULA_DFA") or Path(__file__).with_name("formula_dfa.pickle"))
+_LOADED: list[str] = []
+"""What :func:`load` did in this process (empty: not yet)."""
 """Where the built DFA is kept (``A2GRADER_FORMULA_DFA`` overrides; never committed: it is built)."""
 
 
@@ -196,9 +197,6 @@ def save(path: Path = DFA_FILE) -> int:
     return sum(len(states) for _, states, _ in data["dfas"])
 
 
-_LOADED: list[str] = []
-
-
 def load(path: Path = DFA_FILE) -> str:
     """Load the stored DFA into the grammar's (once per process); what happened, in words."""
     if _LOADED:
@@ -219,36 +217,3 @@ def load(path: Path = DFA_FILE) -> str:
             note = f"the stored DFA {path} could not be read ({type(exc).__name__}): not used"
     _LOADED.append(note)
     return note
-
-
-def build(formulas: list[str], path: Path = DFA_FILE) -> str:
-    """Parse ``formulas`` (normalised LaTeX, as the reader hands it to latex2sympy) and store the
-    DFA they build."""
-    from grader.reading.mathparse import FormulaError, _convert, _Placeholders
-
-    if not _LOADED:
-        _LOADED.append("building a DFA: none loaded")      # built from the formulas alone
-    started = time.process_time()
-    read = 0
-    for latex in formulas:
-        try:
-            _convert(latex, _Placeholders())
-            read += 1
-        except FormulaError:
-            pass
-    states = save(path)
-    return (f"{read} of {len(formulas)} formulas read; {states} DFA states stored in {path} "
-            f"({path.stat().st_size // 1024} KiB, {time.process_time() - started:.1f} s)")
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] != "build":
-        print("usage: python -m grader.reading.prediction build FORMULAS.json", file=sys.stderr)
-        return 2
-    formulas = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
-    print(build([str(f) for f in formulas]))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -369,8 +369,10 @@ def list_items(text: str, environment: str) -> list[tuple[int, str]]:
     ends = [n.pos for n in items[1:]] + [end_tag(text, env)]
     found = [(n.pos + n.len, text[n.pos + n.len:end]) for n, end in zip(items, ends)]
     known = _RANGES.get(text)
-    for offset, item in found if known is not None else ():
-        known_range(known[0], known[1] + offset, known[1] + offset + len(item))
+    if known is not None:
+        doc, start = known
+        for offset, item in found:
+            known_range(doc, start + offset, start + offset + len(item))
     return found
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from written_support import full, graded
 
 from a2.written.checker_registry import WrittenContext
 from a2.written.checkers import all_written_checkers
@@ -166,3 +167,68 @@ def test_an_unread_answer_read_past_is_flagged():
     body = ("$$z = xW + b_1$$\n\n$$\\frac{\\partial h_i}{\\partial x_j} = \\mathbb{1}\\{z_i > 0\\} W_{ji} \\oplus 1$$")
     verdict = all_written_checkers()["relu_jacobian"](Section("3e_i", body, where="answers.md, line 2"), _ctx("3e_i"))
     assert verdict.passed == 0 and "could not be read whole" in verdict.review
+
+
+_1D_CASES = {
+    "markdown": ("## 1(c)\n\nNormalising loses the magnitude.\n\n#### Final Answer\n\n"
+                 "For $w = o$: $$\\frac{{\\partial J}}{{\\partial u_o}} = {eq}$$\n\n"
+                 "For $w \\neq o$: $$\\frac{{\\partial J}}{{\\partial u_w}} = {neq}$$\n\n"
+                 "## 1(d)\n\nThe result is at the end of the previous answer.\n"),
+    "plain": ("1(c)\n\nNormalising loses the magnitude.\n\nFinal answer of the next part: w = o: ∂J/∂u_w = {eq}\n\n"
+              "w ≠ o: ∂J/∂u_w = {neq}\n\n1(d)\n\nSee the end of the previous answer.\n"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_1D_CASES))
+def test_the_cases_of_1d_written_at_the_end_of_a_neighbour_keep_their_conditions(tmp_path, shape):
+    """1(d) under 1(c)'s Final Answer, each case led by its condition: read elsewhere, each equation
+    keeps the case its line states (the last one was read for both cases: a right answer scored 0)."""
+    latex = shape == "markdown"
+    right = ("(\\hat{y}_o - 1) v_c", "\\hat{y}_w v_c") if latex else ("(ŷ_o − 1)v_c", "ŷ_w v_c")
+    name = "answers.md" if latex else "answers.txt"
+    got = graded(tmp_path, _1D_CASES[shape].format(eq=right[0], neq=right[1]), name)["1d"]
+    assert full(got) and "not in its section" in "\n".join(got.written.reading)
+    # the two cases swapped: each is judged as the case its condition names, so neither is right
+    swapped = graded(tmp_path, _1D_CASES[shape].format(eq=right[1], neq=right[0]), name)["1d"]
+    assert swapped.score == 0 and swapped.needs_review
+
+
+_3B_AFTER_3A = ("## 3(a)\n\n| Stack | Buffer | Transition |\n|---|---|---|\n| [ROOT] | [I, presented] | Initial |\n\n{tail}\n\n"
+                "## 3(b)\n\nThe result is written at the end of the previous answer.\n")
+
+
+@pytest.mark.parametrize("tail, right", [
+    ("#### Final Answer\n\nsteps = 2·n", True),
+    ("#### Final Answer\n\nIt takes n + n steps in total, since each word is shifted once and attached once.", True),
+    ("Final answer of the next part: 2n (this holds for every sentence)", True),
+    ("#### Final Answer\n\nsteps = 2n + 1", False),
+    ("Final answer of the next part: n", False),
+])
+def test_3b_written_at_the_end_of_3a_is_read_there(tmp_path, tail, right):
+    """3(b)'s count of steps written at the end of 3(a)'s table, its own section empty of an answer:
+    read as a TA would (kept only when right, with the doubt of its place), never a silent zero."""
+    got = graded(tmp_path, _3B_AFTER_3A.format(tail=tail))["3b"]
+    if right:
+        assert full(got) and "whose content answers 3(b)" in "\n".join(got.written.reading)
+    else:
+        assert got.score == 0 and got.needs_review
+
+
+def test_what_counts_as_a_statement_of_3b_elsewhere():
+    from a2.written.scalar_answers import step_statements
+
+    said = "| [ROOT] | [I] | S |\n\nFinal answer of the next part: 2n\n\n#### Final Answer\n\nIt takes $n + n$ steps"
+    assert [line for _, line in step_statements(said)] == ["Final answer of the next part: 2n", "It takes $n + n$ steps"]
+    for not_said in ("There are n words in the buffer.", "The transitions, in order: SHIFT, SHIFT, LEFT-ARC.",
+                     "Each of the n words is shifted once: 16 steps for this sentence.", "| n | steps | S |"):
+        assert step_statements(not_said) == [], not_said
+
+
+def test_a_3b_section_with_an_unreadable_marked_answer_is_not_replaced_from_elsewhere(tmp_path):
+    """Only a section with no answer of its own is answered from elsewhere: a marked answer that
+    cannot be read stays the student's answer, flagged."""
+    text = _3B_AFTER_3A.format(tail="#### Final Answer\n\nsteps = 2n").replace(
+        "The result is written at the end of the previous answer.", "Answer: $\\frac{2}{$")
+    got = graded(tmp_path, text)["3b"]
+    assert got.score == 0 and got.needs_review
+

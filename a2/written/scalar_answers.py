@@ -252,6 +252,43 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
                            ScalarEvidence(formula, "n", points), cand)
 
 
+_STEP_WORD = re.compile(r"\b(?:steps?|transitions?)\b", re.I)
+_FINAL_LINE = re.compile(r"^[\s>*_]*final\s+answers?\b[^:\n]{0,40}:\s*(?=\S)", re.I | re.M)
+_FINAL_HEADING = re.compile(r"^(?:#{1,6}[ \t]*|\*\*|__)[ \t]*final\s+answers?[ \t]*(?:\*\*|__)?[ \t:]*$", re.I)
+
+
+def step_statements(body: str) -> list[tuple[int, str]]:
+    """(offset, line) of the lines of another question's section that state a count of steps in n
+    (``It takes 2n steps``, ``steps = 2·n``) or give an expression in n as a final answer (``Final
+    answer of the next part: 2n``, the line under a ``#### Final Answer`` heading): a 3(b) written at
+    the end of 3(a)'s table. Each line is one the 3(b) checker reads an expression in n from."""
+    out = []
+    offset, lines = 0, body.split("\n")
+    marked_next = False
+    for line in lines:
+        start, offset = offset, offset + len(line) + 1
+        if _FINAL_HEADING.match(line.strip()):
+            marked_next = True
+            continue
+        if not line.strip():
+            continue
+        marked, marked_next = marked_next or bool(_FINAL_LINE.match(line)), False
+        said = bool(_STEP_WORD.search(line)) and any(
+            _NEAR_AFTER.match(counts_in_words(line)[c.end:c.end + 30]) or _NEAR_BEFORE.search(c.before[-30:])
+            for c in _text_candidates(counts_in_words(line), _N_TEXT) + [c for c in candidates(line) if c.kind != TEXT])
+        if (marked or said) and (marked or "|" not in line) and _reads_count(line):
+            out.append((start, line.strip()))
+    return out
+
+
+def _reads_count(line: str) -> bool:
+    """Whether the 3(b) checker reads an expression in n from ``line`` alone."""
+    body = counts_in_words(line)
+    pool = [c for c in candidates(body) if c.kind in (DISPLAY, INLINE, PLAIN)] + _text_candidates(body, _N_TEXT)
+    pool = [c for c in pool if not (c.rhs.strip() == "n" and c.end >= 0 and _NOT_AN_ANSWER.match(body[c.end:c.end + 20]))]
+    return isinstance(_first_in(pool, {"n"}), tuple)
+
+
 def _why(said: str, why: str) -> list[str]:
     """The verdict and, for a wrong one-variable answer, why ("at p = 0.3 it gives ..."): shown with the key."""
     return [said, f"Wrong: {why}."] if why else [said]

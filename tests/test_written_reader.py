@@ -232,3 +232,20 @@ def test_a_3b_section_with_an_unreadable_marked_answer_is_not_replaced_from_else
     got = graded(tmp_path, text)["3b"]
     assert got.score == 0 and got.needs_review
 
+
+@pytest.mark.parametrize("answer, right", [("1/(1 - p_drop)", True), ("1/p_drop", False)])
+def test_a_plain_formula_under_a_final_answer_heading_is_the_marked_answer(tmp_path, answer, right):
+    """A formula typed without math on the line under ``#### Final Answer`` is the answer the heading
+    marks, read whole (it was read as the tail of a line of plain text: "not read with full
+    confidence" for everyone, and a wrong one flagged)."""
+    got = graded(tmp_path, f"## 2(b)(i)\n\nThe expectation must be h.\n\n#### Final Answer\n\n{answer}\n")["2b_i"]
+    assert full(got) == right and not got.needs_review
+    assert not any("not read with full confidence" in line for line in got.written.reading)
+
+
+def test_prose_under_a_final_answer_heading_is_not_taken_for_a_formula(tmp_path):
+    from grader.reading.answers import MARKED_TEXT, candidates
+
+    text = "#### Final Answer\n\nIt takes n + n steps in total, since each word is shifted once.\n"
+    assert not [c for c in candidates(text) if c.kind == MARKED_TEXT]
+    assert full(graded(tmp_path, "## 3(b)\n\n" + text)["3b"])

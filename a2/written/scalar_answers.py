@@ -18,7 +18,7 @@ from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, ans
 from a2.written.formulas import EXPLICIT, TRIALS, parse_answer, quote
 from a2.written.instances import one_variable
 from a2.written.sections import Section
-from grader.reading.answers import DISPLAY, INLINE, PLAIN, TAIL, TEXT, Candidate, candidates, lhs, math_spans, plain_tails
+from grader.reading.answers import DISPLAY, INLINE, MARKED_TEXT, PLAIN, TAIL, TEXT, Candidate, candidates, lhs, math_spans, plain_tails
 from grader.reading.evaluate import Env, EvalError, evaluate, is_scalar, show, split_name
 from grader.reading.mathparse import Formula, FormulaError, parse_formula, parse_known
 from grader.reading.numeric import close
@@ -222,7 +222,7 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
                                                                                               "\\mathcal O", "\\Theta"))]
     explicit = [c for c in found if c.kind in EXPLICIT]
     if explicit:
-        pool = explicit
+        pool = [said for c in explicit for said in _count_in_words(c)]
     else:
         implicit = sorted((c for c in found if c.kind in (DISPLAY, INLINE, PLAIN)), key=lambda c: c.start)
         implicit += _text_candidates(body, _N_TEXT) + plain_tails(body, one_variable("n").known)
@@ -287,6 +287,27 @@ def _reads_count(line: str) -> bool:
     pool = [c for c in candidates(body) if c.kind in (DISPLAY, INLINE, PLAIN)] + _text_candidates(body, _N_TEXT)
     pool = [c for c in pool if not (c.rhs.strip() == "n" and c.end >= 0 and _NOT_AN_ANSWER.match(body[c.end:c.end + 20]))]
     return isinstance(_first_in(pool, {"n"}), tuple)
+
+
+def _count_in_words(cand: Candidate) -> list[Candidate]:
+    """An explicit answer as read: itself, or, for an "Answer:" line in words (``Answer: it takes 2n
+    steps in total``), the one expression in n it states as the count of steps (so the line is
+    read whole: one count, said as one)."""
+    if cand.kind != MARKED_TEXT:
+        return [cand]
+    try:
+        if _only(parse_answer(cand, one_variable("n")), {"n"}) is None:
+            return [cand]
+    except FormulaError:
+        pass
+    text = cand.latex
+    said = [c for c in _text_candidates(text, _N_TEXT)
+            if _NEAR_AFTER.match(text[c.end:c.end + 30]) or _NEAR_BEFORE.search(c.before[-30:])]
+    said = [c for c in said if not (c.rhs.strip() == "n" and _NOT_AN_ANSWER.match(text[c.end:c.end + 20]))]
+    if len({"".join(c.latex.split()) for c in said}) != 1:
+        return [cand]
+    c = said[0]
+    return [Candidate(c.latex, MARKED_TEXT, cand.start + c.start, cand.before + text[:c.start], cand.start + c.end)]
 
 
 def _why(said: str, why: str) -> list[str]:

@@ -249,3 +249,34 @@ def test_prose_under_a_final_answer_heading_is_not_taken_for_a_formula(tmp_path)
     text = "#### Final Answer\n\nIt takes n + n steps in total, since each word is shifted once.\n"
     assert not [c for c in candidates(text) if c.kind == MARKED_TEXT]
     assert full(graded(tmp_path, "## 3(b)\n\n" + text)["3b"])
+
+
+_3E_STEPS = ("## 3(b)\n\n$2n$\n\n#### Final Answer\n\n$$\\frac{{\\partial h_i}}{{\\partial x_j}} = {answer}$$\n\n"
+             "## 3(e)(i)\n\nLet $$z = xW + b_1$$\n\n{own}The result is written at the end of the previous answer.\n")
+
+
+@pytest.mark.parametrize("answer, right", [("\\mathbb{{1}}\\{{(xW + b_1)_i > 0\\}} W_{{ji}}", True), ("W_{{ij}}", False)])
+def test_a_section_of_steps_whose_answer_ends_the_previous_section(tmp_path, answer, right):
+    """3(e)(i)'s section holds only a step (z = xW + b_1) and its answer, named by its left-hand
+    side, ends the previous section: read there as a TA would (the step was read as the answer:
+    0, flagged), kept only when right; the same reading is shown either way."""
+    got = graded(tmp_path, _3E_STEPS.format(answer=answer, own="").replace("{{", "{").replace("}}", "}"))["3e_i"]
+    assert full(got) == right and got.needs_review != right
+    assert "whose formulas are steps of a derivation" in "\n".join(got.written.reading)
+
+
+def test_a_section_with_its_own_answer_is_not_answered_from_elsewhere(tmp_path):
+    """A formula of the section without a left-hand side is its answer (wrong here): a right one
+    elsewhere never replaces it."""
+    text = _3E_STEPS.format(answer="\\mathbb{{1}}\\{{(xW + b_1)_i > 0\\}} W_{{ji}}", own="$$W_{{ji}}$$\n\n")
+    got = graded(tmp_path, text.replace("{{", "{").replace("}}", "}"))["3e_i"]
+    assert not full(got) and "∂h_i/∂x_j = W_{ji}" in got.written.read
+
+
+def test_a_3e_ii_section_holding_a_step_only_is_answered_by_the_end_of_3e_i(tmp_path):
+    text = ("## 3(e)(i)\n\n$$\\frac{\\partial h_i}{\\partial x_j} = \\mathbb{1}\\{(xW + b_1)_i > 0\\} W_{ji}$$\n\n"
+            "#### Final Answer\n\n$$\\frac{\\partial CE}{\\partial l_i} = \\hat{y}_i - y_i$$\n\n## 3(e)(ii)\n\n"
+            "By the chain rule, $$\\frac{\\partial CE}{\\partial \\hat{y}_k} = -\\frac{y_k}{\\hat{y}_k}$$\n\n"
+            "The result is written at the end of the previous answer.\n")
+    got = graded(tmp_path, text)
+    assert full(got["3e_ii"]) and full(got["3e_i"])

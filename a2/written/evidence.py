@@ -166,6 +166,10 @@ def _same_text(a: str, b: str) -> bool:
 def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,
                verdict: Verdict) -> Verdict:
     """``verdict`` with a review flag when the writeup's evidence says a TA should look."""
+    named = [(t, w) for t, w, *origin in section.evidence if origin and origin[0] != section.question
+             and LOOSE not in origin]
+    if named and verdict.passed < verdict.total and _only_steps(section, verdict):
+        return _from_elsewhere(checker, section, ctx, verdict, named, "", steps=True)
     if verdict.review:
         return verdict
     if verdict.passed >= verdict.total:
@@ -210,6 +214,17 @@ def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: S
                    why=[*verdict.why, f"Another formula in the writeup scores more than the answer read: {shown}."])
 
 
+def _only_steps(section: Section, verdict: Verdict) -> bool:
+    """The answer read is an equation whose left-hand side names something else than the item's
+    target (``z = xW + b_1``, ``∂CE/∂ŷ_k = −y_k/ŷ_k``: a step), in a section with no marked answer
+    and no equation naming the target: the section holds the derivation, its answer is elsewhere."""
+    left = lhs(verdict.raw) if verdict.raw and "  |  " not in verdict.raw else ""
+    if not left.strip() or lhs_target(left) == section.question:
+        return False
+    return not any(c.kind in (MARKED, MARKED_TEXT, BOXED) or lhs_target(lhs(c.latex)) == section.question
+                   for c in candidates(section.body))
+
+
 def _nothing_read(section: Section, verdict: Verdict) -> bool:
     """An unreadable verdict that read nothing from a section holding no marked answer (no
     "Answer:", no box): the section has no answer of its own ("see the end of 3(a)"), as a missing one."""
@@ -240,7 +255,8 @@ def _elsewhere_disagrees(checker: Callable[[Section, WrittenContext], Verdict], 
 
 
 def _from_elsewhere(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,
-                    verdict: Verdict, foreign: list[tuple[str, str]], review: str, *, loose: bool = False) -> Verdict:
+                    verdict: Verdict, foreign: list[tuple[str, str]], review: str, *, loose: bool = False,
+                    steps: bool = False) -> Verdict:
     """The item's section is missing or has no formula, and equations elsewhere name its target (an
     answer written under a neighbour's "Final Answer"): read those, as a TA would. Only a right
     reading is kept; anything else scores 0 and is flagged for the TA (``review``, or the section's
@@ -254,8 +270,9 @@ def _from_elsewhere(checker: Callable[[Section, WrittenContext], Verdict], secti
     where = foreign[-1][1]
     q = pretty(section.question)
     named = f"whose content answers {q}" if loose else f"whose left-hand side names {q}"
+    holds = "whose formulas are steps of a derivation" if steps else "which has no formula"
     doubt = (f"the answer was read at {where}, {named}, not in "
-             + (f"its section ({section.where}), which has no formula" if not section.empty else "a section labelled " + q))
+             + (f"its section ({section.where}), {holds}" if not section.empty else "a section labelled " + q))
     try:
         other = checker(Section(section.question, text, where=where), ctx)
     except Exception:  # the rival cannot be judged: leave the verdict to the flag
@@ -263,7 +280,7 @@ def _from_elsewhere(checker: Callable[[Section, WrittenContext], Verdict], secti
     if other is not None and other.passed >= other.total and not other.status:
         other.feedback.append(f"Note: {doubt}; it was taken as the answer.")
         return replace(other, where=where, raw=other.raw or text, doubt=doubt)
-    review = review or (f"the section of {q} ({section.where}) has no formula, and the "
+    review = review or (f"the section of {q} ({section.where}) {'holds only steps' if steps else 'has no formula'}, and the "
                         + ("statements elsewhere that answer it" if loose else "equations elsewhere that name its target")
                         + f" were not read as right: {' '.join(text.split())[:300]} ({where})")
     if other is None or other.status:

@@ -280,3 +280,14 @@ def test_a_3e_ii_section_holding_a_step_only_is_answered_by_the_end_of_3e_i(tmp_
             "The result is written at the end of the previous answer.\n")
     got = graded(tmp_path, text)
     assert full(got["3e_ii"]) and full(got["3e_i"])
+
+
+def test_a_bold_label_line_is_no_formula(tmp_path):
+    """``**(e)(i)**`` opening a section with no answer was read as a formula ('(i)**', unreadable,
+    flagged) instead of the answer written at the end of the previous section."""
+    from grader.reading.answers import plain_tails
+
+    assert plain_tails("**(e)(i)**\n\nSee above.", lambda w: w == "i") == []
+    text = ("**(b)**\n\nsteps = 2n\n\n#### Final Answer\n\n∂h_i/∂x_j = W_ji if (xW + b₁)_i > 0, else 0\n\n"
+            "**(e)(i)**\n\nThe result is written at the end of the previous answer.\n")
+    assert full(graded(tmp_path, text)["3e_i"])

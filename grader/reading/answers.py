@@ -270,7 +270,8 @@ def _wrapped(text: str, rhs: str, end: int) -> tuple[str, int]:
     return rhs, end
 
 
-_LINE_LABEL = re.compile(r"^\s*(?:\(?(?:[a-h]|[ivx]{1,4}|\d)[).:]\s+)+")
+_LINE_LABEL = re.compile(r"^[\s*_#>]*(?:\(?(?:[a-h]|[ivx]{1,4}|\d)[).:](?:\s+|(?=\()|[*_\s]*$))+")
+"""A question's label at a line's start (``(a) ``, ``ii. ``), or a line that is only a label, bold or not (``**(e)(i)**``)."""
 _TAIL_TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|=>|⇒|->|→|\s+|.", re.S)
 _TAIL_STOP = {",", ";", ":", "=>", "⇒", "->", "→", "?", '"', "'", "`"}
 

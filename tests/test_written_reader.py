@@ -291,3 +291,13 @@ def test_a_bold_label_line_is_no_formula(tmp_path):
     text = ("**(b)**\n\nsteps = 2n\n\n#### Final Answer\n\n∂h_i/∂x_j = W_ji if (xW + b₁)_i > 0, else 0\n\n"
             "**(e)(i)**\n\nThe result is written at the end of the previous answer.\n")
     assert full(graded(tmp_path, text)["3e_i"])
+
+
+def test_the_end_of_another_questions_equation_is_no_formula_of_this_one(tmp_path):
+    """3(e)(i)'s section ends with 3(e)(ii)'s answer and its own is at the end of the previous
+    section: the end of ∂CE/∂l_i's line ('_i') was read as 3(e)(i)'s formula (unreadable, flagged)."""
+    text = ("## 3(b)\n\nsteps = 2n\n\n#### Final Answer\n\n∂h_i/∂x_j = 𝟙[(xW + b₁)_i > 0] W_ji\n\n## 3(e)(i)\n\n"
+            "The result is written at the end of the previous answer.\n\n#### Final Answer\n\n"
+            "∂CE/∂l_i = ŷ_i − y_i (so this is the final answer)\n\n## 3(e)(ii)\n\nWritten at the end of the previous answer.\n")
+    got = graded(tmp_path, text)
+    assert full(got["3e_i"]) and full(got["3e_ii"])

@@ -39,7 +39,7 @@ from a2.written.instances import (
     under,
 )
 from a2.written.sections import Section
-from a2.written.targets import lhs_target
+from a2.written.targets import STEP, lhs_target
 from grader.reading.answers import (
     BOXED,
     MARKED,
@@ -67,16 +67,17 @@ TYPED = (PLAIN, TEXT, MARKED_TEXT, TAIL)   # typed without math delimiters: name
 
 
 def parse_answer(cand: Candidate, names: PlainNames) -> Formula:
-    """``cand``'s final right-hand side parsed; typed without LaTeX, with the question's names read
-    as plain text spells them (:class:`grader.reading.notation.PlainNames`)."""
+    """``cand``'s final right-hand side parsed (typed without LaTeX: the question's names as plain text spells them)."""
     if cand.kind in TYPED and "\\" not in cand.latex and "$" not in cand.latex:
         return parse_formula(last_rhs(names.respell(cand.latex)))     # before a remark is cut: pdrop is a name
     return parse_formula(cand.rhs)
 
 
 def section_candidates(section: Section, names: PlainNames) -> list[Candidate]:
-    """The section's candidates, then the formulas its plain-text lines end with (lowest trust)."""
-    return candidates(section.body) + plain_tails(section.body, names.known)
+    """The section's candidates, then the formulas its plain-text lines end with (lowest trust), not within another question's equation."""
+    found = candidates(section.body)
+    return found + [t for t in plain_tails(section.body, names.known) if not any(
+        c.start <= t.start < c.end and lhs_target(lhs(c.latex)) not in (None, STEP, section.question) for c in found)]
 
 
 @dataclass
@@ -86,7 +87,6 @@ class Read:
     text: str
     skipped: str = ""      # a formula naming the question that could not be read, read past
     other_lhs: str = ""    # the left side it was read under when that names something else (J, h_i)
-
 
 
 # ---------------------------------------------------------------------------------------------

@@ -301,3 +301,12 @@ def test_the_end_of_another_questions_equation_is_no_formula_of_this_one(tmp_pat
             "∂CE/∂l_i = ŷ_i − y_i (so this is the final answer)\n\n## 3(e)(ii)\n\nWritten at the end of the previous answer.\n")
     got = graded(tmp_path, text)
     assert full(got["3e_i"]) and full(got["3e_ii"])
+
+
+def test_a_pointer_to_another_question_is_no_formula(tmp_path):
+    """'See the end of 3(e)(i).' ends with a question's label, a reference: it was read as 3(e)(ii)'s
+    formula (flagged at 0) instead of the answer written at the end of 3(e)(i)."""
+    text = ("## 3(e)(i)\n\n∂h_i/∂x_j = 𝟙[(xW + b₁)_i > 0] W_ji\n\n#### Final Answer\n\n∂CE/∂l_i = ŷ_i − y_i\n\n"
+            "## 3(e)(ii)\n\nSee the end of 3(e)(i).\n")
+    got = graded(tmp_path, text)
+    assert full(got["3e_ii"]) and full(got["3e_i"])

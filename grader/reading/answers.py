@@ -272,6 +272,8 @@ def _wrapped(text: str, rhs: str, end: int) -> tuple[str, int]:
 
 _LINE_LABEL = re.compile(r"^[\s*_#>]*(?:\(?(?:[a-h]|[ivx]{1,4}|\d)[).:](?:\s+|(?=\()|[*_\s]*$))+")
 """A question's label at a line's start (``(a) ``, ``ii. ``), or a line that is only a label, bold or not (``**(e)(i)**``)."""
+_REFERENCE = re.compile(r"(?<![A-Za-z0-9_])[1-3]?\s*\([a-h]\)\s*(?:\([ivx]{1,4}\))?$")
+"""A question's label ending a line ("see the end of 3(e)(i)"): a reference, not a formula."""
 _TAIL_TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|=>|⇒|->|→|\s+|.", re.S)
 _TAIL_STOP = {",", ";", ":", "=>", "⇒", "->", "→", "?", '"', "'", "`"}
 
@@ -301,7 +303,8 @@ def plain_tails(text: str, known) -> list[Candidate]:
         tail = "".join(reversed(kept)).strip()
         while tail and (tail[0] in "=)]}*/^.,+" or tail.count("(") < tail.count(")") and tail[0] != "("):
             tail = tail[1:].strip()
-        if tail.count("(") != tail.count(")") or not any(known(w) for w in kept if w.isalpha()):
+        if tail.count("(") != tail.count(")") or not any(known(w) for w in kept if w.isalpha()) \
+                or _REFERENCE.search(body.rstrip(" .;")):
             continue
         at = start + line.rfind(tail) if tail in line else start
         out.append(Candidate(tail, TAIL, at, line[:max(0, at - start)], at + len(tail)))

@@ -124,6 +124,23 @@ def test_missing_and_unreadable_answers_say_which():
     assert "No expression in n found" in judge("step_count", "3b", "Every word is shifted once.").feedback[0]
 
 
+@pytest.mark.parametrize("body, right", [
+    ("Answer: It takes 2n steps in total, since each word is shifted once and attached once.", True),
+    ("**Answer:** n shifts and n arcs, so 2n transitions.", True),
+    ("Answer: It takes 2n + 1 steps in total.", False),
+])
+def test_a_3b_answer_line_in_words_is_read_as_the_count_it_states(body, right):
+    """"Answer: it takes 2n steps" is read as 2n (the marked line was read as one formula, with its
+    words as names: unreadable, flagged)."""
+    verdict = judge("step_count", "3b", body)
+    assert verdict.status == "" and verdict.passed == int(right) and not verdict.review
+
+
+def test_a_3b_answer_line_with_two_counts_is_not_read_as_either():
+    verdict = judge("step_count", "3b", "Answer: 2n steps or 3n steps")
+    assert verdict.status == "unreadable" and verdict.passed == 0
+
+
 # 3(a) ------------------------------------------------------------------------------------------
 
 GOLD = "S S LA S S LA RA S S S S LA LA LA RA RA".split()

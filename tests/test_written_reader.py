@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from written_support import full, graded
 
 from a2.written.checker_registry import WrittenContext
 from a2.written.checkers import all_written_checkers
@@ -166,3 +167,146 @@ def test_an_unread_answer_read_past_is_flagged():
     body = ("$$z = xW + b_1$$\n\n$$\\frac{\\partial h_i}{\\partial x_j} = \\mathbb{1}\\{z_i > 0\\} W_{ji} \\oplus 1$$")
     verdict = all_written_checkers()["relu_jacobian"](Section("3e_i", body, where="answers.md, line 2"), _ctx("3e_i"))
     assert verdict.passed == 0 and "could not be read whole" in verdict.review
+
+
+_1D_CASES = {
+    "markdown": ("## 1(c)\n\nNormalising loses the magnitude.\n\n#### Final Answer\n\n"
+                 "For $w = o$: $$\\frac{{\\partial J}}{{\\partial u_o}} = {eq}$$\n\n"
+                 "For $w \\neq o$: $$\\frac{{\\partial J}}{{\\partial u_w}} = {neq}$$\n\n"
+                 "## 1(d)\n\nThe result is at the end of the previous answer.\n"),
+    "plain": ("1(c)\n\nNormalising loses the magnitude.\n\nFinal answer of the next part: w = o: ∂J/∂u_w = {eq}\n\n"
+              "w ≠ o: ∂J/∂u_w = {neq}\n\n1(d)\n\nSee the end of the previous answer.\n"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_1D_CASES))
+def test_the_cases_of_1d_written_at_the_end_of_a_neighbour_keep_their_conditions(tmp_path, shape):
+    """1(d) under 1(c)'s Final Answer, each case led by its condition: read elsewhere, each equation
+    keeps the case its line states (the last one was read for both cases: a right answer scored 0)."""
+    latex = shape == "markdown"
+    right = ("(\\hat{y}_o - 1) v_c", "\\hat{y}_w v_c") if latex else ("(ŷ_o − 1)v_c", "ŷ_w v_c")
+    name = "answers.md" if latex else "answers.txt"
+    got = graded(tmp_path, _1D_CASES[shape].format(eq=right[0], neq=right[1]), name)["1d"]
+    assert full(got) and "not in its section" in "\n".join(got.written.reading)
+    # the two cases swapped: each is judged as the case its condition names, so neither is right
+    swapped = graded(tmp_path, _1D_CASES[shape].format(eq=right[1], neq=right[0]), name)["1d"]
+    assert swapped.score == 0 and swapped.needs_review
+
+
+_3B_AFTER_3A = ("## 3(a)\n\n| Stack | Buffer | Transition |\n|---|---|---|\n| [ROOT] | [I, presented] | Initial |\n\n{tail}\n\n"
+                "## 3(b)\n\nThe result is written at the end of the previous answer.\n")
+
+
+@pytest.mark.parametrize("tail, right", [
+    ("#### Final Answer\n\nsteps = 2·n", True),
+    ("#### Final Answer\n\nIt takes n + n steps in total, since each word is shifted once and attached once.", True),
+    ("Final answer of the next part: 2n (this holds for every sentence)", True),
+    ("#### Final Answer\n\nsteps = 2n + 1", False),
+    ("Final answer of the next part: n", False),
+])
+def test_3b_written_at_the_end_of_3a_is_read_there(tmp_path, tail, right):
+    """3(b)'s count of steps written at the end of 3(a)'s table, its own section empty of an answer:
+    read as a TA would (kept only when right, with the doubt of its place), never a silent zero."""
+    got = graded(tmp_path, _3B_AFTER_3A.format(tail=tail))["3b"]
+    if right:
+        assert full(got) and "whose content answers 3(b)" in "\n".join(got.written.reading)
+    else:
+        assert got.score == 0 and got.needs_review
+
+
+def test_what_counts_as_a_statement_of_3b_elsewhere():
+    from a2.written.scalar_answers import step_statements
+
+    said = "| [ROOT] | [I] | S |\n\nFinal answer of the next part: 2n\n\n#### Final Answer\n\nIt takes $n + n$ steps"
+    assert [line for _, line in step_statements(said)] == ["Final answer of the next part: 2n", "It takes $n + n$ steps"]
+    for not_said in ("There are n words in the buffer.", "The transitions, in order: SHIFT, SHIFT, LEFT-ARC.",
+                     "Each of the n words is shifted once: 16 steps for this sentence.", "| n | steps | S |"):
+        assert step_statements(not_said) == [], not_said
+
+
+def test_a_3b_section_with_an_unreadable_marked_answer_is_not_replaced_from_elsewhere(tmp_path):
+    """Only a section with no answer of its own is answered from elsewhere: a marked answer that
+    cannot be read stays the student's answer, flagged."""
+    text = _3B_AFTER_3A.format(tail="#### Final Answer\n\nsteps = 2n").replace(
+        "The result is written at the end of the previous answer.", "Answer: $\\frac{2}{$")
+    got = graded(tmp_path, text)["3b"]
+    assert got.score == 0 and got.needs_review
+
+
+@pytest.mark.parametrize("answer, right", [("1/(1 - p_drop)", True), ("1/p_drop", False)])
+def test_a_plain_formula_under_a_final_answer_heading_is_the_marked_answer(tmp_path, answer, right):
+    """A formula typed without math on the line under ``#### Final Answer`` is the answer the heading
+    marks, read whole (it was read as the tail of a line of plain text: "not read with full
+    confidence" for everyone, and a wrong one flagged)."""
+    got = graded(tmp_path, f"## 2(b)(i)\n\nThe expectation must be h.\n\n#### Final Answer\n\n{answer}\n")["2b_i"]
+    assert full(got) == right and not got.needs_review
+    assert not any("not read with full confidence" in line for line in got.written.reading)
+
+
+def test_prose_under_a_final_answer_heading_is_not_taken_for_a_formula(tmp_path):
+    from grader.reading.answers import MARKED_TEXT, candidates
+
+    text = "#### Final Answer\n\nIt takes n + n steps in total, since each word is shifted once.\n"
+    assert not [c for c in candidates(text) if c.kind == MARKED_TEXT]
+    assert full(graded(tmp_path, "## 3(b)\n\n" + text)["3b"])
+
+
+_3E_STEPS = ("## 3(b)\n\n$2n$\n\n#### Final Answer\n\n$$\\frac{{\\partial h_i}}{{\\partial x_j}} = {answer}$$\n\n"
+             "## 3(e)(i)\n\nLet $$z = xW + b_1$$\n\n{own}The result is written at the end of the previous answer.\n")
+
+
+@pytest.mark.parametrize("answer, right", [("\\mathbb{{1}}\\{{(xW + b_1)_i > 0\\}} W_{{ji}}", True), ("W_{{ij}}", False)])
+def test_a_section_of_steps_whose_answer_ends_the_previous_section(tmp_path, answer, right):
+    """3(e)(i)'s section holds only a step (z = xW + b_1) and its answer, named by its left-hand
+    side, ends the previous section: read there as a TA would (the step was read as the answer:
+    0, flagged), kept only when right; the same reading is shown either way."""
+    got = graded(tmp_path, _3E_STEPS.format(answer=answer, own="").replace("{{", "{").replace("}}", "}"))["3e_i"]
+    assert full(got) == right and got.needs_review != right
+    assert "whose formulas are steps of a derivation" in "\n".join(got.written.reading)
+
+
+def test_a_section_with_its_own_answer_is_not_answered_from_elsewhere(tmp_path):
+    """A formula of the section without a left-hand side is its answer (wrong here): a right one
+    elsewhere never replaces it."""
+    text = _3E_STEPS.format(answer="\\mathbb{{1}}\\{{(xW + b_1)_i > 0\\}} W_{{ji}}", own="$$W_{{ji}}$$\n\n")
+    got = graded(tmp_path, text.replace("{{", "{").replace("}}", "}"))["3e_i"]
+    assert not full(got) and "∂h_i/∂x_j = W_{ji}" in got.written.read
+
+
+def test_a_3e_ii_section_holding_a_step_only_is_answered_by_the_end_of_3e_i(tmp_path):
+    text = ("## 3(e)(i)\n\n$$\\frac{\\partial h_i}{\\partial x_j} = \\mathbb{1}\\{(xW + b_1)_i > 0\\} W_{ji}$$\n\n"
+            "#### Final Answer\n\n$$\\frac{\\partial CE}{\\partial l_i} = \\hat{y}_i - y_i$$\n\n## 3(e)(ii)\n\n"
+            "By the chain rule, $$\\frac{\\partial CE}{\\partial \\hat{y}_k} = -\\frac{y_k}{\\hat{y}_k}$$\n\n"
+            "The result is written at the end of the previous answer.\n")
+    got = graded(tmp_path, text)
+    assert full(got["3e_ii"]) and full(got["3e_i"])
+
+
+def test_a_bold_label_line_is_no_formula(tmp_path):
+    """``**(e)(i)**`` opening a section with no answer was read as a formula ('(i)**', unreadable,
+    flagged) instead of the answer written at the end of the previous section."""
+    from grader.reading.answers import plain_tails
+
+    assert plain_tails("**(e)(i)**\n\nSee above.", lambda w: w == "i") == []
+    text = ("**(b)**\n\nsteps = 2n\n\n#### Final Answer\n\n∂h_i/∂x_j = W_ji if (xW + b₁)_i > 0, else 0\n\n"
+            "**(e)(i)**\n\nThe result is written at the end of the previous answer.\n")
+    assert full(graded(tmp_path, text)["3e_i"])
+
+
+def test_the_end_of_another_questions_equation_is_no_formula_of_this_one(tmp_path):
+    """3(e)(i)'s section ends with 3(e)(ii)'s answer and its own is at the end of the previous
+    section: the end of ∂CE/∂l_i's line ('_i') was read as 3(e)(i)'s formula (unreadable, flagged)."""
+    text = ("## 3(b)\n\nsteps = 2n\n\n#### Final Answer\n\n∂h_i/∂x_j = 𝟙[(xW + b₁)_i > 0] W_ji\n\n## 3(e)(i)\n\n"
+            "The result is written at the end of the previous answer.\n\n#### Final Answer\n\n"
+            "∂CE/∂l_i = ŷ_i − y_i (so this is the final answer)\n\n## 3(e)(ii)\n\nWritten at the end of the previous answer.\n")
+    got = graded(tmp_path, text)
+    assert full(got["3e_i"]) and full(got["3e_ii"])
+
+
+def test_a_pointer_to_another_question_is_no_formula(tmp_path):
+    """'See the end of 3(e)(i).' ends with a question's label, a reference: it was read as 3(e)(ii)'s
+    formula (flagged at 0) instead of the answer written at the end of 3(e)(i)."""
+    text = ("## 3(e)(i)\n\n∂h_i/∂x_j = 𝟙[(xW + b₁)_i > 0] W_ji\n\n#### Final Answer\n\n∂CE/∂l_i = ŷ_i − y_i\n\n"
+            "## 3(e)(ii)\n\nSee the end of 3(e)(i).\n")
+    got = graded(tmp_path, text)
+    assert full(got["3e_ii"]) and full(got["3e_i"])

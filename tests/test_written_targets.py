@@ -5,9 +5,13 @@ assignment's text (shared/ASSIGNMENT.md, Parts 2 and 3(e))."""
 from __future__ import annotations
 
 import pytest
+from written_support import graded
 
-from a2.written.sections import derivative_target
+from a2.written.documents import locate
+from a2.written.targets import derivative_target
 from a2.written.targets import STEP, differentiated_by, lhs_target, question_of
+
+QUESTIONS = {"1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii"}
 
 
 @pytest.mark.parametrize("lhs, expected", [
@@ -61,3 +65,31 @@ def test_the_section_finder_reads_the_same_map(variable):
     assert derivative_target("", rf"$$\frac{{\partial {num}}}{{\partial {variable}}} = 0$$") == expected
     assert derivative_target(f"Derivative with respect to ${variable}$", "") == expected
     assert lhs_target(rf"\frac{{\partial {num}}}{{\partial {variable}}}") == expected
+
+
+_D_FROM_U = ("# 1. Understanding word2vec\n\n## (d)\n\nSince $\\frac{\\partial J}{\\partial U}$ is made of the columns "
+             "$\\frac{\\partial J}{\\partial u_w}$, we compute each column.\n\n{d}\n\n## (e)\n\n"
+             "$$\\frac{\\partial J}{\\partial U} = v_c (\\hat{y} - y)^\\top$$\n")
+
+
+def test_a_1d_whose_first_derivative_is_du_but_whose_equations_are_1ds_stays_1d():
+    """A (d) that names ∂J/∂U in its first sentence and answers ∂J/∂u_w in its equations is 1(d)
+    (it was read as 1(e), dropped for the section labelled (e), and 1(d) read from loose equations)."""
+    d = ("For $w = o$: $$\\frac{\\partial J}{\\partial u_w} = (\\hat{y}_o - 1) v_c$$\n\n"
+         "For $w \\neq o$: $$\\frac{\\partial J}{\\partial u_w} = \\hat{y}_w v_c$$")
+    sections = locate([("answers.md", _D_FROM_U.replace("{d}", d))], QUESTIONS | {"1c"}).sections
+    assert "(\\hat{y}_o - 1) v_c" in sections["1d"].body and not sections["1d"].notes
+    assert "v_c (\\hat{y} - y)^\\top" in sections["1e"].body and "u_w" not in sections["1e"].body
+    # a (d) whose equations answer ∂J/∂U only (the Winter handouts' swapped numbering) still moves
+    swapped = locate([("answers.md", _D_FROM_U.replace("{d}", "$$\\frac{\\partial J}{\\partial U} = v_c(\\hat{y} - y)^\\top$$")
+                       .replace("## (e)\n\n$$\\frac{\\partial J}{\\partial U} = v_c (\\hat{y} - y)^\\top$$",
+                                "## (e)\n\n$$\\frac{\\partial J}{\\partial u_w} = (\\hat{y}_w - y_w) v_c$$"))],
+                     QUESTIONS | {"1c"}).sections
+    assert "v_c(\\hat{y} - y)^\\top" in swapped["1e"].body and "(\\hat{y}_w - y_w) v_c" in swapped["1d"].body
+
+
+def test_a_wrong_1d_under_a_du_sentence_is_judged_in_its_section_without_a_flag(tmp_path):
+    d = ("For $w = o$: $$\\frac{\\partial J}{\\partial u_w} = (1 - \\hat{y}_o) v_c$$\n\n"
+         "For $w \\neq o$: $$\\frac{\\partial J}{\\partial u_w} = -\\hat{y}_w v_c$$")
+    got = graded(tmp_path, _D_FROM_U.replace("{d}", d))["1d"]
+    assert got.score == 0 and not got.needs_review and got.written.where.startswith("answers.md, line 3")

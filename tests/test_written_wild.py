@@ -525,7 +525,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
     },
     "57_swapped_under_labels": {   # right formulas under wrong labels; 3(f) Correct | Incorrect swapped
         "1b_i": (2, "", 2),
-        "1d": (0, R, 0),
+        "1d": (0, "", 0),   # read whole in its section, each case by its condition (the flag named the same formulas read without them)
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
         "3a": (4, "", 4),

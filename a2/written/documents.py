@@ -33,7 +33,6 @@ from a2.written.sections import (
     MAX_FILES,
     Located,
     Section,
-    derivative_target,
     is_plain_text,
     locate_markdown,
     merge_section,
@@ -42,7 +41,7 @@ from a2.written.sections import (
     pretty,
 )
 from a2.written.summary_table import with_summary
-from a2.written.targets import split_foreign_tail
+from a2.written.targets import derivative_target, split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
 from grader.reading.ascii_art import ascii_fractions

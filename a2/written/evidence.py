@@ -19,14 +19,29 @@ answer stays forbidden (a false pass is worse than a flag).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
 from a2.written.checker_registry import MISSING, UNREADABLE, Verdict, WrittenContext
+from a2.written.scalar_answers import step_statements
 from a2.written.sections import Section, is_plain_text, pretty
-from a2.written.targets import STEP, lhs_target
+from a2.written.targets import _DERIVATIVE_FAMILY, STEP, lhs_target
 from grader.reading import blocks
-from grader.reading.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, candidates, lhs, math_spans, plain_equations
+from grader.reading.answers import (
+    BOXED,
+    DISPLAY,
+    INLINE,
+    MARKED,
+    MARKED_TEXT,
+    PLAIN,
+    Candidate,
+    candidates,
+    is_condition,
+    lhs,
+    math_spans,
+    plain_equations,
+)
 from grader.reading.blocks import read_blocks
 
 MAX_EVIDENCE = 8
@@ -42,8 +57,25 @@ def _line(where: str, body: str, offset: int) -> str:
     return f"{head}, line {int(number) + body.count(chr(10), 0, offset) + 1}"
 
 
+_CONDITION = re.compile(r"\$(?P<math>[^$\n]{1,40})\$|\\\((?P<paren>[^\n]{1,40}?)\\\)"
+                        r"|(?<![A-Za-z_\\])(?P<text>[a-z](?:_\{?\w\}?)?\s*(?:=|≠|!=|\\neq?)\s*[a-z0-9](?:_\{?\w\}?)?)"
+                        r"(?![A-Za-z0-9_])")
+"""A case condition (``$w = o$``, ``\\(w \\neq o\\)``, ``w ≠ o``) in the words before an equation."""
+
+
+def _with_condition(cand: Candidate, text: str) -> str:
+    """``text`` (an equation) with the case condition its line states before it (``For $w = o$:``,
+    ``w ≠ o:``) and the one written after it (``... when $w \\neq o$``): read elsewhere, an equation
+    keeps the case it answers (1(d)'s two cases, written at the end of a neighbour's section)."""
+    found = [m for m in _CONDITION.finditer(cand.before)
+             if is_condition(m.group("math") or m.group("paren") or m.group("text"))]
+    before = f"{found[-1].group(0)}: " if found else ""
+    return f"{before}{text}{' ' + cand.after if cand.after else ''}"
+
+
 def collect(sections: dict[str, Section], questions: set[str]) -> dict[str, list[list[str]]]:
-    """For each question, ``[text, where]`` of every equation in the writeup naming its target."""
+    """For each question, ``[text, where]`` of every equation in the writeup naming its target
+    (with the case condition written beside it, if any)."""
     found: dict[str, list[list[str]]] = {}
     for section in sections.values():
         seen: set[str] = set()
@@ -54,10 +86,31 @@ def collect(sections: dict[str, Section], questions: set[str]) -> dict[str, list
             if target is None or target == STEP or target not in questions:
                 continue
             seen.add(cand.latex)
-            text = cand.latex if cand.kind == PLAIN else f"$${cand.latex}$$"
+            text = _with_condition(cand, cand.latex if cand.kind == PLAIN else f"$${cand.latex}$$")
             found.setdefault(target, []).append([text, _line(section.where, section.body, cand.start),
                                                  section.question])
+    for q, finder in LOOSE_FINDERS.items():
+        if q not in questions:
+            continue
+        known = {_squash(text) for text, *_ in found.get(q, [])}
+        for section in sections.values():
+            if section.question == q or section.question in _DERIVATIVE_FAMILY or section.question[:1] != q[:1]:
+                continue
+            for offset, line in finder(section.body):
+                if _squash(line) not in known and not any(_squash(line) in k or k in _squash(line) for k in known):
+                    known.add(_squash(line))
+                    found.setdefault(q, []).append([line, _line(section.where, section.body, offset),
+                                                    section.question, LOOSE])
     return {q: items[-MAX_EVIDENCE:] for q, items in found.items()}
+
+
+LOOSE = "loose"
+"""The mark of evidence found by a question's own reading (:data:`LOOSE_FINDERS`), not by a
+left-hand side: read only for an item whose section has no answer, never held against one it has."""
+LOOSE_FINDERS: dict[str, Callable[[str], list[tuple[int, str]]]] = {"3b": step_statements}
+"""Per question, what finds its answer in another question's section without a left-hand side that
+names it: 3(b)'s count of steps in n (``Final answer: 2n`` or ``It takes 2n steps`` at the end of
+3(a)'s table), searched in the other sections of its part that are not derivations."""
 
 
 def _squash(text: str) -> str:
@@ -113,6 +166,10 @@ def _same_text(a: str, b: str) -> bool:
 def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,
                verdict: Verdict) -> Verdict:
     """``verdict`` with a review flag when the writeup's evidence says a TA should look."""
+    named = [(t, w) for t, w, *origin in section.evidence if origin and origin[0] != section.question
+             and LOOSE not in origin]
+    if named and verdict.passed < verdict.total and _only_steps(section, verdict):
+        return _from_elsewhere(checker, section, ctx, verdict, named, "", steps=True)
     if verdict.review:
         return verdict
     if verdict.passed >= verdict.total:
@@ -124,11 +181,13 @@ def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: S
         return _from_elsewhere(checker, section, ctx, verdict, items, f"no section was found for "
                                f"{pretty(section.question)}, but the writeup has equations naming its target: {texts}")
     foreign = [(t, w) for t, w, *origin in section.evidence if origin and origin[0] != section.question]
-    if verdict.status == MISSING and foreign:
-        return _from_elsewhere(checker, section, ctx, verdict, foreign, "")
+    if foreign and (verdict.status == MISSING or _nothing_read(section, verdict)):
+        loose = all(LOOSE in origin for _, _, *origin in section.evidence if origin and origin[0] != section.question)
+        return _from_elsewhere(checker, section, ctx, verdict, foreign, "", loose=loose)
     if verdict.status == UNREADABLE:
         return verdict          # flagged by the grader as unreadable already
     better: list[tuple[str, str]] = []
+    items = [(text, where) for text, where, *origin in section.evidence if LOOSE not in origin]
     others = [(t, w) for t, w in items if not _same_text(t, verdict.raw)]
     trials = [(t, w) for t, w in others]
     if len(items) > 1:
@@ -155,13 +214,31 @@ def reconsider(checker: Callable[[Section, WrittenContext], Verdict], section: S
                    why=[*verdict.why, f"Another formula in the writeup scores more than the answer read: {shown}."])
 
 
+def _only_steps(section: Section, verdict: Verdict) -> bool:
+    """The answer read is an equation whose left-hand side names something else than the item's
+    target (``z = xW + b_1``, ``∂CE/∂ŷ_k = −y_k/ŷ_k``: a step), in a section with no marked answer
+    and no equation naming the target: the section holds the derivation, its answer is elsewhere."""
+    left = lhs(verdict.raw) if verdict.raw and "  |  " not in verdict.raw else ""
+    if not left.strip() or lhs_target(left) == section.question:
+        return False
+    return not any(c.kind in (MARKED, MARKED_TEXT, BOXED) or lhs_target(lhs(c.latex)) == section.question
+                   for c in candidates(section.body))
+
+
+def _nothing_read(section: Section, verdict: Verdict) -> bool:
+    """An unreadable verdict that read nothing from a section holding no marked answer (no
+    "Answer:", no box): the section has no answer of its own ("see the end of 3(a)"), as a missing one."""
+    return (verdict.status == UNREADABLE and not verdict.read and not verdict.raw
+            and not any(c.kind in (MARKED, MARKED_TEXT, BOXED) for c in candidates(section.body)))
+
+
 def _elsewhere_disagrees(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,
                          verdict: Verdict) -> Verdict:
     """A full answer read in the item's section, while another section gives a different final
     answer for the same target (an answer written in a neighbouring section): a TA decides which
     one is the answer, and until then no point is given (a false pass is worse than a flag)."""
     for text, where, *origin in section.evidence:
-        if not origin or origin[0] == section.question or _same_text(text, verdict.raw):
+        if not origin or origin[0] == section.question or LOOSE in origin or _same_text(text, verdict.raw):
             continue
         try:
             other = checker(Section(section.question, text, where=where), ctx)
@@ -178,7 +255,8 @@ def _elsewhere_disagrees(checker: Callable[[Section, WrittenContext], Verdict], 
 
 
 def _from_elsewhere(checker: Callable[[Section, WrittenContext], Verdict], section: Section, ctx: WrittenContext,
-                    verdict: Verdict, foreign: list[tuple[str, str]], review: str) -> Verdict:
+                    verdict: Verdict, foreign: list[tuple[str, str]], review: str, *, loose: bool = False,
+                    steps: bool = False) -> Verdict:
     """The item's section is missing or has no formula, and equations elsewhere name its target (an
     answer written under a neighbour's "Final Answer"): read those, as a TA would. Only a right
     reading is kept; anything else scores 0 and is flagged for the TA (``review``, or the section's
@@ -191,8 +269,10 @@ def _from_elsewhere(checker: Callable[[Section, WrittenContext], Verdict], secti
     text = "\n\n".join(t for t, _ in foreign)
     where = foreign[-1][1]
     q = pretty(section.question)
-    doubt = (f"the answer was read at {where}, whose left-hand side names {q}, not in "
-             + (f"its section ({section.where}), which has no formula" if not section.empty else "a section labelled " + q))
+    named = f"whose content answers {q}" if loose else f"whose left-hand side names {q}"
+    holds = "whose formulas are steps of a derivation" if steps else "which has no formula"
+    doubt = (f"the answer was read at {where}, {named}, not in "
+             + (f"its section ({section.where}), {holds}" if not section.empty else "a section labelled " + q))
     try:
         other = checker(Section(section.question, text, where=where), ctx)
     except Exception:  # the rival cannot be judged: leave the verdict to the flag
@@ -200,8 +280,9 @@ def _from_elsewhere(checker: Callable[[Section, WrittenContext], Verdict], secti
     if other is not None and other.passed >= other.total and not other.status:
         other.feedback.append(f"Note: {doubt}; it was taken as the answer.")
         return replace(other, where=where, raw=other.raw or text, doubt=doubt)
-    review = review or (f"the section of {q} ({section.where}) has no formula, and the equations elsewhere that "
-                        f"name its target were not read as right: {' '.join(text.split())[:300]} ({where})")
+    review = review or (f"the section of {q} ({section.where}) {'holds only steps' if steps else 'has no formula'}, and the "
+                        + ("statements elsewhere that answer it" if loose else "equations elsewhere that name its target")
+                        + f" were not read as right: {' '.join(text.split())[:300]} ({where})")
     if other is None or other.status:
         return replace(verdict, review=review, raw=text, where=where, doubt=doubt)
     return replace(other, passed=0, review=review, raw=other.raw or text, where=where, doubt=doubt,

@@ -4,9 +4,8 @@
 are compared with central differences of the true loss at :data:`TRIALS` random instances
 (sizes, vectors, indices drawn from the run's seed); 2(b)(i) γ is compared with the value that
 makes E[h_drop] = h at random p in (0, 0.95); 3(b) with the number of transitions that parse a
-random n-word sentence. An answer passes an item only if it is right at every instance, so a
-formula that is right by accident at one point (a missing indicator when z_i > 0) still fails:
-instances are chosen to cover each case (z_i > 0 and z_i < 0; i = c and i ≠ c).
+random n-word sentence. An answer passes only if right at every instance (chosen to cover each
+case: z_i > 0 and z_i < 0; i = c and i ≠ c), so one right by accident at one point still fails.
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ from a2.written.instances import (
     under,
 )
 from a2.written.sections import Section
-from a2.written.targets import lhs_target
+from a2.written.targets import STEP, lhs_target
 from grader.reading.answers import (
     BOXED,
     MARKED,
@@ -67,16 +66,17 @@ TYPED = (PLAIN, TEXT, MARKED_TEXT, TAIL)   # typed without math delimiters: name
 
 
 def parse_answer(cand: Candidate, names: PlainNames) -> Formula:
-    """``cand``'s final right-hand side parsed; typed without LaTeX, with the question's names read
-    as plain text spells them (:class:`grader.reading.notation.PlainNames`)."""
+    """``cand``'s final right-hand side parsed (typed without LaTeX: the question's names as plain text spells them)."""
     if cand.kind in TYPED and "\\" not in cand.latex and "$" not in cand.latex:
         return parse_formula(last_rhs(names.respell(cand.latex)))     # before a remark is cut: pdrop is a name
     return parse_formula(cand.rhs)
 
 
 def section_candidates(section: Section, names: PlainNames) -> list[Candidate]:
-    """The section's candidates, then the formulas its plain-text lines end with (lowest trust)."""
-    return candidates(section.body) + plain_tails(section.body, names.known)
+    """The section's candidates, then the formulas its plain-text lines end with (lowest trust), not within another question's equation."""
+    found = candidates(section.body)
+    return found + [t for t in plain_tails(section.body, names.known) if not any(
+        c.start <= t.start < c.end and lhs_target(lhs(c.latex)) not in (None, STEP, section.question) for c in found)]
 
 
 @dataclass

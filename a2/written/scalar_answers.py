@@ -18,7 +18,7 @@ from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, ans
 from a2.written.formulas import EXPLICIT, TRIALS, parse_answer, quote
 from a2.written.instances import one_variable
 from a2.written.sections import Section
-from grader.reading.answers import DISPLAY, INLINE, PLAIN, TAIL, TEXT, Candidate, candidates, lhs, math_spans, plain_tails
+from grader.reading.answers import DISPLAY, INLINE, MARKED_TEXT, PLAIN, TAIL, TEXT, Candidate, candidates, lhs, math_spans, plain_tails
 from grader.reading.evaluate import Env, EvalError, evaluate, is_scalar, show, split_name
 from grader.reading.mathparse import Formula, FormulaError, parse_formula, parse_known
 from grader.reading.numeric import close
@@ -222,7 +222,7 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
                                                                                               "\\mathcal O", "\\Theta"))]
     explicit = [c for c in found if c.kind in EXPLICIT]
     if explicit:
-        pool = explicit
+        pool = [said for c in explicit for said in _count_in_words(c)]
     else:
         implicit = sorted((c for c in found if c.kind in (DISPLAY, INLINE, PLAIN)), key=lambda c: c.start)
         implicit += _text_candidates(body, _N_TEXT) + plain_tails(body, one_variable("n").known)
@@ -263,6 +263,64 @@ def _right_count(cand: Candidate, points: list[float]) -> bool:
         return _value_check(parse_answer(cand, one_variable("n")), "n", points, lambda n: 2.0 * n)[0]
     except FormulaError:
         return False
+
+
+_STEP_WORD = re.compile(r"\b(?:steps?|transitions?)\b", re.I)
+_FINAL_LINE = re.compile(r"^[\s>*_]*final\s+answers?\b[^:\n]{0,40}:\s*(?=\S)", re.I | re.M)
+_FINAL_HEADING = re.compile(r"^(?:#{1,6}[ \t]*|\*\*|__)[ \t]*final\s+answers?[ \t]*(?:\*\*|__)?[ \t:]*$", re.I)
+
+
+def step_statements(body: str) -> list[tuple[int, str]]:
+    """(offset, line) of the lines of another question's section that state a count of steps in n
+    (``It takes 2n steps``, ``steps = 2·n``) or give an expression in n as a final answer (``Final
+    answer of the next part: 2n``, the line under a ``#### Final Answer`` heading): a 3(b) written at
+    the end of 3(a)'s table. Each line is one the 3(b) checker reads an expression in n from."""
+    out = []
+    offset, lines = 0, body.split("\n")
+    marked_next = False
+    for line in lines:
+        start, offset = offset, offset + len(line) + 1
+        if _FINAL_HEADING.match(line.strip()):
+            marked_next = True
+            continue
+        if not line.strip():
+            continue
+        marked, marked_next = marked_next or bool(_FINAL_LINE.match(line)), False
+        said = bool(_STEP_WORD.search(line)) and any(
+            _NEAR_AFTER.match(counts_in_words(line)[c.end:c.end + 30]) or _NEAR_BEFORE.search(c.before[-30:])
+            for c in _text_candidates(counts_in_words(line), _N_TEXT) + [c for c in candidates(line) if c.kind != TEXT])
+        if (marked or said) and (marked or "|" not in line) and _reads_count(line):
+            out.append((start, line.strip()))
+    return out
+
+
+def _reads_count(line: str) -> bool:
+    """Whether the 3(b) checker reads an expression in n from ``line`` alone."""
+    body = counts_in_words(line)
+    pool = [c for c in candidates(body) if c.kind in (DISPLAY, INLINE, PLAIN)] + _text_candidates(body, _N_TEXT)
+    pool = [c for c in pool if not (c.rhs.strip() == "n" and c.end >= 0 and _NOT_AN_ANSWER.match(body[c.end:c.end + 20]))]
+    return isinstance(_first_in(pool, {"n"}), tuple)
+
+
+def _count_in_words(cand: Candidate) -> list[Candidate]:
+    """An explicit answer as read: itself, or, for an "Answer:" line in words (``Answer: it takes 2n
+    steps in total``), the one expression in n it states as the count of steps (so the line is
+    read whole: one count, said as one)."""
+    if cand.kind != MARKED_TEXT:
+        return [cand]
+    try:
+        if _only(parse_answer(cand, one_variable("n")), {"n"}) is None:
+            return [cand]
+    except FormulaError:
+        pass
+    text = cand.latex
+    said = [c for c in _text_candidates(text, _N_TEXT)
+            if _NEAR_AFTER.match(text[c.end:c.end + 30]) or _NEAR_BEFORE.search(c.before[-30:])]
+    said = [c for c in said if not (c.rhs.strip() == "n" and _NOT_AN_ANSWER.match(text[c.end:c.end + 20]))]
+    if len({"".join(c.latex.split()) for c in said}) != 1:
+        return [cand]
+    c = said[0]
+    return [Candidate(c.latex, MARKED_TEXT, cand.start + c.start, cand.before + text[:c.start], cand.start + c.end)]
 
 
 def _why(said: str, why: str) -> list[str]:

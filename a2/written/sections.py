@@ -11,7 +11,7 @@ next label that is not inside it, without blockquotes (the template quotes each 
 HTML comments.
 
 Content can overrule a label: a section headed "(d)" that is about ∂J/∂U is read as 1(e)
-(:func:`derivative_target`), and text before the first label that is clearly one question's
+(:func:`section_about`), and text before the first label that is clearly one question's
 answer (the 1(a) proof, say) is given to that question; both are reported in the feedback.
 """
 
@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 from a2.written.targets import (
     _DERIVATIVE_FAMILY,
-    derivative_target,
     latin_question_word,
     pretty,
+    section_about,
     swapped_numbering,
     topic_title,
 )
@@ -337,7 +337,7 @@ def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md
         quoted = "" if _PICTURE.sub("", "".join(body_lines)).strip() else quoted_reply(lines, range(start, end), excluded)
         body = quoted or "\n".join(body_lines).strip("\n")
         heading = _POINTS.sub("", mk.heading).strip()
-        target = derivative_target(heading, body) if q in _DERIVATIVE_FAMILY else None
+        target = section_about(q, heading, body) if q in _DERIVATIVE_FAMILY else None
         where = f"{source}, line {start + 1}"
         section = Section(q or "", body, heading, mk.label.text if mk.label else "", where, doubt=quoted and QUOTED_ANSWER)
         if _implicit == "topic":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from grader.reading import answers
 from grader.reading.braces import group
 
 STEP = "step"
@@ -208,6 +209,17 @@ def derivative_target(heading: str, body: str) -> str | None:
         if target:
             return target
     return None
+
+
+def section_about(label: str, heading: str, body: str) -> str | None:
+    """Which derivative question a section labelled ``label`` is about (:func:`derivative_target`),
+    unless its equations answer its label's question and never that one: a 1(d) that starts from
+    ∂J/∂U in prose ("∂J/∂U is made of the columns ∂J/∂u_w") and gives ∂J/∂u_w = ... stays 1(d)."""
+    target = derivative_target(heading, body)
+    if target is None or target == label:
+        return target
+    named = {lhs_target(answers.lhs(c.latex)) for c in answers.candidates(body)}
+    return None if label in named and target not in named else target
 
 
 def _partial_fraction(body: str) -> str | None:

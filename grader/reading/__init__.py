@@ -1,5 +1,6 @@
 """Reading students' written files: one document model (blocks), LaTeX through pylatexenc (tex_walk,
-tex_macros), the one group scanner (braces), final-answer candidates (answers), formulas to SymPy trees
-(notation, latex_normal, mathparse; prediction: the ANTLR parser's cached SLL prediction, its DFA
-stored by prediction_build), their numeric evaluation (evaluate, numeric) and display (show).
+tex_macros), the one group scanner (braces), final-answer candidates (answers; the one remark rule:
+remarks), formulas to SymPy trees (notation, latex_normal, mathparse; prediction: the ANTLR parser's
+cached SLL prediction, its DFA stored by prediction_build), their numeric evaluation (evaluate,
+numeric) and display (show).
 Nothing here knows an assignment's questions: the assignment's written/ finds its sections and judges."""

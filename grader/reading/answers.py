@@ -13,9 +13,10 @@ import functools
 import re
 from dataclasses import dataclass
 
-from grader.reading.braces import group, math_groups, opening, scan, top_level_split
+from grader.reading.braces import group, math_groups, top_level_split
 from grader.reading.latex_normal import brace_cases
-from grader.reading.notation import OTHER_CASE, dropped_case, trailing_condition, word_cases
+from grader.reading.notation import dropped_case, word_cases
+from grader.reading.remarks import _CONDITION_WORDS, _PROSE_WORD, _remark_paren, cut_remark
 from grader.reading.rows import drop_layout, result_rows
 
 MAX_CANDIDATES = 40
@@ -141,6 +142,8 @@ def candidates(text: str) -> list[Candidate]:
             line_rest, line_end = _wrapped(text, line_rest, line_end)
             add(Candidate(line_rest.strip(" *_"), MARKED_TEXT, m.end(), text[max(0, m.start() - 80):m.start()],
                           line_end))
+    for line_start, line in _lines_under_markers(text, spans):
+        add(Candidate(line, MARKED_TEXT, line_start, _line_before(text, line_start), line_start + len(line)))
     for start, inner in reversed(boxed_contents(text)):
         add(Candidate(inner, BOXED, start, _line_before(text, start), start + len(inner)))
     for span in reversed([s for s in spans if s.display]):
@@ -152,6 +155,34 @@ def candidates(text: str) -> list[Candidate]:
         add(Candidate(_with_prose_cases(span.latex, text, span.end), INLINE, span.start,
                       _line_before(text, span.start), span.end, _words_after(text, span.end)))
     return found[:MAX_CANDIDATES]
+
+
+_MARKER_LINE = re.compile(r"(?im)^[ \t>]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*(?:final[ \t]+)?answers?[ \t]*(?:\*\*|__)?"
+                          r"[ \t]*[:：]?[ \t]*(?:\*\*|__)?[ \t]*$")
+"""A line that is only a marker (``#### Final Answer``, ``**Answer:**``, ``Final answer:``): the answer is on the next line."""
+
+
+def _lines_under_markers(text: str, spans: list[MathSpan]) -> list[tuple[int, str]]:
+    """(offset, line) of the formula typed without math on the first non-blank line under a line
+    that is only a marker (``#### Final Answer`` then ``1/(1 - p_drop)``): the answer the marker
+    names, as the line after "Answer:" is. Not a line with math (read as math), an equation (its
+    left-hand side names it) or prose (a sentence, not a formula)."""
+    out = []
+    for m in _MARKER_LINE.finditer(text):
+        rest = text[m.end():]
+        skipped = len(rest) - len(rest.lstrip("\n"))
+        if rest[:skipped].count("\n") > 2:
+            continue
+        start = m.end() + skipped
+        end = text.find("\n", start)
+        end = end if end >= 0 else len(text)
+        line = text[start:end].strip()
+        if not line or "=" in line or line.startswith(("#", "|")) or any(start <= s.start < end or s.start < start < s.end for s in spans):
+            continue
+        if _PROSE_WORD.search(cut_remark(line)):
+            continue
+        out.append((start + text[start:end].find(line), line))
+    return out
 
 
 _PROSE_CASES = re.compile(
@@ -236,7 +267,10 @@ def _wrapped(text: str, rhs: str, end: int) -> tuple[str, int]:
     return rhs, end
 
 
-_LINE_LABEL = re.compile(r"^\s*(?:\(?(?:[a-h]|[ivx]{1,4}|\d)[).:]\s+)+")
+_LINE_LABEL = re.compile(r"^[\s*_#>]*(?:\(?(?:[a-h]|[ivx]{1,4}|\d)[).:](?:\s+|(?=\()|[*_\s]*$))+")
+"""A question's label at a line's start (``(a) ``, ``ii. ``), or a line that is only a label, bold or not (``**(e)(i)**``)."""
+_REFERENCE = re.compile(r"(?<![A-Za-z0-9_])[1-3]?\s*\([a-h]\)\s*(?:\([ivx]{1,4}\))?$")
+"""A question's label ending a line ("see the end of 3(e)(i)"): a reference, not a formula."""
 _TAIL_TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|=>|⇒|->|→|\s+|.", re.S)
 _TAIL_STOP = {",", ";", ":", "=>", "⇒", "->", "→", "?", '"', "'", "`"}
 
@@ -266,7 +300,8 @@ def plain_tails(text: str, known) -> list[Candidate]:
         tail = "".join(reversed(kept)).strip()
         while tail and (tail[0] in "=)]}*/^.,+" or tail.count("(") < tail.count(")") and tail[0] != "("):
             tail = tail[1:].strip()
-        if tail.count("(") != tail.count(")") or not any(known(w) for w in kept if w.isalpha()):
+        if tail.count("(") != tail.count(")") or not any(known(w) for w in kept if w.isalpha()) \
+                or _REFERENCE.search(body.rstrip(" .;")):
             continue
         at = start + line.rfind(tail) if tail in line else start
         out.append(Candidate(tail, TAIL, at, line[:max(0, at - start)], at + len(tail)))
@@ -278,84 +313,6 @@ def plain_tails(text: str, known) -> list[Candidate]:
 
 _CHAIN_ENVS = re.compile(r"\\(?:begin|end)\s*\{(?:aligned|align\*?|split|gathered|gather\*?|eqnarray\*?|"
                          r"array)\}(?:\s*\{[^{}]*\})?")
-_CONDITION_WORDS = re.compile(r"\s+(?=(?:when|if|for)\b)", re.I)
-_LATEX_REMARK = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag|intertext)(?![A-Za-z])|\\[,;]\s*\\text|,")
-NOTATION_WORDS = ("T", "drop", "CE", "softmax", "ReLU", "relu", "sign", "diag", "step", "Heaviside", "exp", "log",
-                  "max", "min", "sum")
-"""Words that are notation inside math (``\\text{softmax}``, ``\\text{step}(z)``), never a remark or prose."""
-_NOTATION_TEXT = re.compile(r"\s*(?:[A-Za-z]|otherwise|" + "|".join(NOTATION_WORDS) + r")\s*")
-_TEXT_REMARK = re.compile(
-    r",\s*(?:i\.\s?e\.?|e\.\s?g\.?|where|which|so|since|because|as|this|that|with|note|here|by|using)(?![A-Za-z])"
-    r"|,\s+(?!else|otherwise)(?=[a-z]{3,}\s)"
-    r"|\s+(?:where|since|because|which|so\s+that|i\.\s?e\.|e\.\s?g\.)\s|[.;](?:\s|$)", re.I)
-_PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:" + "|".join(NOTATION_WORDS) + r"|[a-z]?hat|gamma|delta|sigma|theta|"
-                         r"partial)\b)[a-z]{3,}\b", re.I)
-
-
-def _remark_paren(text: str) -> int:
-    """Where a trailing ``( ... )`` that holds prose starts (``(so ...)``, ``(ŷ_c − 1 for the true
-    class, ŷ_i otherwise)``), or -1."""
-    body = text.rstrip()
-    if not body.endswith(")"):
-        return -1
-    start = opening(body, len(body) - 1)
-    if start <= 0 or not body[:start].strip() or not _PROSE_WORD.search(re.sub(r"\\[A-Za-z]+", " ", body[start:])):
-        return -1
-    return start
-
-
-def cut_remark(formula: str) -> str:
-    """The formula without the remark after it: the ONE rule, applied before any split on ``=``.
-
-    A remark starts, at the top level (outside brackets and ``cases``), at ``\\quad``/``\\qquad``,
-    ``\\text{...}`` holding prose (not notation such as ``\\text{T}``), a shape note (``\\in
-    \\mathbb{R}^{d×|V|}``), a comma (``, \\quad z = xW + b_1``, ``, i.e. ...``), a sentence's end,
-    or a trailing ``( ... )`` holding words. Plain-text formulas end at the same places: ``, i.e.``,
-    ``, where``, `` (so ...)``. Conditions (``if``, ``when``, ``otherwise``) are not remarks: they
-    belong to the answer's cases."""
-    text = formula
-    latex = "\\" in text
-    for i, ch, top in scan(text):
-        if not top or not text[:i].strip() or text[i - 1] == "\\":
-            continue
-        if ch == "," and (latex or _TEXT_REMARK.match(text, i)) and _comma_is_remark(text, i):
-            text = text[:i]
-            break
-        if ch == "∈" or ch == "\\" and text.startswith("\\in", i) and not text[i + 3:i + 4].isalpha():
-            text = text[:i]       # a shape note: ... \in \mathbb{R}^{d \times |V|}
-            break
-        if ch == "\\" and _LATEX_REMARK.match(text, i):
-            m = re.match(r"\\(?:text|mbox|textrm|textit)\s*\{([^{}]*)\}", text[i:])
-            if m and _NOTATION_TEXT.fullmatch(m.group(1)):
-                continue
-            text = text[:i]
-            break
-        if ch in ".;" and not latex and _TEXT_REMARK.match(text, i):
-            text = text[:i]
-            break
-        if ch == " " and not latex and _TEXT_REMARK.match(text, i):
-            text = text[:i]
-            break
-    paren = _remark_paren(text)
-    if paren > 0:
-        text = text[:paren]
-    cond = None if latex else trailing_condition(text)
-    if cond is not None:
-        text = text[:cond]
-    text = text.strip().rstrip(" ,;.")
-    while text.endswith("\\") and not text.endswith("\\\\"):
-        text = text[:-1].rstrip(" ,;.")       # "\;" at the end was spacing, not punctuation: no lone "\"
-    return text
-
-
-def _comma_is_remark(text: str, i: int) -> bool:
-    """A top-level comma ends the answer unless what follows is another case (``..., else 0``) or
-    the formula goes on as a list (``[a, b]`` is inside brackets and never here)."""
-    rest = text[i + 1:].lstrip()
-    return not re.match(r"(?:\\text\s*\{\s*)?(?:else|otherwise|if|when|for\s+[a-z]\s*(?:=|\\neq|≠))", rest, re.I) \
-        and not re.match(r"[-\d(]", rest) and not OTHER_CASE.match(rest)
-
-
 _BRACE_ARRAY = re.compile(r"\\\{\s*\\begin\s*\{(?:array|matrix|aligned)\}")
 
 

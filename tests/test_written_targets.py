@@ -8,8 +8,7 @@ import pytest
 from written_support import graded
 
 from a2.written.documents import locate
-from a2.written.targets import derivative_target
-from a2.written.targets import STEP, differentiated_by, lhs_target, question_of
+from a2.written.targets import STEP, derivative_target, differentiated_by, lhs_target, question_of
 
 QUESTIONS = {"1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii"}
 

@@ -176,6 +176,7 @@ def test_setup_and_run_autograder_in_a_debian_root(tmp_path: Path):
         log = proc.stdout[-6000:] + proc.stderr[-6000:]
         assert proc.returncode == 0, log
         assert "imports torch 2.13.0" in proc.stdout + proc.stderr, log
+        assert "DFA states stored in /autograder/source/grader/reading/formula_dfa.pickle" in proc.stdout, log
         doc = json.loads((autograder / "results" / "results.json").read_text())
         jsonschema.validate(doc, RESULTS_SCHEMA)
         assert doc["tests"], doc.get("output")

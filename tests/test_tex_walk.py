@@ -154,3 +154,15 @@ def test_an_empty_or_impossible_range_is_not_noted(start, end):
     tex_walk.clear_caches()
     tex_walk.known_range("\\part x", start, end)
     assert tex_walk._RANGES == {}
+
+
+def test_a_range_shared_by_two_documents_is_read_from_the_latest():
+    """Two writeups with the same part text: the range points at the document read last (the one
+    whose parse is kept), never at an older one that would have to be parsed again."""
+    tex_walk.clear_caches()
+    first = "\\begin{document}\\part same answer text\\end{document}"
+    second = "\\begin{document}x \\part same answer text\\end{document}"
+    for doc in (first, second):
+        start = doc.index("same")
+        tex_walk.known_range(doc, start, start + len("same answer text"))
+    assert tex_walk._RANGES["same answer text"] == (second, second.index("same"))

@@ -198,10 +198,10 @@ def known_range(doc: str, start: int, end: int) -> None:
     document's parse instead of parsing it again."""
     if 0 <= start < end <= len(doc):
         piece = doc[start:end]
-        if piece not in _RANGES:
-            if len(_RANGES) >= MAX_RANGES:
-                _RANGES.pop(next(iter(_RANGES)))
-            _RANGES[piece] = (doc, start)
+        _RANGES.pop(piece, None)          # the latest document's (kept parsed), not an older one's
+        if len(_RANGES) >= MAX_RANGES:
+            _RANGES.pop(next(iter(_RANGES)))
+        _RANGES[piece] = (doc, start)
 
 
 def _children(node: Any) -> list[list]:

@@ -42,14 +42,10 @@ from grader.run.rubric import load_rubric  # noqa: E402
 
 def fresh_process() -> str:
     """The formula parser as a new process has it: the stored DFA loaded, or an empty one."""
-    from antlr4.dfa.DFA import DFA
-    from latex2sympy2_extended.antlr_parser import PSParser
-
     from grader.reading import mathparse, prediction
 
-    PSParser.decisionsToDFA[:] = [DFA(state, i) for i, state in enumerate(PSParser.atn.decisionToState)]
+    prediction.reset()
     mathparse.parse_known.cache_clear()
-    prediction._LOADED.clear()
     return prediction.load()
 
 

@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from antlr4.dfa.DFA import DFA
 from latex2sympy2_extended.antlr_parser import PSParser
 
 from grader.package import scripts as package_scripts
@@ -32,26 +31,21 @@ from grader.reading import mathparse  # noqa: E402
 SHAPES = Path(__file__).parent.parent / "a2" / "written" / "formula_shapes.json"
 
 
-def _empty_dfa() -> None:
-    PSParser.decisionsToDFA[:] = [DFA(state, i) for i, state in enumerate(PSParser.atn.decisionToState)]
-    prediction._LOADED.clear()
-
-
 @pytest.fixture
 def fresh(monkeypatch):
     """An empty DFA before the test and after it (as a new process has)."""
-    _empty_dfa()
+    prediction.reset()
     yield
-    _empty_dfa()
+    prediction.reset()
 
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("dfa") / "formula_dfa.pickle"
-    _empty_dfa()
+    prediction.reset()
     note = prediction_build.build(json.loads(SHAPES.read_text(encoding="utf-8")), path)
     assert "DFA states stored" in note
-    _empty_dfa()
+    prediction.reset()
     return path
 
 
@@ -77,9 +71,9 @@ def test_a_stored_dfa_is_loaded_once_and_used(stored, fresh):
 def expected() -> dict[str, object]:
     """latex2sympy's default trees, from a DFA of its own making (the DFA is shared by both
     predictions: comparing the two after a load would compare the stored DFA with itself)."""
-    _empty_dfa()
+    prediction.reset()
     trees = {f: parsed(mathparse._OrderedConverter, f) for f in FORMULAS + mutants(150, seed=11)}
-    _empty_dfa()
+    prediction.reset()
     return trees
 
 

@@ -20,9 +20,9 @@ path costs a full ATN closure (a fresh process read a writeup in about 0.5 s, ag
 its DFA knew the assignment's formulas). So the DFA can be built once from declared formulas and
 stored (:mod:`grader.reading.prediction_build`, ``python -m grader.reading.prediction_build
 FORMULAS.json``, which Gradescope's setup.sh runs when it builds the image), and every process
-loads it on its first parse (:func:`load`). A stored DFA holds exactly the states ANTLR's own SLL prediction computes
-for those formulas (the same states it would compute again), and it is used only by the same
-grammar and ANTLR runtime it was built with; anything else leaves the DFA empty.
+loads it on its first parse (:func:`load`). A stored DFA holds exactly the states ANTLR's own SLL
+prediction computes for those formulas (the same states it would compute again), and it is used
+only by the same grammar and ANTLR runtime it was built with; anything else leaves the DFA empty.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from antlr4.atn.ATNState import ATNState
 from antlr4.atn.ParserATNSimulator import ParserATNSimulator
 from antlr4.atn.PredictionMode import PredictionMode
 from antlr4.atn.SemanticContext import SemanticContext
+from antlr4.dfa.DFA import DFA
 from antlr4.PredictionContext import PredictionContext
 from antlr4.Token import Token
 from latex2sympy2_extended.antlr_parser import PSParser
@@ -139,9 +140,9 @@ def fast_parser(parser: Any) -> Any:
 # A stored DFA
 
 DFA_FILE = Path(os.environ.get("A2GRADER_FORMULA_DFA") or Path(__file__).with_name("formula_dfa.pickle"))
+"""Where the built DFA is kept (``A2GRADER_FORMULA_DFA`` overrides; never committed: it is built)."""
 _LOADED: list[str] = []
 """What :func:`load` did in this process (empty: not yet)."""
-"""Where the built DFA is kept (``A2GRADER_FORMULA_DFA`` overrides; never committed: it is built)."""
 
 
 def grammar_key() -> str:
@@ -195,6 +196,12 @@ def save(path: Path = DFA_FILE) -> int:
     _Pickler(buffer, protocol=5).dump(data)
     path.write_bytes(buffer.getvalue())
     return sum(len(states) for _, states, _ in data["dfas"])
+
+
+def reset() -> None:
+    """Forget the DFA and whether a stored one was loaded: the parser as a new process has it."""
+    PSParser.decisionsToDFA[:] = [DFA(state, i) for i, state in enumerate(PSParser.atn.decisionToState)]
+    _LOADED.clear()
 
 
 def load(path: Path = DFA_FILE) -> str:

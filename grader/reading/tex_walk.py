@@ -133,11 +133,9 @@ def _shift(node: Any, offset: int, seen: set[int]) -> None:
         return
     seen.add(id(node))
     node.pos += offset
-    for child in getattr(node, "nodelist", None) or ():
-        _shift(child, offset, seen)
-    argd = getattr(node, "nodeargd", None)
-    for arg in (getattr(argd, "argnlist", None) or ()) if argd is not None else ():
-        _shift(arg, offset, seen)
+    for children in _children(node):
+        for child in children:
+            _shift(child, offset, seen)
 
 
 def _parse(piece: str) -> list:
@@ -205,6 +203,7 @@ def known_range(doc: str, start: int, end: int) -> None:
 
 
 def _children(node: Any) -> list[list]:
+    """The lists of nodes under ``node``: its own list, and each argument (a list of one)."""
     lists = [node.nodelist] if getattr(node, "nodelist", None) else []
     argd = getattr(node, "nodeargd", None)
     return lists + [[arg] for arg in (getattr(argd, "argnlist", None) or ()) if arg is not None]

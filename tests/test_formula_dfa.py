@@ -1,4 +1,4 @@
-"""A stored DFA for latex2sympy's parser (grader/reading/prediction.py: save, load;
+"""A stored DFA for latex2sympy's parser and lexer (grader/reading/prediction.py: save, load;
 grader/reading/prediction_build.py: build).
 
 A new process predicts from an empty DFA and pays a full ATN closure for every new decision path
@@ -7,6 +7,7 @@ formulas: bench/written_reader.py --fresh). The DFA built from a2/written/formul
 stored and loaded; these tests check that the loaded DFA is the one used and gives latex2sympy's
 default tree on every corpus formula and on mutations of them, that a planted wrong prediction in
 the stored DFA is caught, and that a file for another grammar or a foreign pickle is never used.
+The lexer's DFA (30-60 ms of a new process's writeup) is stored with it and checked the same way.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from latex2sympy2_extended.antlr_parser import PSParser
 
 from grader.package import scripts as package_scripts
 from grader.reading import prediction, prediction_build
@@ -50,7 +50,7 @@ def stored(tmp_path_factory) -> Path:
 
 
 def _states() -> int:
-    return sum(len(dfa._states) for dfa in PSParser.decisionsToDFA)
+    return prediction.states("parser") + prediction.states("lexer")
 
 
 def test_the_shapes_are_formulas_the_reader_parses():
@@ -60,7 +60,7 @@ def test_the_shapes_are_formulas_the_reader_parses():
 
 def test_a_stored_dfa_is_loaded_once_and_used(stored, fresh):
     note = prediction.load(stored)
-    assert note.startswith("loaded ") and _states() > 300
+    assert note.startswith("loaded ") and prediction.states("parser") > 300 and prediction.states("lexer") > 50
     assert prediction.load(stored) == note                  # once per process
     before = _states()
     disagreements(FORMULAS[:20])
@@ -93,11 +93,27 @@ def test_a_wrong_prediction_in_a_stored_dfa_is_caught(stored, expected, fresh, t
     the formulas then get other trees, or none."""
     with stored.open("rb") as file:
         data = prediction._Unpickler(file).load()
-    for _, states, _ in data["dfas"]:
+    for _, states, _ in data["parser"]:
         for state in states:
             if state.isAcceptState and state.prediction and not state.requiresFullContext:
                 state.prediction += 1
     planted = tmp_path / "planted.pickle"
+    with planted.open("wb") as out:
+        prediction._Pickler(out, protocol=5).dump(data)
+    assert prediction.load(planted).startswith("loaded ")
+    assert len(_not_as_expected(expected)) >= 10
+
+
+def test_a_wrong_token_in_a_stored_lexer_dfa_is_caught(stored, expected, fresh, tmp_path):
+    """Planted control for the lexer's half: every accept state of the stored lexer DFA gives the
+    next token type; the formulas then get other trees, or none."""
+    with stored.open("rb") as file:
+        data = prediction._Unpickler(file).load()
+    for _, states, _ in data["lexer"]:
+        for state in states:
+            if state.isAcceptState and state.prediction > 0:
+                state.prediction += 1
+    planted = tmp_path / "planted_lexer.pickle"
     with planted.open("wb") as out:
         prediction._Pickler(out, protocol=5).dump(data)
     assert prediction.load(planted).startswith("loaded ")
@@ -122,7 +138,7 @@ class _Planted:
 
 def test_a_foreign_pickle_is_refused_without_running_it(fresh, tmp_path):
     foreign = tmp_path / "foreign.pickle"
-    foreign.write_bytes(pickle.dumps({"key": prediction.grammar_key(), "dfas": _Planted()}))
+    foreign.write_bytes(pickle.dumps({"key": prediction.grammar_key(), "parser": _Planted()}))
     assert "could not be read (UnpicklingError)" in prediction.load(foreign)
     assert not (Path(__file__).parent / "never_made.txt").exists() and _states() == 0
 

@@ -23,6 +23,10 @@ FORMULAS.json``, which Gradescope's setup.sh runs when it builds the image), and
 loads it on its first parse (:func:`load`). A stored DFA holds exactly the states ANTLR's own SLL
 prediction computes for those formulas (the same states it would compute again), and it is used
 only by the same grammar and ANTLR runtime it was built with; anything else leaves the DFA empty.
+
+The lexer has a DFA of its own, built the same way (a character path it has not seen costs an ATN
+closure): a new process spent 30-60 ms of a writeup's read on it, so it is stored beside the
+parser's and loaded with it.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ from antlr4.atn.SemanticContext import SemanticContext
 from antlr4.dfa.DFA import DFA
 from antlr4.PredictionContext import PredictionContext
 from antlr4.Token import Token
-from latex2sympy2_extended.antlr_parser import PSParser
+from latex2sympy2_extended.antlr_parser import PSLexer, PSParser
 
 
 def _scripts_decision() -> int | None:
@@ -145,10 +149,20 @@ _LOADED: list[str] = []
 """What :func:`load` did in this process (empty: not yet)."""
 
 
+RECOGNIZERS = {"parser": PSParser, "lexer": PSLexer}
+"""The grammar's two recognizers, each with its own ATN and DFA, by the name a stored file uses."""
+
+
+def _serialized(recognizer: Any) -> Any:
+    serialized = getattr(sys.modules.get(recognizer.__module__), "serializedATN", None)
+    return serialized() if callable(serialized) else [len(recognizer.atn.states), recognizer.ruleNames,
+                                                      recognizer.symbolicNames]
+
+
 def grammar_key() -> str:
-    """What a stored DFA is valid for: this grammar (its serialized ATN) and runtime versions."""
-    serialized = getattr(sys.modules.get(PSParser.__module__), "serializedATN", None)
-    atn = serialized() if callable(serialized) else [len(PSParser.atn.states), PSParser.ruleNames, PSParser.symbolicNames]
+    """What a stored DFA is valid for: this grammar (its lexer's and parser's serialized ATNs) and
+    runtime versions."""
+    atn = [_serialized(recognizer) for recognizer in RECOGNIZERS.values()]
     versions = []
     for package in ("latex2sympy2_extended", "antlr4-python3-runtime"):
         try:
@@ -165,7 +179,10 @@ class _Pickler(pickle.Pickler):
 
     def persistent_id(self, obj: Any) -> Any:
         if isinstance(obj, ATNState):
-            return ("state", obj.stateNumber)
+            for name, recognizer in RECOGNIZERS.items():
+                if obj.atn is recognizer.atn:
+                    return ("state", name, obj.stateNumber)
+            raise pickle.PicklingError(f"ATN state {obj.stateNumber} belongs to neither of the grammar's ATNs")
         if obj is SemanticContext.NONE:
             return ("none",)
         if obj is PredictionContext.EMPTY:
@@ -179,7 +196,7 @@ class _Unpickler(pickle.Unpickler):
     def persistent_load(self, pid: Any) -> Any:
         kind = pid[0]
         if kind == "state":
-            return PSParser.atn.states[pid[1]]
+            return RECOGNIZERS[pid[1]].atn.states[pid[2]]
         return {"none": SemanticContext.NONE, "empty": PredictionContext.EMPTY, "error": ATNSimulator.ERROR}[kind]
 
     def find_class(self, module: str, name: str) -> Any:
@@ -188,19 +205,26 @@ class _Unpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
+def states(name: str = "parser") -> int:
+    """DFA states the parser's (or the lexer's) DFA holds now."""
+    return sum(len(dfa._states) for dfa in RECOGNIZERS[name].decisionsToDFA)
+
+
 def save(path: Path = DFA_FILE) -> int:
-    """Store the grammar's DFA as it is now; the number of DFA states stored."""
+    """Store the parser's and the lexer's DFA as they are now; the number of DFA states stored."""
     data = {"key": grammar_key(),
-            "dfas": [(dfa.s0, list(dfa._states), dfa.precedenceDfa) for dfa in PSParser.decisionsToDFA]}
+            **{name: [(dfa.s0, list(dfa._states), dfa.precedenceDfa) for dfa in recognizer.decisionsToDFA]
+               for name, recognizer in RECOGNIZERS.items()}}
     buffer = io.BytesIO()
     _Pickler(buffer, protocol=5).dump(data)
     path.write_bytes(buffer.getvalue())
-    return sum(len(states) for _, states, _ in data["dfas"])
+    return sum(len(states) for name in RECOGNIZERS for _, states, _ in data[name])
 
 
 def reset() -> None:
-    """Forget the DFA and whether a stored one was loaded: the parser as a new process has it."""
-    PSParser.decisionsToDFA[:] = [DFA(state, i) for i, state in enumerate(PSParser.atn.decisionToState)]
+    """Forget both DFAs and whether a stored one was loaded: the grammar as a new process has it."""
+    for recognizer in RECOGNIZERS.values():
+        recognizer.decisionsToDFA[:] = [DFA(state, i) for i, state in enumerate(recognizer.atn.decisionToState)]
     _LOADED.clear()
 
 
@@ -214,12 +238,14 @@ def load(path: Path = DFA_FILE) -> str:
             data = _Unpickler(io.BytesIO(path.read_bytes())).load()
             if data.get("key") != grammar_key():
                 note = f"the stored DFA {path} is for another grammar or runtime: not used"
-            elif any(dfa._states for dfa in PSParser.decisionsToDFA):
+            elif any(states(name) for name in RECOGNIZERS):
                 note = "the DFA was already in use: the stored one was not loaded"
             else:
-                for dfa, (s0, states, precedence) in zip(PSParser.decisionsToDFA, data["dfas"], strict=True):
-                    dfa.s0, dfa._states, dfa.precedenceDfa = s0, {s: s for s in states}, precedence
-                note = f"loaded {sum(len(d._states) for d in PSParser.decisionsToDFA)} DFA states from {path}"
+                for name, recognizer in RECOGNIZERS.items():
+                    for dfa, (s0, kept, precedence) in zip(recognizer.decisionsToDFA, data[name], strict=True):
+                        dfa.s0, dfa._states, dfa.precedenceDfa = s0, {s: s for s in kept}, precedence
+                note = (f"loaded {states('parser')} parser and {states('lexer')} lexer DFA states "
+                        f"from {path}")
         except Exception as exc:   # a damaged or foreign file: prediction starts from an empty DFA
             note = f"the stored DFA {path} could not be read ({type(exc).__name__}): not used"
     _LOADED.append(note)

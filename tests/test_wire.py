@@ -182,3 +182,58 @@ def test_frame_reader_reassembles_frames_split_anywhere() -> None:
             bodies.append(wire.decode_message(body))
     assert len(bodies) == 2 and bodies[1] == [1, "two"]
     assert np.array_equal(bodies[0]["a"], np.arange(5))
+
+
+# -- writing a message at once or piece by piece ------------------------------------------------
+
+def _random_tree(rnd: Any, depth: int = 0) -> Any:
+    kind = rnd.randrange(7 if depth < 4 else 4)
+    if kind == 0:
+        return "".join(rnd.choice("ab\"\\\n\x00é😀\u2028") for _ in range(rnd.randrange(8)))
+    if kind == 1:
+        return rnd.choice([None, True, False])
+    if kind == 2:
+        return rnd.randrange(-10 ** rnd.randrange(40), 10 ** rnd.randrange(40) + 1)
+    if kind == 3:
+        return rnd.choice([0.1, -1e-300, 1.7976931348623157e308, 5e-324, 1.23456789e15, -0.0, float("nan")])
+    if kind in (4, 5):
+        return [_random_tree(rnd, depth + 1) for _ in range(rnd.randrange(4))]
+    return {"".join(rnd.choice("k😀\"") for _ in range(rnd.randrange(4))): _random_tree(rnd, depth + 1)
+            for _ in range(rnd.randrange(4))}
+
+
+def test_json_bound_is_never_below_the_json_written() -> None:
+    """A tree under the bound is written in one call, unchecked on the way: the bound must hold
+    for every character, int and float (astral characters take 12 bytes, ints a third of their bits)."""
+    import random
+
+    rnd = random.Random(7)
+    for _ in range(5000):
+        tree = wire._encode_tree(_random_tree(rnd), [], 0)
+        written = len(json.dumps(tree, allow_nan=False, separators=(",", ":")))
+        assert written <= wire.json_bound(tree), tree
+
+
+def test_a_message_is_the_same_bytes_written_at_once_or_piece_by_piece() -> None:
+    """With max_bytes just at its size the message is written piece by piece (its bound is over
+    the limit), without a limit at once: both frames are the same bytes, and one byte less is refused."""
+    import random
+
+    rnd = random.Random(8)
+    pieced = 0
+    for _ in range(2000):
+        value = _random_tree(rnd)
+        whole = wire.encode_message(value)
+        size = len(whole) - wire.FRAME_HEADER.size
+        tree = wire._encode_tree(value, [], 0)
+        if wire.json_bound(tree) > size:
+            pieced += 1
+        assert wire.encode_message(value, max_bytes=size) == whole
+        with pytest.raises(wire.FrameTooLarge):
+            wire.encode_message(value, max_bytes=size - 1)
+    assert pieced > 1000          # most were written piece by piece: both ways are compared
+
+
+def test_a_message_under_its_bound_but_over_the_limit_is_still_refused() -> None:
+    with pytest.raises(wire.FrameTooLarge):
+        wire.encode_message({"text": "x" * 1000}, max_bytes=500)

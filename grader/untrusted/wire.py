@@ -133,6 +133,28 @@ def _encode_dict(value: dict[Any, Any], arrays: list[bytes], depth: int) -> dict
     return {key: _encode_tree(item, arrays, depth + 1) for key, item in value.items()}
 
 
+def json_bound(tree: Any) -> float:
+    """At most how many bytes the JSON of ``tree`` (as :func:`_encode_tree` returns it) takes:
+    a character is at most 12 (a character outside the BMP is two ``\\uXXXX``), an int's digits
+    at most a third of its bits plus its sign, a float 24 (``repr``), with quotes, commas, colons
+    and brackets counted. A tree this bound keeps under the limit is encoded in one call; any other
+    is written piece by piece and refused as soon as it passes the limit."""
+    kind = type(tree)
+    if kind is str:
+        return 12 * len(tree) + 2
+    if tree is None or kind is bool:
+        return 5
+    if kind is int:
+        return tree.bit_length() // 3 + 2
+    if kind is float:
+        return 24
+    if kind is list:
+        return 2 + sum(json_bound(item) + 1 for item in tree)
+    if kind is dict:
+        return 2 + sum(12 * len(key) + 4 + json_bound(item) for key, item in tree.items())
+    return math.inf        # not a JSON-ready tree: the careful way
+
+
 def encode_message(value: Any, *, max_bytes: int | None = None) -> bytes:
     """Return the frame (magic, length, body) carrying ``value``.
 
@@ -147,7 +169,11 @@ def encode_message(value: Any, *, max_bytes: int | None = None) -> bytes:
     frame = bytearray(FRAME_HEADER.size + JSON_LENGTH.size)
     encoder = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
     try:
-        for piece in encoder.iterencode(tree):
+        if json_bound(tree) <= limit:     # it cannot pass the limit: written at once, in C
+            pieces: Any = (encoder.encode(tree),)
+        else:
+            pieces = encoder.iterencode(tree)
+        for piece in pieces:
             frame += piece.encode("ascii")
             if len(frame) - FRAME_HEADER.size > limit:
                 raise FrameTooLarge(f"the message is over {max_bytes} bytes (refused while it was written, at "

@@ -35,6 +35,7 @@ from a2.written.instances import (
     compare,
     declares_column_layer,
     plain_names,
+    probe_instances,
     under,
 )
 from a2.written.sections import Section
@@ -59,8 +60,6 @@ from grader.reading.numeric import close
 
 TRIALS = 4
 """Random instances an answer must be right at (a question may ask more: MathQuestion.trials)."""
-PROBE_SEED = 20240
-"""Seed of the instance used only to tell whether a candidate can be evaluated at all."""
 EXPLICIT = (MARKED, MARKED_TEXT, BOXED)
 TYPED = (PLAIN, TEXT, MARKED_TEXT, TAIL)   # typed without math delimiters: names spelled as plain text does
 
@@ -101,7 +100,7 @@ def quote(latex: str) -> str:
 
 
 def _probe(question: MathQuestion) -> Instance:
-    return question.make(np.random.default_rng(PROBE_SEED), 0)
+    return probe_instances(question)[0]
 
 
 def derivative_lhs(cand: Candidate) -> bool:
@@ -196,7 +195,7 @@ class FormulaEvidence:
     def __init__(self, formula: Formula, question: MathQuestion) -> None:
         self.formula = formula
         self.question = question
-        self._insts = [question.make(np.random.default_rng(PROBE_SEED + k), k) for k in range(question.trials)]
+        self._insts = probe_instances(question)
 
     def agrees_with(self, latex: str) -> bool:
         """Same values as ``latex`` wherever either is defined: at each probe instance both have
@@ -327,7 +326,7 @@ def grade_formula(section: Section, ctx: WrittenContext, question: MathQuestion,
 def _stated(formula: Formula, question: MathQuestion, ctx: WrittenContext) -> Convention | None:
     """The layout the writeup states under which ``formula`` is right (U is |V|×d, row vectors), if any:
     a TA reads an answer in the convention its writeup declares."""
-    if "U" not in question.make(np.random.default_rng(PROBE_SEED), 0).env.arrays:
+    if "U" not in _probe(question).env.arrays:
         return None
     for convention in CONVENTIONS:
         if judge(formula, under(question, convention), np.random.default_rng(ctx.seed))[0]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from grader.reading.evaluate import Env, is_scalar
 from grader.reading.notation import PlainNames
-from grader.reading.numeric import central_difference, close, difference, softmax
+from grader.reading.numeric import central_difference_batch, close, difference, softmax
 
 
 @dataclass
@@ -56,10 +56,10 @@ def _w2v_point(rng: np.random.Generator) -> tuple[int, int, np.ndarray, np.ndarr
     return d, vocab, U, v, o
 
 
-def _loss(U: np.ndarray, v: np.ndarray, o: int) -> float:
-    scores = (U.T @ v).reshape(-1)
-    m = scores.max()
-    return float(-(scores[o] - m - np.log(np.exp(scores - m).sum())))
+def _losses(scores: np.ndarray, o: int) -> np.ndarray:
+    """The naive-softmax loss -log softmax(s)_o of each row of ``scores`` (n×|V|)."""
+    m = scores.max(axis=1, keepdims=True)
+    return -(scores[:, o] - m[:, 0] - np.log(np.exp(scores - m).sum(axis=1)))
 
 
 def _w2v_env(d: int, vocab: int, U: np.ndarray, v: np.ndarray, o: int, w: int | None = None) -> Env:
@@ -77,7 +77,7 @@ def _w2v_env(d: int, vocab: int, U: np.ndarray, v: np.ndarray, o: int, w: int | 
 
 def make_center(rng: np.random.Generator, k: int) -> Instance:
     d, vocab, U, v, o = _w2v_point(rng)
-    expected = central_difference(lambda x: _loss(U, x, o), v)
+    expected = central_difference_batch(lambda vs: _losses((U.T @ vs)[:, :, 0], o), v)
     return Instance(_w2v_env(d, vocab, U, v, o), expected, f"d = {d}, |V| = {vocab}, o = {o + 1}")
 
 
@@ -86,12 +86,12 @@ def make_outside(case_equal: bool) -> Callable[[np.random.Generator, int], Insta
         d, vocab, U, v, o = _w2v_point(rng)
         w = o if case_equal else int((o + rng.integers(1, vocab)) % vocab)
 
-        def loss_of_column(col: np.ndarray) -> float:
-            V = U.copy()
-            V[:, w:w + 1] = col
-            return _loss(V, v, o)
+        def loss_of_column(cols: np.ndarray) -> np.ndarray:     # U with column w replaced by each of cols
+            scores = np.repeat((U.T @ v).T, len(cols), axis=0)
+            scores[:, w] = (cols[:, :, 0] @ v)[:, 0]
+            return _losses(scores, o)
 
-        expected = central_difference(loss_of_column, U[:, w:w + 1])
+        expected = central_difference_batch(loss_of_column, U[:, w:w + 1])
         return Instance(_w2v_env(d, vocab, U, v, o, w), expected,
                         f"d = {d}, |V| = {vocab}, o = {o + 1}, w = {w + 1}")
     return make
@@ -99,7 +99,7 @@ def make_outside(case_equal: bool) -> Callable[[np.random.Generator, int], Insta
 
 def make_matrix(rng: np.random.Generator, k: int) -> Instance:
     d, vocab, U, v, o = _w2v_point(rng)
-    expected = central_difference(lambda X: _loss(X, v, o), U)
+    expected = central_difference_batch(lambda Us: _losses((Us.transpose(0, 2, 1) @ v)[:, :, 0], o), U)
     return Instance(_w2v_env(d, vocab, U, v, o), expected, f"d = {d}, |V| = {vocab}, o = {o + 1}")
 
 
@@ -118,10 +118,10 @@ def make_relu(rng: np.random.Generator, k: int) -> Instance:
     z = x @ W + b
     h = np.maximum(z, 0.0)
 
-    def h_i(xx: np.ndarray) -> float:
-        return float(np.maximum(xx @ W + b, 0.0)[0, i])
+    def h_i(xs: np.ndarray) -> np.ndarray:
+        return np.maximum(xs @ W + b, 0.0)[:, 0, i]
 
-    expected = float(central_difference(h_i, x)[0, j])
+    expected = float(central_difference_batch(h_i, x)[0, j])
     # a sum runs over x's entries: z_i written out as Σ_k x_k W_ki + b_i is z_i
     env = Env({"x": x, "W": W, "b_1": b, "b": b, "z": z, "h": h}, {"i": i, "j": j}, sum_range=n_in,
               dims={n_in: "D_x", hidden: "D_h"}, implied={(1, hidden): "i"},
@@ -139,12 +139,7 @@ def make_softmax_ce(rng: np.random.Generator, k: int) -> Instance:
     y = np.zeros((3, 1))
     y[c] = 1.0
 
-    def ce(scores: np.ndarray) -> float:
-        s = scores.reshape(-1)
-        m = s.max()
-        return float(-(s[c] - m - np.log(np.exp(s - m).sum())))
-
-    grad = central_difference(ce, logits)
+    grad = central_difference_batch(lambda ls: _losses(ls[:, :, 0], c), logits)
     env = Env({"l": logits, "yhat": softmax(logits.reshape(-1)).reshape(-1, 1), "y": y, "theta": logits},
               {"i": i, "c": c}, sum_range=3, dims={3: "3"},
               convention="l, y and ŷ are 3-vectors and ∂CE/∂l_i is a number",
@@ -152,6 +147,25 @@ def make_softmax_ce(rng: np.random.Generator, k: int) -> Instance:
     inst = Instance(env, float(grad[i, 0]), f"c = {c + 1}, i = {i + 1}", "i = c" if i == c else "i ≠ c")
     inst.env.arrays["__full_gradient__"] = grad
     return inst
+
+
+PROBE_SEED = 20240
+"""Seed of the instances at which a formula is looked at apart from judging (whether it can be
+evaluated at all, what the catalogue's predicates see)."""
+_PROBES: dict[int, tuple[MathQuestion, list[Instance]]] = {}
+
+
+def probe_instances(question: MathQuestion) -> list[Instance]:
+    """The fixed instances (seeds PROBE_SEED + k) at which a question's formulas are looked at
+    apart from judging: the same for every formula, so drawn once a process (a few dozen kept)."""
+    kept = _PROBES.get(id(question))
+    if kept is None or kept[0] is not question:
+        if len(_PROBES) >= 64:
+            _PROBES.clear()
+        kept = _PROBES[id(question)] = (question, [question.make(np.random.default_rng(PROBE_SEED + k), k)
+                                                   for k in range(question.trials)])
+    return kept[1]
+
 
 
 CENTER = MathQuestion("∂J/∂v_c", make_center, "a d-vector, like v_c")

@@ -139,3 +139,24 @@ def test_a_3f_sentence_corrected_below_its_draft(tmp_path):
     assert graded(tmp_path, F.format(fix=fixed))["3f"].score == 12
     # a correction that restates no field leaves the draft's
     assert graded(tmp_path, F.format(fix="Edit: I double-checked this one, the arcs above stand."))["3f"].score == 10
+
+
+# 79: a formula answered twice, the second below a correction line -----------------------------------
+
+def test_a_formula_corrected_below_its_draft(tmp_path):
+    text = ("## 3(e)(ii)\n\nOriginal: $\\frac{{\\partial CE}}{{\\partial l_i}} = {draft}$\n\n"
+            "**Fixed (sign):** $\\frac{{\\partial CE}}{{\\partial l_i}} = {fixed}$\n")
+    got = graded(tmp_path, text.format(draft="y_i - \\hat y_i", fixed="\\hat y_i - y_i"))["3e_ii"]
+    assert full(got) and not got.needs_review
+    assert graded(tmp_path, text.format(draft="\\hat y_i - y_i", fixed="y_i - \\hat y_i"))["3e_ii"].score == 0
+
+
+# 79/84: 3(b) below the prompt's own n, or below a correction ----------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "## 3(b)\n\nHow many steps does a sentence take, as a function of $n$? Explain.\n\nIt is $2n$: a shift and an arc per word.\n",
+    "## 3(b)\n\nMy first guess was $n$, one per word.\n\nUpdate — $2n$, since every word is also attached.\n"])
+def test_3b_below_the_prompts_n_or_a_correction(tmp_path, text):
+    got = graded(tmp_path, text)["3b"]
+    assert full(got) and not got.needs_review
+    assert graded(tmp_path, text.replace("$2n$", "$2n - 1$"))["3b"].score == 0

@@ -769,14 +769,14 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3f": (12, "", 12),   # blind: on 0273bac SILENT false fail: 0
     },
     "79_answers_twice_draft_corrected": {   # answers given twice: a draft ("First attempt:", "Draft:", "First thought:") then "Corre...
-        "1b_i": (0, R, 2),   # blind: on 0273bac flagged miss: 0, review
+        "1b_i": (2, "", 2),   # blind: on 0273bac flagged miss: 0, review
         "1d": (4, "", 4),
-        "1e": (0, R, 1),   # blind: on 0273bac flagged miss: 0, review
+        "1e": (1, "", 1),   # blind: on 0273bac flagged miss: 0, review
         "2b_i": (1, "", 1),
         "3a": (4, "", 4),
-        "3b": (0, R, 1),   # blind: on 0273bac flagged miss: 0, review
+        "3b": (1, "", 1),   # blind: on 0273bac flagged miss: 0, review
         "3e_i": (0, R, 0),
-        "3e_ii": (0, R, 3),   # blind: on 0273bac flagged miss: 0, review
+        "3e_ii": (3, "", 3),   # blind: on 0273bac flagged miss: 0, review
         "3f": (12, "", 12),   # blind: on 0273bac SILENT false fail: 10
     },
     "80_handout_page_numbering": {   # labels by handout position: **Q1.2 (i)**, **Problem 1 part d**, **Q2.2 (i)**, **Q3.2**,...
@@ -829,7 +829,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1e": (0, "", 0),
         "2b_i": (1, "", 1),
         "3a": (4, "", 4),
-        "3b": (0, R, 1),   # blind: on 0273bac flagged miss: 0, review
+        "3b": (1, "", 1),   # blind: on 0273bac flagged miss: 0, review
         "3e_i": (1.5, "", 1.5),
         "3e_ii": (3, "", 3),
         "3f": (12, "", 12),

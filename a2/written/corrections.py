@@ -10,6 +10,8 @@ what the correction does not restate stays as the draft gave it (``Edit: double-
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Protocol, TypeVar
 
 CORRECTION = re.compile(
     r"(?im)^[ \t>*_]*(?:\*\*|__)?[ \t]*(?:corrected|correction|corrigendum|erratum|edit(?:ed)?|update[d]?|fix(?:ed)?|revised"
@@ -27,3 +29,19 @@ def split_at_correction(text: str) -> tuple[str, str] | None:
     """(the draft, the correction) of ``text`` cut at its last correction line, or None."""
     at = last_correction(text)
     return None if at is None else (text[:at], text[at:])
+
+
+class _Placed(Protocol):
+    @property
+    def start(self) -> int: ...
+
+
+C = TypeVar("C", bound=_Placed)
+
+
+def others_standing(answers: Iterable[C], chosen: int, text: str) -> list[C]:
+    """The answers of ``text`` other than the one at offset ``chosen`` that still stand: without
+    those a correction line replaced (a draft above the last correction, when the chosen answer
+    is below it)."""
+    at = last_correction(text)
+    return [a for a in answers if a.start != chosen and not (at is not None and a.start < at <= chosen)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from written_support import full, graded
 
+from a2.written.sections import parse_label
 from grader.reading.answers import lhs
 from grader.run.submission import _written_files
 
@@ -56,6 +57,8 @@ def test_labels_by_handout_position_or_part_word(tmp_path, label2, label3):
     assert full(got["2b_i"]) and full(got["3b"])
     wrong = graded(tmp_path, text.replace("$2n$", "$2n + 1$").replace("1-p_{drop}", "p_{drop}"))
     assert wrong["2b_i"].score == 0 and wrong["3b"].score == 0
+    # a position needs a question word, or a heading of its own: "### 3.2 Results" is a README's section
+    assert parse_label("3.2 Results", heading=True) is None and parse_label("1.5 points", heading=False) is None
 
 
 # 80/87: both cases in prose, each repeating the left-hand side ------------------------------------

@@ -34,6 +34,9 @@ scanned page, a writeup in Typst, AsciiDoc or LyX, whose math is not LaTeX's, or
 suffix the reader does not take for it): named in the feedback, and the items they may answer go to review."""
 NOT_WRITTEN = ("requirements", "license", "licence", "readme")
 """File names (without suffix, lower case) never read as written answers."""
+FALLBACK_WRITTEN = ("readme",)
+"""File names (without suffix, lower case) read as written answers only when the upload has no other
+written file: students who keep the answers in the repository's README.md below its code notes."""
 SUPPORT_DIRS = ("utils", "data")
 """The template's support folders: the grader copies its own next to the student's files."""
 TORCH_FILES = frozenset({"parser_model.py", "run.py"})

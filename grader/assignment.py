@@ -30,6 +30,7 @@ CONTRACT = {
     "WRITTEN_SUFFIXES": "written files read whatever their name (.md, .txt, .tex, .ipynb, .org, .rst)",
     "UNREAD_WRITTEN_SUFFIXES": "files that may hold written answers but cannot be read (named in the feedback)",
     "NOT_WRITTEN": "file names (lower case, no suffix) never read as written answers",
+    "FALLBACK_WRITTEN": "file names (lower case, no suffix) read as written answers only when an upload has no other",
     "SUPPORT_DIRS": "the template's support folders, which the grader provides",
     "TORCH_FILES": "student files whose checks need torch preloaded in the worker",
     "TRAINING_CHECK_PREFIX": "the id prefix of the checks `grader batch --quick` skips",
@@ -177,6 +178,14 @@ def is_written(name: str) -> bool:
     if name in registry().WRITTEN_FILES:
         return True
     return low.endswith(tuple(registry().WRITTEN_SUFFIXES)) and low.rsplit(".", 1)[0] not in registry().NOT_WRITTEN
+
+
+def is_fallback_written(name: str) -> bool:
+    """Whether a file of this name is read as a written answer when the upload holds no other written
+    file: a README.md that holds the answers below its code notes and run logs."""
+    low = name.lower()
+    return (low.endswith(tuple(registry().WRITTEN_SUFFIXES))
+            and low.rsplit(".", 1)[0] in registry().FALLBACK_WRITTEN)
 
 
 def is_unread_written(name: str) -> bool:

@@ -113,7 +113,7 @@ def test_file_registry(value: Any, base: ModuleType | None) -> ModuleType:
         return module
     vars(module).update(
         TESTS=settings, STUDENT_FILES=student_files(settings), WRITTEN_FILES=(), WRITTEN_SUFFIXES=(),
-        UNREAD_WRITTEN_SUFFIXES=(), NOT_WRITTEN=(), SUPPORT_DIRS=(),
+        UNREAD_WRITTEN_SUFFIXES=(), NOT_WRITTEN=(), FALLBACK_WRITTEN=(), SUPPORT_DIRS=(),
         TORCH_FILES=frozenset(), TRAINING_CHECK_PREFIX=NO_PREFIX, CHECK_MODULES=(CHECKS_MODULE,), UNTRUSTED=folder,
         load_reference=lambda root=None: SimpleNamespace(), reference_modules=lambda: [],
         missing_module=lambda kind, message: None, missing_module_lines=lambda file, module: ("", ""),

@@ -632,7 +632,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3a": (0, R, 0),
         "3b": (1, "", 1),   # blind: on fa264dc SILENT false fail: 0
         "3e_i": (3, "", 3),   # blind: on fa264dc SILENT false fail: 0
-        "3e_ii": (0, R, 0),
+        "3e_ii": (0, "", 0),   # i33 round 3: the aligned chain's own left side ∂CE/∂l_i is read (was flagged)
         "3f": (11, "", 11),   # blind: on fa264dc SILENT false fail: 0
     },
     "67_article_align_pd_macros": {   # \section*{Question 1}, \pd{}{} macro, align* ending in '\Rightarrow \quad \gamma &='
@@ -728,7 +728,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1d": (4, "", 4),
         "1e": (1, "", 1),   # blind: on fa264dc flagged miss: 0, review
         "2b_i": (1, "", 1),
-        "3a": (3.7647, R, 4),   # blind: on fa264dc flagged miss: 3.765, review
+        "3a": (4, "", 4),   # blind: on fa264dc flagged miss: 3.765, review; round 3: a display's array is a table
         "3b": (1, "", 1),
         "3e_i": (0, "", 0),
         "3e_ii": (1.5, "", 1.5),
@@ -745,6 +745,140 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (0, R, 3),   # blind: on fa264dc SILENT false fail: 0
         "3f": (0, R, 11),   # blind: on fa264dc SILENT false fail: 0
     },
+    # Blind round 3 (issue 33): 77-88, written before the reader was run on them (commit 0273bac).
+    "77_one_notes_file_a1_a2_a3": {   # one notes file for A1, A2 and A3 ("# A1 ...", "# A2 ...", "# A3 ..."): A1/A3 sections c...
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (1.5, "", 1.5),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
+    "78_readme_code_notes_runlogs": {   # the repo's README.md: setup, run commands, gradient-check and training logs in ```text,...
+        "1b_i": (2, "", 2),   # blind: on 0273bac SILENT false fail: 0
+        "1d": (2, "", 2),   # blind: on 0273bac SILENT false fail: 0
+        "1e": (1, "", 1),   # blind: on 0273bac SILENT false fail: 0
+        "2b_i": (1, "", 1),   # blind: on 0273bac SILENT false fail: 0
+        "3a": (4, "", 4),   # blind: on 0273bac SILENT false fail: 0
+        "3b": (0, R, 0),
+        "3e_i": (3, "", 3),   # blind: on 0273bac SILENT false fail: 0
+        "3e_ii": (3, "", 3),   # blind: on 0273bac SILENT false fail: 0
+        "3f": (12, "", 12),   # blind: on 0273bac SILENT false fail: 0
+    },
+    "79_answers_twice_draft_corrected": {   # answers given twice: a draft ("First attempt:", "Draft:", "First thought:") then "Corre...
+        "1b_i": (2, "", 2),   # blind: on 0273bac flagged miss: 0, review
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),   # blind: on 0273bac flagged miss: 0, review
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),   # blind: on 0273bac flagged miss: 0, review
+        "3e_i": (0, R, 0),
+        "3e_ii": (3, "", 3),   # blind: on 0273bac flagged miss: 0, review
+        "3f": (12, "", 12),   # blind: on 0273bac SILENT false fail: 10
+    },
+    "80_handout_page_numbering": {   # labels by handout position: **Q1.2 (i)**, **Problem 1 part d**, **Q2.2 (i)**, **Q3.2**,...
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: on 0273bac flagged miss: 0, review
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),   # blind: on 0273bac SILENT false fail: 0
+        "3a": (4, "", 4),   # blind: on 0273bac SILENT false fail: 0
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),   # blind: on 0273bac SILENT false fail: 0
+    },
+    "81_onehot_e_o_iverson": {   # declared notation: y = e_o (one-hot basis vector), Kronecker δ_wo, Iverson bracket [z_i...
+        "1b_i": (2, "", 2),   # blind: on 0273bac flagged miss: 0, review
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),   # blind: on 0273bac flagged miss: 0, review
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, "", 0),
+        "3f": (12, "", 12),
+    },
+    "82_tabular_texttt_mixed_arrows": {   # article .tex, \paragraph{(b)(i)} labels, booktabs tabular for 3(a) with \texttt cells a...
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),   # blind: on 0273bac SILENT false fail: 0
+        "3b": (1, "", 1),   # blind: on 0273bac SILENT false fail: 0
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (10, "", 10),   # blind: on 0273bac SILENT false fail: 0
+    },
+    "83_3f_prose_per_prompt_sentence": {   # 3(f) answered in prose, one sentence per thing the prompt asks ("This is a ... error. ....
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (0, R, 0),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
+    "84_winter25_partial_handout_copy": {   # Winter 2025 numbering ((d) = ∂J/∂U, (e) = ∂J/∂u_w) with the handout's prompts pasted in...
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),   # blind: on 0273bac flagged miss: 0, review
+        "3e_i": (1.5, "", 1.5),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "85_tex_figures_table_in_figure_env": {   # article .tex with \includegraphics figures (not uploaded), 3(a) tabular inside \begin{f...
+        "1b_i": (2, "", 2),
+        "1d": (2, "", 2),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (3.7647, "", 3.7647),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "86_align_intertext_only": {   # .tex whose answers are all inside align* blocks, labels and prose in \intertext{\textbf...
+        "1b_i": (2, "", 2),   # blind: on 0273bac SILENT false fail: 0
+        "1d": (4, "", 4),   # blind: on 0273bac SILENT false fail: 0
+        "1e": (1, "", 1),   # blind: on 0273bac SILENT false fail: 0
+        "2b_i": (0, "", 0),
+        "3a": (4, "", 4),   # blind: on 0273bac flagged miss: 3.778, review
+        "3b": (1, "", 1),   # blind: on 0273bac SILENT false fail: 0
+        "3e_i": (3, "", 3),   # blind: on 0273bac SILENT false fail: 0
+        "3e_ii": (3, "", 3),   # blind: on 0273bac SILENT false fail: 0
+        "3f": (10, "", 10),
+    },
+    "87_arcs_as_labelled_relations": {   # 3(a) arcs as UD relations rel(head, dependent) ("nsubj(presented, I)"), space-separated...
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: on 0273bac SILENT false fail: 2
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "88_latex_in_code_fences_math_cells": {   # math typed as LaTeX source in ```latex / ```tex code fences (not rendered), `\hat{y} = ...
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),   # blind: on 0273bac SILENT false fail: 0
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, R, 3),   # blind: on 0273bac flagged miss: 0, review
+        "3f": (11, "", 11),
+    },
+
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

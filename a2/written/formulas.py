@@ -17,6 +17,7 @@ import numpy as np
 from a2.written.catalogue import CREDIT_STEPS, KnownMistake, credit_steps, known
 from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
 from a2.written.columns import column_breakdown, explicit_columns
+from a2.written.corrections import others_standing
 from a2.written.instances import (
     _CONVENTION_W2V,
     CENTER,
@@ -169,7 +170,8 @@ def read_formula(section: Section, question: MathQuestion) -> Read | Verdict:
 
 def rivals(section: Section, chosen: Read, question: MathQuestion) -> list[Read]:
     """Other final answers the student gave for the same item: other explicit ones when the chosen
-    one is explicit, else other formulas whose left side names the question."""
+    one is explicit, else other formulas whose left side names the question (never a draft that a
+    correction between it and the chosen one replaced)."""
     names = plain_names(question)
     found = _target_filter(section_candidates(section, names), section.question)
     if chosen.candidate.kind in EXPLICIT:
@@ -177,9 +179,7 @@ def rivals(section: Section, chosen: Read, question: MathQuestion) -> list[Read]
     else:
         pool = [c for c in found if lhs_target(lhs(c.latex)) == section.question and c.kind not in EXPLICIT]
     out = []
-    for cand in pool:
-        if cand.start == chosen.candidate.start:
-            continue
+    for cand in others_standing(pool, chosen.candidate.start, section.body):
         try:
             formula = parse_answer(cand, names)
         except FormulaError:

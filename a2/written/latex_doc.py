@@ -28,6 +28,7 @@ from pylatexenc.latexwalker import (
 
 from a2.written.sections import parse_label
 from grader.reading import tex_walk
+from grader.reading.braces import group
 
 _LEVEL = {"section": "#", "subsection": "##", "subsubsection": "###", "paragraph": "####",
           "subparagraph": "#####"}
@@ -52,6 +53,55 @@ _RULES = re.compile(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\})")
 
 def _display(latex: str) -> str:
     return "\n$$" + " ".join(latex.split()) + "$$\n"
+
+
+_INTERTEXT = re.compile(r"\\(?:short)?intertext\s*(?=\{)")
+_EDGE_BREAKS = re.compile(r"^(?:\s*\\\\)+|(?:\\\\\s*)+$")
+
+
+def _math_with_text(latex: str) -> list[str]:
+    """A math environment's body -> its displays, with the text of each ``\\intertext{...}`` between
+    them as a paragraph of its own (``\\intertext{\\textbf{1(b)(i)}}`` labels the lines after it)."""
+    out: list[str] = []
+    pos = 0
+    for m in _INTERTEXT.finditer(latex):
+        if m.start() < pos:
+            continue
+        content = group(latex, m.end())
+        if content is None:
+            break
+        out.append(latex[pos:m.start()])
+        out.append(None)             # type: ignore[arg-type]
+        out.append(content[0])
+        pos = content[1]
+    out.append(latex[pos:])
+    parts: list[str] = []
+    for k, piece in enumerate(out):
+        if piece is None:
+            continue
+        if k and out[k - 1] is None:
+            parts.append("\n\n" + body_to_markdown(piece) + "\n\n")
+        elif _EDGE_BREAKS.sub("", piece).strip():
+            piece = _EDGE_BREAKS.sub("", piece.strip()).strip()
+            parts.append(_math_table(piece) or _display(piece))
+    return parts
+
+
+_MATH_ARRAY = re.compile(r"\s*\\begin\s*\{array\}\s*\{[^{}]*\}(?P<body>.*)\\end\s*\{array\}\s*", re.S)
+
+
+def _math_table(latex: str) -> str:
+    """A display whose whole content is an ``array`` of at least three rows of three cells or more
+    (a 3(a) table typed in math mode, cells in ``\\text{}``) -> Markdown table rows, each cell in
+    ``$...$``; "" for any other display (a matrix, cases)."""
+    m = _MATH_ARRAY.fullmatch(latex)
+    if m is None:
+        return ""
+    rows = [r.strip() for r in ROW_BREAK.split(_RULES.sub("", m.group("body"))) if r.strip()]
+    cells = [[c.strip() for c in re.split(r"(?<!\\)&", row)] for row in rows]
+    if len(cells) < 3 or len(cells[0]) < 3:
+        return ""
+    return _table_rows(" \\\\ ".join(" & ".join(f"${c}$" if c else "" for c in row) for row in cells))
 
 
 def _table_rows(body: str) -> str:
@@ -111,7 +161,8 @@ class _Writer:
         elif isinstance(node, LatexMathNode):
             if node.displaytype == "display":
                 open_, close = node.delimiters or ("", "")
-                self.out.append(_display(self.text[node.pos + len(open_):node.pos + node.len - len(close)]))
+                inner = self.text[node.pos + len(open_):node.pos + node.len - len(close)]
+                self.out.append(_math_table(inner) or _display(inner))
             else:
                 self.out.append(self.verbatim(node))
         elif isinstance(node, LatexEnvironmentNode):
@@ -128,7 +179,7 @@ class _Writer:
     def environment(self, node: LatexEnvironmentNode) -> None:
         name = node.environmentname
         if name in _MATH_ENVS:
-            self.out.append(_display(self.text[tex_walk.begin_tag_end(self.text, node):tex_walk.end_tag(self.text, node)]))
+            self.out.extend(_math_with_text(self.text[tex_walk.begin_tag_end(self.text, node):tex_walk.end_tag(self.text, node)]))
         elif name in _TABLES:
             self.out.append(_table_rows(self.render(_table_nodes(node))))
         elif name in _LIST_ENVS:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from a2.written.catalogue import every_known
 from a2.written.checker_registry import Verdict, WrittenContext, missing, written_check
+from a2.written.corrections import split_at_correction
 from a2.written.keys import ERROR_TYPES, parser_error_keys
 from a2.written.sections import Section
 from a2.written.tables import Dependency, clean, dependencies_in, table_rows
@@ -179,7 +180,18 @@ def split_items(body: str) -> dict[str, str]:
 
 
 def read_item(text: str) -> tuple[str | None, str, Dependency | None, Dependency | None]:
-    """Kind (and its words), incorrect and correct dependency written in one sentence's part."""
+    """Kind (and its words), incorrect and correct dependency written in one sentence's part; a
+    part answered twice (a draft, then ``Corrected: …``) is read from its correction, each field
+    it does not restate from the draft (:mod:`a2.written.corrections`)."""
+    cut = split_at_correction(text)
+    if cut is None:
+        return _read_once(text)
+    (kind, words, wrong, right), (kind2, words2, wrong2, right2) = _read_once(cut[0]), _read_once(cut[1])
+    kind, words = (kind2, words2) if kind2 is not None else (kind, words)
+    return kind, words, wrong2 or wrong, right2 or right
+
+
+def _read_once(text: str) -> tuple[str | None, str, Dependency | None, Dependency | None]:
     plain = "\n".join(clean(line) for line in text.split("\n"))
     type_line = _TYPE_LINE.search(plain)
     kind, words = kind_of(type_line.group(0)) if type_line else (None, "")

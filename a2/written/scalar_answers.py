@@ -15,6 +15,7 @@ import sympy
 
 from a2.written.catalogue import CREDIT_STEPS, credit_steps, known
 from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, answer_hint, missing, written_check
+from a2.written.corrections import last_correction
 from a2.written.formulas import EXPLICIT, TRIALS, parse_answer, quote
 from a2.written.instances import one_variable
 from a2.written.sections import Section
@@ -195,6 +196,16 @@ _NEAR_BEFORE = re.compile(r"(?:total|takes?|requires?|needs?|exactly|so|thus|the
 _NOT_AN_ANSWER = re.compile(r"^\s*\$?\s*(?:-\s*)?(?:words?|tokens?|word\b|shift|arc|left|right|reduce|push|pop)",
                             re.I)
 """After "$n$ words" or "n shifts" / "n arcs" (one kind of transition), n is not the answer."""
+_QUESTION_N = re.compile(r"(?:in\s+terms\s+of|as\s+a\s+function\s+of|containing|contains)\s*\(?\s*\$?\s*$", re.I)
+"""Before the prompt's n ("how many steps (in terms of $n$)?", "a sentence containing $n$ words"): not an answer."""
+
+
+def _after_correction(pool: list[Candidate], body: str) -> list[Candidate]:
+    """The expressions in n below the last correction line ("First thought: $n$ ... Correction: ...
+    $2n$"), when there are any: a correction replaces the draft (:mod:`a2.written.corrections`)."""
+    at = last_correction(body)
+    later = [c for c in pool if at is not None and c.start >= at]
+    return later if later and isinstance(_first_in(later, {"n"}), tuple) else pool
 
 
 _TIMES = {"twice": 2, "double": 2, "two times": 2, "2 times": 2, "thrice": 3, "triple": 3, "three times": 3,
@@ -226,9 +237,11 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
     else:
         implicit = sorted((c for c in found if c.kind in (DISPLAY, INLINE, PLAIN)), key=lambda c: c.start)
         implicit += _text_candidates(body, _N_TEXT) + plain_tails(body, one_variable("n").known)
-        # "$n$ words", "an n-word sentence": the question's n, not an answer.
+        # "$n$ words", "an n-word sentence", "(in terms of $n$)": the question's n, not an answer.
         implicit = [c for c in implicit if not (c.rhs.strip() == "n" and c.end >= 0
-                                                and _NOT_AN_ANSWER.match(body[c.end:c.end + 20]))]
+                                                and (_NOT_AN_ANSWER.match(body[c.end:c.end + 20])
+                                                     or _QUESTION_N.search(body[max(0, c.start - 30):c.start])))]
+        implicit = _after_correction(implicit, body)
 
         def score(c: Candidate) -> tuple[int, int, int]:
             after = body[c.end:c.end + 30] if c.end >= 0 else ""

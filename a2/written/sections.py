@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from a2.written.position_labels import label_words
 from a2.written.targets import (
     _DERIVATIVE_FAMILY,
-    latin_question_word,
     pretty,
     section_about,
     swapped_numbering,
@@ -84,7 +84,7 @@ _WORD = re.compile(r"(?:question|problem|exercise|part|task|q)\s*\.?\s*(?=[0-9(a
 _PART = re.compile(r"([1-3])(?![0-9])(?:\s*[.:)]\s*|\s+|-(?=[a-g](?![A-Za-z]))|(?=[(a-g])|$)")   # also Q1-b
 _LETTER_PAREN = re.compile(r"[.\-\s]*\(\s*([a-gA-G])\s*\)")
 _LETTER_BARE = re.compile(r"[.\-\s]*([a-g])(?=[):\-(]|\.(?![A-Za-z])|\s*$|" + _ROMAN + r"\b|[-.]" + _ROMAN + r"\b"
-                          r"|\s" + _ROMAN + r"\))")
+                          r"|\s" + _ROMAN + r"\)|\s+\(" + _ROMAN + r"\))")
 _LETTER_AFTER_PART = re.compile(r"[.\-\s]*([a-g])(?:(?![A-Za-z])|(?=" + _ROMAN + r"(?![A-Za-z])))")   # 1b, 1bi.
 _ROMAN_AFTER = re.compile(r"[.\-\s]*(" + _ROMAN + r")(?![A-Za-z])")
 _ROMAN_PAREN = re.compile(r"[.\-\s]*\(\s*(" + _ROMAN + r")\s*\)")
@@ -98,7 +98,7 @@ _POINTS = re.compile(r"\(\s*\d+(?:\.\d+)?\s*(?:points?|pts?|marks?)\s*\)", re.I)
 
 def parse_label(text: str, *, heading: bool) -> Label | None:
     """The label at the start of ``text`` (a heading's or a paragraph's first line), if any."""
-    s = latin_question_word(_LEAD.sub("", text, count=1))
+    s = label_words(_LEAD.sub("", text, count=1), heading)
     word = _WORD.match(s)
     if word:
         s = s[word.end():]

@@ -201,6 +201,8 @@ def _with_prose_cases(latex: str, text: str, end: int) -> str:
         return latex
     head = latex.rstrip()[:len(latex.rstrip()) - len(rhs)]
     other = m.group("other") or "0"
+    if lhs(other) and "".join(lhs(other).split()) == "".join(lhs(latex).split()):
+        other = last_rhs(other)      # the second case repeats the left-hand side: its value is the rest
     second = m.group("cond2") or r"\text{otherwise}"
     return rf"{head}\begin{{cases}} {rhs} & {m.group('cond')} \\ {other} & {second} \end{{cases}}"
 
@@ -342,7 +344,13 @@ def last_rhs(latex: str) -> str:
 
 @functools.lru_cache(maxsize=512)
 def lhs(latex: str) -> str:
-    """The first left-hand side of a formula (empty if it has no ``=``)."""
+    """The left-hand side that the formula's final right-hand side belongs to (empty if it has no
+    ``=``): in a chain over several lines, the last line's own left side (``J &= … \\\\ ∂J/∂v_c &= …``
+    states ∂J/∂v_c), else the first left side (``∂J/∂v_c &= … \\\\ &= …``)."""
     text = _CHAIN_ENVS.sub(" ", drop_layout(brace_arrays(latex)))
+    for row in reversed(top_level_split(text, ("\\\\",))[1:]):
+        parts = top_level_split(row, ("&=", "="))
+        if len(parts) > 1 and parts[0].strip(" &"):
+            return parts[0].strip(" &")
     parts = top_level_split(text, ("&=", "="))
     return parts[0].strip() if len(parts) > 1 else ""

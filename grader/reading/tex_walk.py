@@ -46,6 +46,7 @@ BLOCK_MACROS = ("answer", "ans", "ifans", "solution")
 BLOCK_ENVS = ("answer", "solution", "ans")
 EXAM_MACROS = (MacroSpec("titledquestion", "{["), MacroSpec("question", "["), MacroSpec("part", "["),
                MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("subfile", "{"),
+               MacroSpec("paragraph", "*[{"),      # pylatexenc's default reads \paragraph without its title
                *(MacroSpec(name, "{") for name in BLOCK_MACROS))
 EXAM_ENVS = (EnvironmentSpec("parts"), EnvironmentSpec("subparts"), EnvironmentSpec("questions"),
              EnvironmentSpec("mdframed", "["), EnvironmentSpec("enumerate", "["),

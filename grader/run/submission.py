@@ -53,7 +53,7 @@ def _wanted(name: str) -> bool:
     """Whether the grader reads a file of this name (so it is worth extracting); a notebook of a
     student file is extracted only to be named in the feedback (:func:`_notebook_problem`)."""
     return (name in assignment.student_files() or assignment.is_written(name) or assignment.is_unread_written(name)
-            or name in notebooks())
+            or assignment.is_fallback_written(name) or name in notebooks())
 
 
 def notebooks() -> dict[str, str]:
@@ -256,8 +256,10 @@ def _written_files(root: Path, *, depth: int = MAX_FOLDER_DEPTH) -> list[Path]:
     """Written answers at the top of the upload and in its folders (``tex/q1.tex``), two levels
     deep, never through a link; top-level files first. Any Markdown, text or LaTeX file that is not
     course code, whatever its name, and the files that may hold answers the reader cannot read
-    (a spreadsheet, a PDF, an image: the written grader names them)."""
+    (a spreadsheet, a PDF, an image: the written grader names them). A README is read only when
+    nothing else is (the answers kept in the repository's README.md below its run logs)."""
     found: list[Path] = []
+    fallback: list[Path] = []
     folders = [root]
     for _depth in range(depth):
         nested: list[Path] = []
@@ -269,7 +271,11 @@ def _written_files(root: Path, *, depth: int = MAX_FOLDER_DEPTH) -> list[Path]:
                     nested.append(p)
                 elif p.is_file() and _is_written(p.name):
                     found.append(p)
+                elif p.is_file() and assignment.is_fallback_written(p.name):
+                    fallback.append(p)
         folders = nested
+    if not any(assignment.is_written(p.name) for p in found):
+        found += fallback
     return found
 
 
@@ -289,7 +295,8 @@ def student_files(upload: Path, scratch: Path) -> tuple[dict[str, Path], tuple[P
     root, _ = _find_root(source)
     code = {name: root / name for name in assignment.student_files()
             if (root / name).is_file() and _file_problem(root / name, name) is None}
-    return code, tuple(p for p in _upload_written(source, root) if assignment.is_written(p.name))
+    return code, tuple(p for p in _upload_written(source, root)
+                       if assignment.is_written(p.name) or assignment.is_fallback_written(p.name))
 
 
 def prepare(upload: Path, workdir: Path) -> PreparedSubmission:

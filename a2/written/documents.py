@@ -56,6 +56,7 @@ from grader.reading.blocks import (
 from grader.reading.markup import as_markdown, html_tables
 from grader.reading.notation import MATH_LETTERS
 from grader.reading.tex_macros import Macro, definitions, expand_safely
+from grader.reading.tex_packages import package_macros
 from grader.reading.tex_walk import inputs, read_to
 
 MAX_EXPANDED_CHARS = 200_000
@@ -167,6 +168,8 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             macros.setdefault(key, macro)
     for key, body in TEMPLATE_SHORTHANDS.items():       # the course template's, unless the writeup defines them
         macros.setdefault(key, Macro(key, 0, body))
+    for key, macro in package_macros(list(tex.values())).items():   # \usepackage{physics}: \pdv, \vb, \qty
+        macros.setdefault(key, macro)
     order, _included, input_notes = resolve_inputs(tex)
     unread: dict[str, str] = {}
     parsed: dict[str, str] = {}

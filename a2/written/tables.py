@@ -39,7 +39,7 @@ def clean(cell: str) -> str:
     for _ in range(3):
         text = _FORMAT.sub(r"\1", text)
     text = text.replace("$", " ").replace("`", " ").replace("**", " ").replace("__", " ")
-    text = re.sub(r"\\[,;:! ]|\\(?:quad|qquad|left|right|big|Big|bigg|Bigg)(?![A-Za-z])", " ", text)
+    text = re.sub(r"\\[()]|\\[,;:! ]|\\(?:quad|qquad|left|right|big|Big|bigg|Bigg)(?![A-Za-z])", " ", text)
     text = _ESCAPED.sub(r"\1", text)       # Markdown escapes (pandoc writes \[ROOT\], \_, \*)
     text = text.replace("\\langle", "[").replace("\\rangle", "]").replace("⟨", "[").replace("⟩", "]")
     return " ".join(text.split())
@@ -131,7 +131,22 @@ def table_rows(body: str) -> list[list[TableRow]]:
             current = []
     if current:
         tables.append(current)
-    return tables
+    return continued(tables)
+
+
+def continued(tables: list[list[TableRow]]) -> list[list[TableRow]]:
+    """Tables where a table split over slides or pages (``Q3(a) (cont.)``) is one: a table whose header
+    repeats the previous table's, and whose first row is not that table's first row again (a second
+    attempt starts over; a continuation goes on), is appended to it without its header."""
+    out: list[list[TableRow]] = []
+    for table in tables:
+        last = out[-1] if out else None
+        if last and len(table) >= 2 and len(last) >= 2 and [clean(c).lower() for c in table[0].cells] == [
+                clean(c).lower() for c in last[0].cells] and table[1].cells != last[1].cells:
+            out[-1] = last + table[1:]
+        else:
+            out.append(table)
+    return out
 
 
 def word_list(cell: str) -> list[str] | None:

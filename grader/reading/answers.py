@@ -205,7 +205,8 @@ def _with_prose_cases(latex: str, text: str, end: int) -> str:
     return rf"{head}\begin{{cases}} {rhs} & {m.group('cond')} \\ {other} & {second} \end{{cases}}"
 
 
-_CONDITION_AFTER = re.compile(r"^[\s,;:(]*(?:\\text\{\s*)?(?:when|if|for|where|in\s+the\s+case)\b", re.I)
+_CONDITION_AFTER = re.compile(r"^[\s,;:(]*(?:\\text\{\s*)?(?:when|if|for|where|in\s+the\s+case|otherwise|else(?:where)?"
+                              r"|in\s+(?:all\s+)?other\s+cases)\b", re.I)
 
 
 def _words_after(text: str, end: int) -> str:

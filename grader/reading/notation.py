@@ -231,3 +231,29 @@ class PlainNames:
                 return f"{spelled}_{index}"          # Yhat o: a subscript after a space
             return spelled + (m.group(2) or "") + (index or "")
         return _WORD.sub(one, text)
+
+
+LOOKALIKE_INDICES: dict[str, str] = {"0": "o"}
+"""A digit an index letter is misread as (OCR of a handwritten page writes ``\\hat{y}_{0}`` and ``w=0`` for
+ŷ_o and w = o): digit -> letter, used only for a question whose index letters include the letter
+and whose names have no such digit."""
+
+
+def index_lookalikes(text: str, indices: str) -> tuple[str, list[str]]:
+    """``text`` with each :data:`LOOKALIKE_INDICES` digit that stands where an index letter of ``indices``
+    belongs (a one-character subscript ``_0``/``_{0}``, a condition ``w = 0``/``w \\neq 0``) read as
+    that letter, and the digits so read (empty: nothing changed)."""
+    changed = []
+    for digit, letter in LOOKALIKE_INDICES.items():
+        if letter not in indices:
+            continue
+        others = "".join(ch for ch in indices if ch != letter)
+        sub = re.compile(r"_(\s*\{\s*)?" + digit + r"(?(1)\s*\})(?![0-9.])")
+        rel = re.compile(r"(?<![A-Za-z\\_{])([" + others + r"])(\s*(?:=|\\neq?(?![A-Za-z])|≠|!=)\s*)" + digit
+                         + r"(?![0-9.])")
+        new = rel.sub(lambda m: m.group(1) + m.group(2) + letter, sub.sub("_{" + letter + "}", text))
+        if new != text:
+            changed.append(digit)
+            text = new
+    return text, changed
+

@@ -40,6 +40,7 @@ from a2.written.sections import (
     part_title,
     pretty,
 )
+from a2.written.outline import outline_markdown
 from a2.written.summary_table import with_summary
 from a2.written.targets import derivative_target, split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
@@ -154,8 +155,8 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     merged: dict[str, Section] = {}
     tables = [(name, text) for name, text in files if is_table_file(name)]
     files = [(name, text.translate(_READ_AS) if name.lower().endswith(".tex") else pandoc_unescaped(
-              struck_out(html_tables(callouts_opened(site_unescaped(github_math(ascii_fractions(as_markdown(name, text))
-                                                                                 .translate(_READ_AS))))))))
+              struck_out(html_tables(callouts_opened(site_unescaped(github_math(
+                  ascii_fractions(outline_markdown(as_markdown(name, text))).translate(_READ_AS))))))))
              for name, text in files if not is_table_file(name)]
     if len(files) > MAX_FILES:
         notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")

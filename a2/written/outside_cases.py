@@ -22,7 +22,10 @@ from grader.reading.evaluate import show
 from grader.reading.mathparse import Formula, FormulaError
 from grader.reading.notation import index_lookalikes
 
-_NEQ = re.compile(r"\\neq?(?![A-Za-z])|≠|!=|\\not\s*=|otherwise|other\s+words?|else|all\s+other|w\s*\\ne\b", re.I)
+_NEQ = re.compile(r"\\neq?(?![A-Za-z])|≠|!=|\\not\s*=|otherwise|other\s+words?|else|all\s+other|w\s*\\ne\b"
+                  r"|w\s*\?\s*o\b", re.I)
+"""w ≠ o in words and symbols; ``w ? o`` is ≠ lost by an editor's save in a code page without it (Windows-1252
+writes ``?`` for a character it lacks; ``=`` is ASCII and never lost)."""
 _EQ = re.compile(r"w\s*=\s*o|o\s*=\s*w|\\partial\s*(?:\\mathbf\s*|\\boldsymbol\s*|\\bm\s*)?\{?\s*u\s*\}?\s*_\s*\{?\s*o\b"
                  r"|true outside word", re.I)
 

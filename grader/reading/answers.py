@@ -222,8 +222,9 @@ _PLAIN_EQUATION = re.compile(
     r"(?m)^[^\n∂$]{0,60}?(?<![A-Za-z])(?P<lhs>(?:∂|d)\s*[^\s/=]{0,16}\s*/\s*(?:∂|d)\s*[^\s=]{1,16}"
     r"|γ|gamma)\s*=\s*(?P<rhs>[^\n]+?)\s*$")
 def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
-    """Equations typed as plain text (Unicode, no $): their left side names what they answer."""
-    masked = text
+    """Equations typed as plain text (Unicode, no $): their left side names what they answer; Markdown's
+    bold around one (``**γ = 1/(1 − p)**``) is not part of it."""
+    masked = re.sub(r"\*\*|__(?![A-Za-z0-9{])", lambda m: " " * len(m.group(0)), text)
     for s in spans:
         masked = masked[:s.start] + " " * (s.end - s.start) + masked[s.end:]
     out = []

@@ -99,6 +99,10 @@ def _subscript_runs(text: str) -> str:
     return "".join(out[:-1])
 
 
+TEX_SPACE = re.compile(r"\\(?:mathrm|text|mbox|textrm)\s*\{\s*~+\s*\}|(?<!\\)~")
+"""TeX's tie ``~`` (a space) in a LaTeX formula, also as Mathpix's OCR writes it, ``\\mathrm{~}``."""
+
+
 def to_latex(text: str) -> str:
     """``text`` in any of the notations -> LaTeX for :func:`grader.reading.latex_normal.normalise`."""
     plain = "\\" not in text
@@ -109,12 +113,37 @@ def to_latex(text: str) -> str:
     for char, latex in UNICODE.items():
         if char in text:
             text = text.replace(char, latex)
+    if not plain and "~" in text:
+        text = TEX_SPACE.sub(" ", text)
     if plain:
         text = word_cases(text)
         text = _indicator_braces(text)
         for pattern, repl in _ASCII:
             text = pattern.sub(repl, text)
-    return text
+    return one_hot(text)
+
+
+ONE_HOT_SYMBOL = r"\varsigma"
+"""The one symbol every spelling of a one-hot (standard basis) vector is read as: a Greek letter the
+parser reads as a name and no question of the assignment uses; an instance binds it (word2vec's
+``e_k`` is the k-th basis vector of R^|V|) and :mod:`grader.reading.show` prints it ``e``."""
+ONE_HOT_STYLES = ("mathbf", "boldsymbol", "bm", "vec", "mathrm", "mathit", "pmb")
+"""Styles around the letter e of a one-hot vector (``\\mathbf{e}_o``)."""
+ONE_HOT_NAMES = ("onehot", "one_hot", "one-hot", "one\\_hot")
+"""Function names of a one-hot vector (``onehot(o)``, ``\\text{one-hot}(o)``)."""
+_STYLED = r"\\(?:" + "|".join(ONE_HOT_STYLES) + r")"
+_ONE_HOT_E = re.compile(r"(?<![A-Za-z\\])(?:" + _STYLED + r"\s*\{\s*e\s*\}|" + _STYLED + r"\s+e|e)"
+                        r"\s*_\s*(?:\{\s*([a-z])\s*\}|([a-z]))(?![A-Za-z0-9])")
+_ONE_HOT_CALL = re.compile(r"(?<![A-Za-z\\])(?:\\(?:text|mathrm|operatorname|textrm|mathit)\s*\{\s*(?:"
+                           + "|".join(re.escape(n) for n in ONE_HOT_NAMES) + r")\s*\}|(?:"
+                           + "|".join(re.escape(n) for n in ONE_HOT_NAMES) + r"))\s*\(\s*([a-z])\s*\)", re.I)
+
+
+def one_hot(text: str) -> str:
+    """Every spelling of the one-hot vector of an index (``e_o``, ``\\mathbf{e}_{o}``, ``onehot(o)``) as
+    :data:`ONE_HOT_SYMBOL` with that index; an ``e`` with an exponent or without an index letter is left."""
+    text = _ONE_HOT_E.sub(lambda m: ONE_HOT_SYMBOL + "_{" + (m.group(1) or m.group(2)) + "}", text)
+    return _ONE_HOT_CALL.sub(lambda m: ONE_HOT_SYMBOL + "_{" + m.group(1) + "}", text)
 
 
 _WORD_CASES = (

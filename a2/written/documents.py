@@ -28,6 +28,7 @@ from a2.written.csv_tables import is_table_file, place_tables
 from a2.written.evidence import attach, outside_sections
 from a2.written.instances import row_layout_hint, stated_convention
 from a2.written.latex_doc import tex_to_markdown
+from a2.written.outline import outline_markdown
 from a2.written.sections import (
     _DERIVATIVE_FAMILY,
     MAX_FILES,
@@ -40,7 +41,6 @@ from a2.written.sections import (
     part_title,
     pretty,
 )
-from a2.written.outline import outline_markdown
 from a2.written.summary_table import with_summary
 from a2.written.targets import derivative_target, split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam

@@ -96,6 +96,18 @@ def _env_title(text: str, node: LatexEnvironmentNode) -> tuple[str, list]:
     if k < len(body) and isinstance(body[k], LatexGroupNode):
         title = text[body[k].pos + 1:body[k].pos + body[k].len - 1]
         return " ".join(title.split()), body[k + 1:]
+    for j, n in enumerate(body):           # \frametitle{...} inside the slide, its group parsed as an argument or not
+        if isinstance(n, LatexMacroNode) and n.macroname == "frametitle":
+            group = next((a for a in _args(n) if isinstance(a, LatexGroupNode)), None)
+            rest = body[j + 1:]
+            if group is None:
+                while rest and isinstance(rest[0], LatexCharsNode) and not rest[0].chars.strip():
+                    rest = rest[1:]
+                if rest and isinstance(rest[0], LatexGroupNode):
+                    group, rest = rest[0], rest[1:]
+            if group is not None:
+                title = text[group.pos + 1:group.pos + group.len - 1]
+                return " ".join(title.split()), body[:j] + rest
     return "", body
 
 
@@ -190,8 +202,6 @@ class _Writer:
     def macro(self, node: LatexMacroNode) -> None:
         name = node.macroname
         args = _args(node)
-        if name == "frametitle" and self.headings:
-            name = "subsection"
         if name in _LEVEL and self.headings:
             title = self.verbatim(args[-1])[1:-1] if args and isinstance(args[-1], LatexGroupNode) else ""
             self.out.append(f"\n\n{_LEVEL[name]} {' '.join(title.split())}\n\n")

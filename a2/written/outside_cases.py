@@ -30,6 +30,11 @@ _EQ = re.compile(r"w\s*=\s*o|o\s*=\s*w|\\partial\s*(?:\\mathbf\s*|\\boldsymbol\s
                  r"|true outside word", re.I)
 
 
+_VECTORS = re.compile(r"(?<![A-Za-z])[vuU][A-Za-z]?(?![A-Za-z])")      # also as plain text spells them: vc, Uy
+"""The question's vectors (v_c, u_w, U): a formula without any of them, and without ∂J/∂u_w on its left, is no
+gradient (the value of an indicator, a condition), never 1(d)'s answer."""
+
+
 def _case_of(cand: Candidate) -> str:
     """Which case of 1(d) a formula answers: "eq", "neq", "both" (a cases formula) or "unified"."""
     if re.search(r"\\begin\s*\{\s*[dr]?cases\s*\}", cand.rhs):
@@ -57,6 +62,8 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
     verdict = _grade(replace(section, body=body), ctx)
     verdict.doubt = verdict.doubt or (f"the index {' and '.join(digits)} was read as the letter o (ŷ_0 as ŷ_o, "
                                       "w = 0 as w = o), as a scanned or handwritten o is often read")
+    if verdict.passed < verdict.total:         # a TA reads the page itself (the flag stays with the explanation)
+        verdict.review = verdict.review or verdict.doubt
     return verdict
 
 
@@ -73,6 +80,8 @@ def _grade(section: Section, ctx: WrittenContext) -> Verdict:
     problems: list[str] = []
     raws: list[str] = []
     for cand in ordered:
+        if not derivative_lhs(cand) and not _VECTORS.search(re.sub(r"\\[A-Za-z]+", " ", cand.rhs)):
+            continue              # "($1$ if $w = o$, else $0$)": an indicator's definition, no gradient
         case = _case_of(cand)
         try:
             formula = parse_answer(cand, plain_names(OUTSIDE_NEQ))

@@ -153,7 +153,7 @@ def tex(node: _Node) -> str:
 
 def _row(kids: list[_Node]) -> str:
     """A row of elements; ``{`` followed by a table and no closing brace is a ``cases`` environment."""
-    out = []
+    out: list[str] = []
     for k, kid in enumerate(kids):
         if kid.tag == "mo" and _text(kid).strip() == "{" and k + 1 < len(kids) and kids[k + 1].tag == "mtable" \
                 and not any(_text(later).strip() == "}" for later in kids[k + 2:]):

@@ -280,7 +280,7 @@ def index_lookalikes(text: str, indices: str) -> tuple[str, list[str]]:
         sub = re.compile(r"_(\s*\{\s*)?" + digit + r"(?(1)\s*\})(?![0-9.])")
         rel = re.compile(r"(?<![A-Za-z\\_{])([" + others + r"])(\s*(?:=|\\neq?(?![A-Za-z])|≠|!=)\s*)" + digit
                          + r"(?![0-9.])")
-        new = rel.sub(lambda m: m.group(1) + m.group(2) + letter, sub.sub("_{" + letter + "}", text))
+        new = rel.sub(r"\g<1>\g<2>" + letter, sub.sub("_{" + letter + "}", text))
         if new != text:
             changed.append(digit)
             text = new

@@ -44,8 +44,9 @@ def decode_text(data: bytes) -> tuple[str, str | None]:
             if codec == "utf-8":
                 return data.decode("utf-8", errors="replace"), None
             return data[len(bom):].decode(codec, errors="replace"), NAMES[codec]
-    if b"\x00" in data and (codec := _utf16_without_mark(data)):
-        return data.decode(codec, errors="replace"), NAMES[codec]
+    unmarked = _utf16_without_mark(data) if b"\x00" in data else None
+    if unmarked:
+        return data.decode(unmarked, errors="replace"), NAMES[unmarked]
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:

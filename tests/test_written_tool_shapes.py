@@ -201,3 +201,21 @@ def test_an_outliner_page_is_read_as_headings(tmp_path):
             "        - no dropout at test time\n  - Q3\n    - (b)\n      - collapsed:: true\n      - 2n\n")
     got = graded(tmp_path, text, "Assignment 2.md")
     assert full(got["2b_i"]) and full(got["3b"])
+
+
+# -- arcs in a 3(a) table -------------------------------------------------------------------------
+
+def _arc_table(arrow: str) -> str:
+    rows = [r.replace(" -> ", f" {arrow} ") for r in _rows(slice(0, 16))]
+    return "## 3(a)\n\n| Stack | Buffer | New dependency | Transition |\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
+
+
+@pytest.mark.parametrize("arrow", ["⟹", "⇉", "\\Longrightarrow", "\\hookrightarrow", "==>"])
+def test_an_arrow_is_read_by_the_direction_its_name_says(tmp_path, arrow):
+    assert full(graded(tmp_path, _arc_table(arrow))["3a"])
+
+
+@pytest.mark.parametrize("arrow", ["⇄", "\\leftrightarrow", "&"])
+def test_an_arc_no_arrow_spelling_reads_is_flagged(tmp_path, arrow):
+    got = graded(tmp_path, _arc_table(arrow.replace("&", "\\&")))["3a"]
+    assert got.score < 4 and got.needs_review

@@ -219,3 +219,17 @@ def test_an_arrow_is_read_by_the_direction_its_name_says(tmp_path, arrow):
 def test_an_arc_no_arrow_spelling_reads_is_flagged(tmp_path, arrow):
     got = graded(tmp_path, _arc_table(arrow.replace("&", "\\&")))["3a"]
     assert got.score < 4 and got.needs_review
+
+
+# -- chat-assistant finals ------------------------------------------------------------------------
+
+def test_a_box_after_a_final_answer_marker_is_its_formula(tmp_path):
+    got = graded(tmp_path, "## 2(b)(i)\n\n**Final answer:** $\\boxed{\\gamma = \\tfrac{1}{1 - p_{\\text{drop}}}}$\n")
+    assert full(got["2b_i"])
+    wrong = graded(tmp_path, "## 2(b)(i)\n\n**Final answer:** $\\boxed{\\gamma = 1 - p_{\\text{drop}}}$\n")["2b_i"]
+    assert wrong.score == 0
+
+
+def test_a_braced_group_is_a_group_never_a_set(tmp_path):
+    assert full(graded(tmp_path, "## 3(b)\n\n**Answer:** $\\boldsymbol{2n}$ transitions\n")["3b"])
+    assert graded(tmp_path, "## 3(b)\n\n**Answer:** $\\boldsymbol{2n+1}$ transitions\n")["3b"].score == 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from grader.reading.braces import group, math_groups, top_level_split
 from grader.reading.latex_normal import brace_cases
@@ -109,6 +109,18 @@ def boxed_contents(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def unboxed(latex: str) -> str:
+    """A formula that is one box (``\\boxed{\\gamma = ...}`` after "Answer:") as the formula inside it;
+    anything else as it is."""
+    boxes = boxed_contents(latex)
+    if len(boxes) == 1 and not latex[:boxes[0][0]].strip():
+        start, inner = boxes[0]
+        end = latex.find("{", start) + len(inner) + 2
+        if not latex[end:].strip():
+            return inner
+    return latex
+
+
 def candidates(text: str) -> list[Candidate]:
     """The section's possible final answers, most trusted first."""
     spans = [s for s in math_spans(text) if not is_condition(s.latex)]
@@ -120,7 +132,7 @@ def candidates(text: str) -> list[Candidate]:
         key = (c.start, c.kind in (MARKED, MARKED_TEXT))
         if key not in seen and c.latex.strip():
             seen.add(key)
-            found.append(c)
+            found.append(replace(c, latex=unboxed(c.latex)))
 
     for m in _MARKER.finditer(text):
         line_end = text.find("\n", m.end())

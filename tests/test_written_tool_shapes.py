@@ -233,3 +233,13 @@ def test_a_box_after_a_final_answer_marker_is_its_formula(tmp_path):
 def test_a_braced_group_is_a_group_never_a_set(tmp_path):
     assert full(graded(tmp_path, "## 3(b)\n\n**Answer:** $\\boldsymbol{2n}$ transitions\n")["3b"])
     assert graded(tmp_path, "## 3(b)\n\n**Answer:** $\\boldsymbol{2n+1}$ transitions\n")["3b"].score == 0
+
+
+def test_words_in_italics_are_the_words(tmp_path):
+    rows = [("Verb Phrase", "acquisition", "citing", "blocked", "citing"), ("Modifier", "elements", "most", "crucial", "most"),
+            ("Prepositional Phrase", "declined", "decision", "reasons", "decision"),
+            ("Coordination", "affects", "one", "plants", "one")]
+    text = "## 3(f)\n\n" + "\n".join(
+        f"{n}. Error type: {t} Attachment Error. Incorrect dependency: _{a}_ -> _{b}_. Correct dependency: _{c}_ -> _{d}_.\n"
+        for n, (t, a, b, c, d) in zip(("i", "ii", "iii", "iv"), rows))
+    assert full(graded(tmp_path, text)["3f"])

@@ -40,6 +40,7 @@ def clean(cell: str) -> str:
     for _ in range(3):
         text = _FORMAT.sub(r"\1", text)
     text = text.replace("$", " ").replace("`", " ").replace("**", " ").replace("__", " ")
+    text = re.sub(r"(?<![\w*])([*_])(?=\S)([^*_\n]+?)(?<=\S)\1(?![\w*])", r"\2", text)     # *acquisition*, _citing_
     text = re.sub(r"\\[()]|\\[,;:! ]|\\(?:quad|qquad|left|right|big|Big|bigg|Bigg)(?![A-Za-z])", " ", text)
     text = _ESCAPED.sub(r"\1", text)       # Markdown escapes (pandoc writes \[ROOT\], \_, \*)
     text = text.replace("\\langle", "[").replace("\\rangle", "]").replace("⟨", "[").replace("⟩", "]")

@@ -243,3 +243,18 @@ def test_words_in_italics_are_the_words(tmp_path):
         f"{n}. Error type: {t} Attachment Error. Incorrect dependency: _{a}_ -> _{b}_. Correct dependency: _{c}_ -> _{d}_.\n"
         for n, (t, a, b, c, d) in zip(("i", "ii", "iii", "iv"), rows))
     assert full(graded(tmp_path, text)["3f"])
+
+
+# -- editors' HTML scripts and code-style ASCII ---------------------------------------------------
+
+def test_html_sub_and_sup_tags_are_scripts(tmp_path):
+    got = graded(tmp_path, "## 1(e)\n\n∂J/∂U = v<sub>c</sub> (ŷ − y)<sup>⊤</sup>\n\n## 2(b)(i)\n\nγ = 1 / (1 − p<sub>drop</sub>)\n")
+    assert full(got["1e"]) and full(got["2b_i"])
+    assert graded(tmp_path, "## 1(e)\n\n∂J/∂U = (ŷ − y)<sup>T</sup> v<sub>c</sub>\n")["1e"].score == 0
+
+
+def test_code_style_ascii_a_matrix_product_and_a_comment(tmp_path):
+    text = "1(b)(i)\ndJ/dv_c = U @ (y_hat - y)   # a d-vector\n\n3(e)(ii)\ndCE/dl_i = y_hat_i - y_i (e.g. softmax(l) - y)\n"
+    got = graded(tmp_path, text, "answers.txt")
+    assert full(got["1b_i"]) and full(got["3e_ii"])
+    assert graded(tmp_path, "1(b)(i)\ndJ/dv_c = U @ (y - y_hat)  # a d-vector\n", "answers.txt")["1b_i"].score == 0

@@ -56,7 +56,7 @@ ASCII: tuple[tuple[str, str], ...] = (
     (r"(?<![A-Za-z\\_^0-9])([A-Za-z])(\d)(?![0-9A-Za-z])", r"\1_\2"),              # b1 -> b_1
     (r"\^\s*\(([^()]*)\)", r"^{\1}"),                                             # ^(-1) -> ^{-1}
     (r"!=|=/=", r" \\neq "), (r">=", r" \\geq "), (r"<=", r" \\leq "),
-    (r"\*", r" \\cdot "),
+    (r"\*", r" \\cdot "), (r"\s@\s|(?<=\w)@(?=[\w(])", r" "),                     # numpy's U @ (y_hat - y)
 )
 """ASCII spelling -> LaTeX (a formula with no backslash before the Unicode table ran)."""
 
@@ -285,4 +285,16 @@ def index_lookalikes(text: str, indices: str) -> tuple[str, list[str]]:
             changed.append(digit)
             text = new
     return text, changed
+
+
+_HTML_SCRIPT = re.compile(r"<(sub|sup)>\s*([^<>]{1,40}?)\s*</\1>", re.I)
+"""HTML's sub- and superscript tags, which editors' Markdown and HTML exports write for ``v_c`` (``v<sub>c</sub>``)."""
+
+
+def html_scripts(text: str) -> str:
+    """``text`` with ``<sub>c</sub>`` as ``_c`` and ``<sup>T</sup>`` as ``^T`` (braced when longer than one character)."""
+    def one(m: re.Match[str]) -> str:
+        mark, inner = "_" if m.group(1).lower() == "sub" else "^", m.group(2)
+        return mark + (inner if len(inner) == 1 else "{" + inner + "}")
+    return _HTML_SCRIPT.sub(one, text) if "<su" in text.lower() else text
 

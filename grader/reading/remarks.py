@@ -18,7 +18,8 @@ _NOTATION_TEXT = re.compile(r"\s*(?:[A-Za-z]|otherwise|" + "|".join(NOTATION_WOR
 _TEXT_REMARK = re.compile(
     r",\s*(?:i\.\s?e\.?|e\.\s?g\.?|where|which|so|since|because|as|this|that|with|note|here|by|using)(?![A-Za-z])"
     r"|,\s+(?!else|otherwise)(?=[a-z]{3,}\s)"
-    r"|\s+(?:where|since|because|which|so\s+that|i\.\s?e\.|e\.\s?g\.)\s|[.;](?:\s|$)", re.I)
+    r"|\s+(?:where|since|because|which|so\s+that|i\.\s?e\.|e\.\s?g\.)\s|[.;](?:\s|$)"
+    r"|\s+#\s|\s+\((?=\s*(?:i\.\s?e\.|e\.\s?g\.|so\s|note\b))", re.I)     # a code comment, "(i.e. ...)"
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:" + "|".join(NOTATION_WORDS) + r"|[a-z]?hat|gamma|delta|sigma|theta|"
                          r"partial)\b)[a-z]{3,}\b", re.I)
 

@@ -21,11 +21,12 @@ STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model
 """The files a student edits and uploads; everything else in the template is support code."""
 WRITTEN_FILES = ("answers.md", "answers.txt")
 """The written part: Markdown (the template's), or plain text with Unicode or ASCII math; .tex files too."""
-WRITTEN_SUFFIXES = (".md", ".markdown", ".qmd", ".rmd", ".rmarkdown", ".txt", ".tex", ".ipynb", ".org", ".rst",
-                    ".html", ".htm")
+WRITTEN_SUFFIXES = (".md", ".markdown", ".mmd", ".mkd", ".mdown", ".qmd", ".rmd", ".rmarkdown", ".txt", ".tex",
+                    ".ipynb", ".org", ".rst", ".html", ".htm")
 """Written files read whatever their name (``a2_answer.md``, ``p1.txt``, ``homework2.tex``; a notebook's
 Markdown cells, org-mode and reStructuredText as the Markdown they say: grader/reading/markup.py;
-Quarto's .qmd and R Markdown's .Rmd are Markdown with a front matter and code chunks)."""
+Quarto's .qmd and R Markdown's .Rmd are Markdown with a front matter and code chunks; .mmd is Mathpix's
+Markdown, what its OCR of a handwritten page exports, and MultiMarkdown's; .mkd and .mdown are Markdown)."""
 UNREAD_WRITTEN_SUFFIXES = (".pdf", ".xlsx", ".xls", ".csv", ".ods", ".numbers", ".docx", ".doc", ".odt", ".rtf",
                            ".pages", ".png", ".jpg", ".jpeg", ".gif", ".heic", ".webp",
                            ".typ", ".adoc", ".asciidoc", ".latex", ".ltx", ".lyx")

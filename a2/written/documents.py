@@ -28,6 +28,7 @@ from a2.written.csv_tables import is_table_file, place_tables
 from a2.written.evidence import attach, outside_sections
 from a2.written.instances import row_layout_hint, stated_convention
 from a2.written.latex_doc import tex_to_markdown
+from a2.written.outline import outline_markdown
 from a2.written.sections import (
     _DERIVATIVE_FAMILY,
     MAX_FILES,
@@ -54,8 +55,9 @@ from grader.reading.blocks import (
     struck_out,
 )
 from grader.reading.markup import as_markdown, html_tables
-from grader.reading.notation import MATH_LETTERS
+from grader.reading.notation import MATH_LETTERS, html_scripts
 from grader.reading.tex_macros import Macro, definitions, expand_safely
+from grader.reading.tex_packages import package_macros
 from grader.reading.tex_walk import inputs, read_to
 
 MAX_EXPANDED_CHARS = 200_000
@@ -153,8 +155,8 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     merged: dict[str, Section] = {}
     tables = [(name, text) for name, text in files if is_table_file(name)]
     files = [(name, text.translate(_READ_AS) if name.lower().endswith(".tex") else pandoc_unescaped(
-              struck_out(html_tables(callouts_opened(site_unescaped(github_math(ascii_fractions(as_markdown(name, text))
-                                                                                 .translate(_READ_AS))))))))
+              struck_out(html_tables(callouts_opened(site_unescaped(github_math(
+                  ascii_fractions(outline_markdown(html_scripts(as_markdown(name, text)))).translate(_READ_AS))))))))
              for name, text in files if not is_table_file(name)]
     if len(files) > MAX_FILES:
         notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")
@@ -167,6 +169,8 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             macros.setdefault(key, macro)
     for key, body in TEMPLATE_SHORTHANDS.items():       # the course template's, unless the writeup defines them
         macros.setdefault(key, Macro(key, 0, body))
+    for key, macro in package_macros(list(tex.values())).items():   # \usepackage{physics}: \pdv, \vb, \qty
+        macros.setdefault(key, macro)
     order, _included, input_notes = resolve_inputs(tex)
     unread: dict[str, str] = {}
     parsed: dict[str, str] = {}

@@ -71,7 +71,8 @@ def _w2v_env(d: int, vocab: int, U: np.ndarray, v: np.ndarray, o: int, w: int | 
     if w is not None:
         arrays["u_w"] = U[:, w:w + 1]
         indices["w"] = w
-    return Env(arrays, indices, families={"u": lambda k: U[:, k:k + 1]}, sum_range=vocab,
+    return Env(arrays, indices, families={"u": lambda k: U[:, k:k + 1], "varsigma": lambda k: np.eye(vocab)[:, k:k + 1]},
+               sum_range=vocab,
                dims={d: "d", vocab: "|V|"}, convention=_CONVENTION_W2V, allowed=_ALLOWED_W2V)
 
 

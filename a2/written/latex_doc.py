@@ -131,6 +131,55 @@ def _table_nodes(node: LatexEnvironmentNode) -> list:
     return body
 
 
+_TITLED = frozenset({"frame", "block", "alertblock", "exampleblock"})
+"""Beamer's environments whose first braced group is a title (``\\begin{frame}{Q1(b)(i)}``,
+``\\begin{block}{Answer}``): a slide's title is a heading, a block's a bold line."""
+
+
+def _env_title(text: str, node: LatexEnvironmentNode) -> tuple[str, list]:
+    """A titled environment's title (after an optional ``[fragile]``, ``<2->``) and its other nodes."""
+    body = [n for n in node.nodelist if n is not None]
+    k = 0
+    while k < len(body) and isinstance(body[k], LatexCharsNode) and re.fullmatch(
+            r"\s*(?:\[[^\]]*\]|<[^>]*>)*\s*", body[k].chars):
+        k += 1
+    if k < len(body) and isinstance(body[k], LatexGroupNode):
+        title = text[body[k].pos + 1:body[k].pos + body[k].len - 1]
+        return " ".join(title.split()), body[k + 1:]
+    for j, n in enumerate(body):           # \frametitle{...} inside the slide, its group parsed as an argument or not
+        if isinstance(n, LatexMacroNode) and n.macroname == "frametitle":
+            group = next((a for a in _args(n) if isinstance(a, LatexGroupNode)), None)
+            rest = body[j + 1:]
+            if group is None:
+                while rest and isinstance(rest[0], LatexCharsNode) and not rest[0].chars.strip():
+                    rest = rest[1:]
+                if rest and isinstance(rest[0], LatexGroupNode):
+                    group, rest = rest[0], rest[1:]
+            if group is not None:
+                title = text[group.pos + 1:group.pos + group.len - 1]
+                return " ".join(title.split()), body[:j] + rest
+    return "", body
+
+
+_LIST_STYLES = ((re.compile(r"\\roman\b|\\Roman\b|^\W*[iI]\W*$"), "roman"),
+                (re.compile(r"\\alph\b|\\Alph\b|^\W*[aA]\W*$"), "letter"))
+"""An ``enumerate``'s numbering from its option (enumitem's ``label=\\roman*.``, the enumerate
+package's ``[i.]``, ``[(a)]``): Roman numerals or letters; any other numbering is the default."""
+
+
+def _list_style(text: str, node: LatexEnvironmentNode) -> str:
+    """"roman", "letter" or "" for a list environment, from its optional argument or leading ``[...]``."""
+    option = next((text[a.pos + 1:a.pos + a.len - 1] for a in _args(node)
+                   if isinstance(a, LatexGroupNode) and a.delimiters[0] == "["), None)
+    if option is None:
+        first = next((n for n in node.nodelist if n is not None), None)
+        m = re.match(r"\s*\[([^\]]*)\]", first.chars) if isinstance(first, LatexCharsNode) else None
+        option = m.group(1) if m else ""
+    option = re.sub(r"^.*?label\s*=\s*", "", option.split(",")[0] if "label" not in option else
+                    next(p for p in option.split(",") if "label" in p)).strip()
+    return next((style for pattern, style in _LIST_STYLES if option and pattern.search(option)), "")
+
+
 @dataclass
 class _Writer:
     text: str
@@ -183,9 +232,18 @@ class _Writer:
         elif name in _TABLES:
             self.out.append(_table_rows(self.render(_table_nodes(node))))
         elif name in _LIST_ENVS:
-            self.lists.append([name, 0, name not in _UNNUMBERED])
+            self.lists.append([name, 0, name not in _UNNUMBERED, _list_style(self.text, node)])
             self.walk(node.nodelist)
             self.lists.pop()
+            self.out.append("\n\n")
+        elif name in _TITLED and self.headings:
+            title, rest = _env_title(self.text, node)
+            mark = "##" if name == "frame" else "**"
+            if name == "frame":              # a slide titled with one question (Q3(f)): its lists are the answer's
+                label = parse_label(title, heading=True) if title else None
+                self.under_subsection = label is not None and label.letter is not None
+            self.out.append(f"\n\n{mark} {title}{' **' if mark == '**' else ''}\n\n" if title else "\n\n")
+            self.walk(rest)
             self.out.append("\n\n")
         else:
             self.out.append("\n\n")
@@ -220,9 +278,12 @@ class _Writer:
         optional = [a for a in args if isinstance(a, LatexGroupNode) and a.delimiters[0] == "["]
         explicit = self.verbatim(optional[0])[1:-1].strip() if optional else ""
         if not self.lists:
-            self.lists.append(["enumerate", 0, True])
+            self.lists.append(["enumerate", 0, True, ""])
         frame = self.lists[-1]
         frame[1] += 1
+        if frame[3] and not explicit and frame[2]:      # the list's own labels: [i.], [label=(\alph*)]
+            numeral = ROMANS[(frame[1] - 1) % len(ROMANS)] if frame[3] == "roman" else LETTERS[(frame[1] - 1) % 26]
+            explicit = f"({numeral})" if self.headings and not self.under_subsection else f"{numeral}."
         if not self.headings or self.under_subsection:      # a list inside one question's answer
             mark = explicit or (f"{ROMANS[(frame[1] - 1) % len(ROMANS)]}." if frame[0] == "enumerate" else "-")
             self.out.append(f"\n\n{mark} ")

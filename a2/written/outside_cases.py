@@ -10,6 +10,7 @@ answer. Each case is 2 points; known mistakes per case come from the catalogue.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from a2.written.catalogue import CREDIT_STEPS, credit_steps
 from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, missing, written_check
@@ -19,10 +20,19 @@ from a2.written.sections import Section
 from grader.reading.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, Candidate, candidates, lhs
 from grader.reading.evaluate import show
 from grader.reading.mathparse import Formula, FormulaError
+from grader.reading.notation import index_lookalikes
 
-_NEQ = re.compile(r"\\neq?(?![A-Za-z])|≠|!=|\\not\s*=|otherwise|other\s+words?|else|all\s+other|w\s*\\ne\b", re.I)
+_NEQ = re.compile(r"\\neq?(?![A-Za-z])|≠|!=|\\not\s*=|otherwise|other\s+words?|else|all\s+other|w\s*\\ne\b"
+                  r"|w\s*\?\s*o\b", re.I)
+"""w ≠ o in words and symbols; ``w ? o`` is ≠ lost by an editor's save in a code page without it (Windows-1252
+writes ``?`` for a character it lacks; ``=`` is ASCII and never lost)."""
 _EQ = re.compile(r"w\s*=\s*o|o\s*=\s*w|\\partial\s*(?:\\mathbf\s*|\\boldsymbol\s*|\\bm\s*)?\{?\s*u\s*\}?\s*_\s*\{?\s*o\b"
                  r"|true outside word", re.I)
+
+
+_VECTORS = re.compile(r"(?<![A-Za-z])[vuU][A-Za-z]?(?![A-Za-z])")      # also as plain text spells them: vc, Uy
+"""The question's vectors (v_c, u_w, U): a formula without any of them, and without ∂J/∂u_w on its left, is no
+gradient (the value of an indicator, a condition), never 1(d)'s answer."""
 
 
 def _case_of(cand: Candidate) -> str:
@@ -43,7 +53,21 @@ def _case_of(cand: Candidate) -> str:
 
 @written_check("grad_outside_cases")
 def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
-    """1(d): ∂J/∂u_w for w = o and for w ≠ o (a cases formula or one formula for both also count)."""
+    """1(d): ∂J/∂u_w for w = o and for w ≠ o (a cases formula or one formula for both also count). A
+    scan's ``ŷ_0`` and ``w = 0`` are read as ŷ_o and w = o (:func:`index_lookalikes`), with a doubt
+    shown whatever the verdict, so that a TA looks at an answer so read that is below full."""
+    body, digits = index_lookalikes(section.body, "wo")
+    if not digits:
+        return _grade(section, ctx)
+    verdict = _grade(replace(section, body=body), ctx)
+    verdict.doubt = verdict.doubt or (f"the index {' and '.join(digits)} was read as the letter o (ŷ_0 as ŷ_o, "
+                                      "w = 0 as w = o), as a scanned or handwritten o is often read")
+    if verdict.passed < verdict.total:         # a TA reads the page itself (the flag stays with the explanation)
+        verdict.review = verdict.review or verdict.doubt
+    return verdict
+
+
+def _grade(section: Section, ctx: WrittenContext) -> Verdict:
     found = _target_filter(candidates(section.body), "1d")
     if not found:
         return missing(section, "no formula")
@@ -56,6 +80,8 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
     problems: list[str] = []
     raws: list[str] = []
     for cand in ordered:
+        if not derivative_lhs(cand) and not _VECTORS.search(re.sub(r"\\[A-Za-z]+", " ", cand.rhs)):
+            continue              # "($1$ if $w = o$, else $0$)": an indicator's definition, no gradient
         case = _case_of(cand)
         try:
             formula = parse_answer(cand, plain_names(OUTSIDE_NEQ))

@@ -42,9 +42,15 @@ def _only(formula: Formula, names: set[str]) -> str | None:
     return None
 
 
+def unbulleted(text: str) -> str:
+    """``text`` with each Markdown list bullet (``- 2n`` at a line's start) blanked: never a minus sign."""
+    return re.sub(r"(?m)^([ \t>]*)[-+*](?=[ \t])", lambda m: m.group(1) + " ", text)
+
+
 def _text_candidates(body: str, pattern: re.Pattern[str]) -> list[Candidate]:
-    """Plain-text expressions (outside math) matching ``pattern``, e.g. ``2n`` in "takes 2n steps"."""
-    masked = body
+    """Plain-text expressions (outside math) matching ``pattern``, e.g. ``2n`` in "takes 2n steps"; a
+    Markdown list's bullet (``- 2n``) is not a minus sign."""
+    masked = unbulleted(body)
     for span in math_spans(body):
         masked = masked[:span.start] + " " * (span.end - span.start) + masked[span.end:]
     out = []
@@ -228,7 +234,7 @@ def step_count(section: Section, ctx: WrittenContext) -> Verdict:
     if section.empty:
         return missing(section)
     # a growth rate (O(n), \mathcal{O}(n)) is not a count of steps: never the answer ("O(n), exactly 2n steps")
-    body = counts_in_words(section.body)
+    body = counts_in_words(unbulleted(section.body))
     found = [c for c in candidates(body) if not c.latex.replace(" ", "").startswith(("O(", "\\mathcal{O}",
                                                                                               "\\mathcal O", "\\Theta"))]
     explicit = [c for c in found if c.kind in EXPLICIT]

@@ -10,6 +10,7 @@ pipe rows first. Cells are cleaned of math and formatting (``$[\\text{ROOT}, \\t
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 
 from a2.written.latex_doc import tables_to_markdown as latex_tables
@@ -39,7 +40,8 @@ def clean(cell: str) -> str:
     for _ in range(3):
         text = _FORMAT.sub(r"\1", text)
     text = text.replace("$", " ").replace("`", " ").replace("**", " ").replace("__", " ")
-    text = re.sub(r"\\[,;:! ]|\\(?:quad|qquad|left|right|big|Big|bigg|Bigg)(?![A-Za-z])", " ", text)
+    text = re.sub(r"(?<![\w*])([*_])(?=\S)([^*_\n]+?)(?<=\S)\1(?![\w*])", r"\2", text)     # *acquisition*, _citing_
+    text = re.sub(r"\\[()]|\\[,;:! ]|\\(?:quad|qquad|left|right|big|Big|bigg|Bigg)(?![A-Za-z])", " ", text)
     text = _ESCAPED.sub(r"\1", text)       # Markdown escapes (pandoc writes \[ROOT\], \_, \*)
     text = text.replace("\\langle", "[").replace("\\rangle", "]").replace("⟨", "[").replace("⟩", "]")
     return " ".join(text.split())
@@ -131,7 +133,22 @@ def table_rows(body: str) -> list[list[TableRow]]:
             current = []
     if current:
         tables.append(current)
-    return tables
+    return continued(tables)
+
+
+def continued(tables: list[list[TableRow]]) -> list[list[TableRow]]:
+    """Tables where a table split over slides or pages (``Q3(a) (cont.)``) is one: a table whose header
+    repeats the previous table's, and whose first row is not that table's first row again (a second
+    attempt starts over; a continuation goes on), is appended to it without its header."""
+    out: list[list[TableRow]] = []
+    for table in tables:
+        last = out[-1] if out else None
+        if last and len(table) >= 2 and len(last) >= 2 and [clean(c).lower() for c in table[0].cells] == [
+                clean(c).lower() for c in last[0].cells] and table[1].cells != last[1].cells:
+            out[-1] = last + table[1:]
+        else:
+            out.append(table)
+    return out
 
 
 def word_list(cell: str) -> list[str] | None:
@@ -179,7 +196,41 @@ def dependency(cell: str) -> Dependency | None:
     m = re.search(rf"\(\s*({_WORD})\s*,\s*({_WORD})\s*\)", text)
     if m:
         return Dependency(m.group(1), m.group(2))
-    return None
+    m = re.search(rf"({_WORD})\s*(\\[A-Za-z]+|[^\w\s,()\[\]]+)\s*({_WORD})", text)
+    way = arrow_direction(m.group(2)) if m else None
+    if m and way:
+        return Dependency(m.group(1), m.group(3)) if way == "right" else Dependency(m.group(3), m.group(1))
+    return UNREAD_ARC if m or re.fullmatch(rf"\s*({_WORD})\s*,\s*({_WORD})\s*", text) else None
+
+
+UNREAD_ARC = Dependency("?", "?")
+"""A dependency cell of two words joined by a symbol no arrow spelling reads (``presented ↔ I``, ``a, b``): a wrong arc to
+the replay, and a row the 3(a) checker names as not read whole, so that its score is flagged."""
+
+
+RIGHT_COMMANDS = frozenset({"to", "implies", "mapsto", "longmapsto", "leadsto", "rightsquigarrow"})
+LEFT_COMMANDS = frozenset({"gets", "impliedby", "mapsfrom", "longmapsfrom", "leftsquigarrow"})
+"""LaTeX arrows whose name does not say their direction (any other command names it: ``\\Longrightarrow``,
+``\\hookleftarrow``)."""
+
+
+def arrow_direction(token: str) -> str | None:
+    """"right" or "left" for an arrow the tables above do not list: a LaTeX command whose name says so
+    (``\\Longrightarrow``, ``\\longmapsto``), a Unicode arrow whose character name does (``⟹`` LONG
+    RIGHTWARDS DOUBLE ARROW, ``➝``, ``↦``), an ASCII one by its head (``~>``, ``==>``); None for
+    anything else (a two-headed arrow, a symbol that is no arrow), which leaves the cell unread."""
+    if token.startswith("\\"):
+        name = token[1:].lower()
+        right = name in RIGHT_COMMANDS or "right" in name and "left" not in name
+        left = name in LEFT_COMMANDS or "left" in name and "right" not in name
+    elif token.isascii():
+        right, left = token.endswith(">") and not token.startswith("<"), token.startswith("<") and not token.endswith(">")
+    else:
+        names = [unicodedata.name(ch, "") for ch in token]
+        arrows = [n for n in names if "ARROW" in n or "HARPOON" in n]
+        right = bool(arrows) and all(("RIGHT" in n) and "LEFT" not in n for n in arrows)
+        left = bool(arrows) and all(("LEFT" in n) and "RIGHT" not in n for n in arrows)
+    return "right" if right and not left else "left" if left and not right else None
 
 
 def dependencies_in(text: str) -> list[tuple[re.Match[str], Dependency]]:

@@ -350,9 +350,9 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
         evidence = TableEvidence(done.reversed, _wrong_heads(rows, done.reversed))
         why[1:1] = [mistake.text(evidence) for mistake in every_known("3a", evidence)]
     earned = passed + int(tree_ok)
-    unread = [r.number for r in rows if not r.transition]
+    unread = [r.number for r in rows if not r.transition or r.dep is not None and r.dep.head == "?"]
     doubt = "no configuration table was read, only a sequence of transitions" if bare else \
-        f"no transition was read in row{'s' if len(unread) > 1 else ''} {', '.join(map(str, unread[:5]))}" if unread else ""
+        f"no transition or arc was read in row{'s' if len(unread) > 1 else ''} {', '.join(map(str, unread[:5]))}" if unread else ""
     if unread and not review:
         review = f"{doubt}: the table was not read whole"
     if tree_ok and not review and passed < len(rows) / 2:

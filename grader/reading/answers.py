@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from grader.reading.braces import group, math_groups, top_level_split
 from grader.reading.latex_normal import brace_cases
@@ -109,9 +109,22 @@ def boxed_contents(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def unboxed(latex: str) -> str:
+    """A formula that is one box (``\\boxed{\\gamma = ...}`` after "Answer:") as the formula inside it;
+    anything else as it is."""
+    boxes = boxed_contents(latex)
+    if len(boxes) == 1 and not latex[:boxes[0][0]].strip():
+        start, inner = boxes[0]
+        end = latex.find("{", start) + len(inner) + 2
+        if not latex[end:].strip():
+            return inner
+    return latex
+
+
 def candidates(text: str) -> list[Candidate]:
     """The section's possible final answers, most trusted first."""
     spans = [s for s in math_spans(text) if not is_condition(s.latex)]
+    spans = [s for s in spans if s.start not in prose_case_parts(text, spans)]
     found: list[Candidate] = []
     seen: set[tuple[int, bool]] = set()
 
@@ -119,7 +132,7 @@ def candidates(text: str) -> list[Candidate]:
         key = (c.start, c.kind in (MARKED, MARKED_TEXT))
         if key not in seen and c.latex.strip():
             seen.add(key)
-            found.append(c)
+            found.append(replace(c, latex=unboxed(c.latex)))
 
     for m in _MARKER.finditer(text):
         line_end = text.find("\n", m.end())
@@ -187,9 +200,21 @@ def _lines_under_markers(text: str, spans: list[MathSpan]) -> list[tuple[int, st
 
 _PROSE_CASES = re.compile(
     r"^[\s,;:(]*(?:if|when|where)\s+\$(?P<cond>[^$]+)\$\s*[,;]?\s*(?:and|or|,|;)?\s*"
-    r"(?:\$(?P<other>[^$]+)\$|(?P<zero>zero))\s*(?:otherwise|else|elsewhere|if\s+not|for\s+all\s+other"
-    r"|(?:if|when)\s+\$(?P<cond2>[^$]+)\$)",
+    r"(?:(?:\$(?P<other>[^$]+)\$|(?P<zero>zero))\s*(?:otherwise|else|elsewhere|if\s+not|for\s+all\s+other"
+    r"|(?:if|when)\s+\$(?P<cond2>[^$]+)\$)"
+    r"|(?:otherwise|else|elsewhere)\s*[,:]?\s*(?:it\s+is\s+)?(?:\$(?P<other2>[^$]+)\$|zero))",   # ", else $0$"
     re.I)
+
+
+def prose_case_parts(text: str, spans: list[MathSpan]) -> set[int]:
+    """Starts of the math that belongs to another formula's cases in prose (the ``$0$`` of ``$W_{ji}$
+    if $z_i > 0$ and $0$ otherwise``): a part of that answer, never an answer of its own."""
+    parts: set[int] = set()
+    for s in spans:
+        m = _PROSE_CASES.match(text[s.end:s.end + 240])
+        if m and s.start not in parts:
+            parts.update(t.start for t in spans if s.end <= t.start < s.end + m.end())
+    return parts
 
 
 def _with_prose_cases(latex: str, text: str, end: int) -> str:
@@ -200,14 +225,15 @@ def _with_prose_cases(latex: str, text: str, end: int) -> str:
     if m is None or not rhs or not latex.rstrip().endswith(rhs):
         return latex
     head = latex.rstrip()[:len(latex.rstrip()) - len(rhs)]
-    other = m.group("other") or "0"
+    other = m.group("other") or m.group("other2") or "0"
     if lhs(other) and "".join(lhs(other).split()) == "".join(lhs(latex).split()):
         other = last_rhs(other)      # the second case repeats the left-hand side: its value is the rest
     second = m.group("cond2") or r"\text{otherwise}"
     return rf"{head}\begin{{cases}} {rhs} & {m.group('cond')} \\ {other} & {second} \end{{cases}}"
 
 
-_CONDITION_AFTER = re.compile(r"^[\s,;:(]*(?:\\text\{\s*)?(?:when|if|for|where|in\s+the\s+case)\b", re.I)
+_CONDITION_AFTER = re.compile(r"^[\s,;:(]*(?:\\text\{\s*)?(?:when|if|for|where|in\s+the\s+case|otherwise|else(?:where)?"
+                              r"|in\s+(?:all\s+)?other\s+cases)\b", re.I)
 
 
 def _words_after(text: str, end: int) -> str:
@@ -222,9 +248,14 @@ def _words_after(text: str, end: int) -> str:
 _PLAIN_EQUATION = re.compile(
     r"(?m)^[^\n∂$]{0,60}?(?<![A-Za-z])(?P<lhs>(?:∂|d)\s*[^\s/=]{0,16}\s*/\s*(?:∂|d)\s*[^\s=]{1,16}"
     r"|γ|gamma)\s*=\s*(?P<rhs>[^\n]+?)\s*$")
+_BOLD_EQUATION = re.compile(r"(\*\*|__)([^*_\n]*=[^*\n]*?)\1")
+"""A plain-text equation in Markdown's bold (``**γ = 1/(1 − p_drop)**``, ``__…__``)."""
+
+
 def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
-    """Equations typed as plain text (Unicode, no $): their left side names what they answer."""
-    masked = text
+    """Equations typed as plain text (Unicode, no $): their left side names what they answer; Markdown's
+    bold around one (``**γ = 1/(1 − p)**``) is not part of it."""
+    masked = _BOLD_EQUATION.sub(lambda m: "  " + m.group(2) + "\n ", text)     # the bold's end ends the formula
     for s in spans:
         masked = masked[:s.start] + " " * (s.end - s.start) + masked[s.end:]
     out = []

@@ -187,8 +187,10 @@ def _unquoted(line: str, *, every: bool = False) -> str:
         return line
     rest = line[at + 1:].removeprefix(" ")
     return _unquoted(rest, every=True) if every else rest
-PANDOC_ESCAPED = "_*#<>~^`"
-"""Characters pandoc escapes in Markdown text (``p\\_drop``, ``\\*``); brackets too (``\\[ROOT\\]``)."""
+PANDOC_ESCAPED = "_*#<>~^`=+-.!"
+"""Characters pandoc and Google Docs' Markdown export escape in Markdown text (``p\\_drop``, ``\\*``,
+``v\\_c \\= U``, ``\\+``, ``1\\.``; CommonMark lets any punctuation be escaped); brackets too (``\\[ROOT\\]``).
+Never ``\\(``/``\\)`` (math delimiters to this reader) nor ``\\|`` (a cell's own pipe)."""
 
 
 def pandoc_unescaped(text: str) -> str:

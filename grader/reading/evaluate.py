@@ -317,7 +317,7 @@ class Evaluator:
             return self.entry(f"{base}_{tokens[0]}", arrays[f"{base}_{tokens[0]}"], tokens[1:], name)
         if tokens and f"{base}_{tokens[0]}" in self.env.families and len(tokens) > 1:
             return self.env.families[f"{base}_{tokens[0]}"](*[self.index_value(t, name) for t in tokens[1:]])
-        if base == "varepsilon" and len(tokens) == 1 and self.env.sum_range:   # e_o: the one-hot vector at o
+        if base == "varsigma" and len(tokens) == 1 and self.env.sum_range:   # e_o (notation.ONE_HOT_SYMBOL): one-hot at o
             return np.eye(self.env.sum_range)[:, [self.index_value(tokens[0], name)]]
         if base == "delta" and len(tokens) == 2:
             a, b = (self.index_value(t, name) for t in tokens)

@@ -52,9 +52,6 @@ SYNONYMS: dict[str, str] = {
 }
 """LaTeX commands with the same meaning as another (or a character): one table, one rewrite."""
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
-_BASIS = re.compile(r"(?<![A-Za-z\\])e\s*_(?=\s*\{?\s*[A-Za-z0-9])")
-"""``e_o``, ``\\mathbf{e}_c``: a subscripted e is a standard basis (one-hot) vector, never Euler's
-number (which takes a superscript): read as ``\\varepsilon_o`` (:meth:`evaluate.Evaluator.symbol`)."""
 _ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
 """``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
 _PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([ijk])([ijk])(?![A-Za-z{])")
@@ -183,6 +180,6 @@ def normalise(latex: str) -> str:
     text = _p_drop(text)
     text = _PLAIN_PAIR.sub(r"_{\1\2}", text)     # W_ji typed without braces is W_{ji}
     text = _COMMA_PAIR.sub(r"_{\1\2}", text)     # W_{j,i} is W_{ji}
-    text = _BASIS.sub(r"\\varepsilon_", _strip_braced_singletons(text))
+    text = _strip_braced_singletons(text)
     text = " ".join(text.split())
     return _TRAILING.sub("", text)

@@ -1,5 +1,7 @@
 """Written files in other markups, as the Markdown the reader reads: a Jupyter notebook (.ipynb),
-Emacs org-mode (.org) and reStructuredText (.rst).
+Emacs org-mode (.org) and reStructuredText (.rst); in any Markdown, LaTeX's sectioning commands on
+lines of their own (Mathpix's Markdown of a scanned page writes ``\\section*{3. ...}`` and
+``\\title{...}``; students paste them from Overleaf) as the headings they print.
 
 Each converter reads the markup's own structure (the notebook's cells from its JSON; org's
 ``*`` headings, ``#+`` keywords, tables and description lists; rst's underlined titles,
@@ -16,6 +18,7 @@ import re
 from html.parser import HTMLParser
 
 from grader.reading.blocks import markdown_tokens
+from grader.reading.mathml import mathml_as_tex
 
 MARKUPS = (".ipynb", ".org", ".rst", ".html", ".htm")
 """File suffixes read through this module."""
@@ -32,7 +35,38 @@ def as_markdown(name: str, text: str) -> str:
         return rst(text)
     if low.endswith((".html", ".htm")):
         return html(text)
-    return text
+    return latex_headings(text) if "\\" in text else text
+
+
+_LATEX_HEADING = re.compile(r"^\s*\\(title|section|subsection|subsubsection|paragraph)\*?\{")
+_HEADING_LEVEL = {"title": 1, "section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4}
+
+
+def latex_headings(text: str) -> str:
+    """A line that is only a LaTeX sectioning command (``\\section*{1. word2vec}``, or ``\\title{`` with its
+    title on the next lines and ``}`` alone, as Mathpix writes it) as the Markdown heading it prints,
+    in the same lines (the lines a title spans are left blank); math and other text are not touched."""
+    lines = text.split("\n")
+    k = 0
+    while k < len(lines):
+        m = _LATEX_HEADING.match(lines[k])
+        if m is None:
+            k += 1
+            continue
+        end, depth, title = k, 0, []
+        for end in range(k, min(k + 6, len(lines))):
+            chunk = lines[end][m.end():] if end == k else lines[end]
+            depth += chunk.count("{") - chunk.count("}") + (1 if end == k else 0)
+            title.append(chunk)
+            if depth <= 0:
+                break
+        words = " ".join(" ".join(title).strip().rsplit("}", 1)[0].split())
+        if depth > 0 or not words or lines[end].strip()[-1:] != "}":
+            k += 1
+            continue
+        lines[k:end + 1] = ["#" * _HEADING_LEVEL[m.group(1)] + " " + words] + [""] * (end - k)
+        k = end + 1
+    return "\n".join(lines)
 
 
 TEXT_CELLS = frozenset({"markdown", "raw"})
@@ -290,9 +324,9 @@ class _Html(HTMLParser):
 
 
 def html(text: str) -> str:
-    """An HTML file's text as the Markdown it renders (:class:`_Html`)."""
+    """An HTML file's text as the Markdown it renders (:class:`_Html`), its MathML as LaTeX (:mod:`grader.reading.mathml`)."""
     parser = _Html()
-    parser.feed(text)
+    parser.feed(mathml_as_tex(text))
     parser.close()
     lines = [line.rstrip() for line in "".join(parser.out).split("\n")]
     return "\n".join(line for k, line in enumerate(lines) if line or k == 0 or lines[k - 1]).strip() + "\n"

@@ -333,6 +333,9 @@ def _convert(text: str, ph: _Placeholders) -> Any:
         raise FormulaError("several expressions where one was expected")
     if not isinstance(tree, sympy.Basic):
         raise FormulaError("the LaTeX is not an expression")
+    if tree.has(sympy.FiniteSet):      # a braced group ({2n} of \mathbf{2n}) is a group, never a set
+        with sympy.evaluate(False):
+            tree = tree.replace(lambda e: isinstance(e, sympy.FiniteSet) and len(e.args) == 1, lambda e: e.args[0])
     return tree
 
 

@@ -56,7 +56,7 @@ ASCII: tuple[tuple[str, str], ...] = (
     (r"(?<![A-Za-z\\_^0-9])([A-Za-z])(\d)(?![0-9A-Za-z])", r"\1_\2"),              # b1 -> b_1
     (r"\^\s*\(([^()]*)\)", r"^{\1}"),                                             # ^(-1) -> ^{-1}
     (r"!=|=/=", r" \\neq "), (r">=", r" \\geq "), (r"<=", r" \\leq "),
-    (r"\*", r" \\cdot "),
+    (r"\*", r" \\cdot "), (r"\s@\s|(?<=\w)@(?=[\w(])", r" "),                     # numpy's U @ (y_hat - y)
 )
 """ASCII spelling -> LaTeX (a formula with no backslash before the Unicode table ran)."""
 
@@ -99,6 +99,10 @@ def _subscript_runs(text: str) -> str:
     return "".join(out[:-1])
 
 
+TEX_SPACE = re.compile(r"\\(?:mathrm|text|mbox|textrm)\s*\{\s*~+\s*\}|(?<!\\)~")
+"""TeX's tie ``~`` (a space) in a LaTeX formula, also as Mathpix's OCR writes it, ``\\mathrm{~}``."""
+
+
 def to_latex(text: str) -> str:
     """``text`` in any of the notations -> LaTeX for :func:`grader.reading.latex_normal.normalise`."""
     plain = "\\" not in text
@@ -109,12 +113,37 @@ def to_latex(text: str) -> str:
     for char, latex in UNICODE.items():
         if char in text:
             text = text.replace(char, latex)
+    if not plain and "~" in text:
+        text = TEX_SPACE.sub(" ", text)
     if plain:
         text = word_cases(text)
         text = _indicator_braces(text)
         for pattern, repl in _ASCII:
             text = pattern.sub(repl, text)
-    return text
+    return one_hot(text)
+
+
+ONE_HOT_SYMBOL = r"\varsigma"
+"""The one symbol every spelling of a one-hot (standard basis) vector is read as: a Greek letter the
+parser reads as a name and no question of the assignment uses; an instance binds it (word2vec's
+``e_k`` is the k-th basis vector of R^|V|) and :mod:`grader.reading.show` prints it ``e``."""
+ONE_HOT_STYLES = ("mathbf", "boldsymbol", "bm", "vec", "mathrm", "mathit", "pmb")
+"""Styles around the letter e of a one-hot vector (``\\mathbf{e}_o``)."""
+ONE_HOT_NAMES = ("onehot", "one_hot", "one-hot", "one\\_hot")
+"""Function names of a one-hot vector (``onehot(o)``, ``\\text{one-hot}(o)``)."""
+_STYLED = r"\\(?:" + "|".join(ONE_HOT_STYLES) + r")"
+_ONE_HOT_E = re.compile(r"(?<![A-Za-z\\])(?:" + _STYLED + r"\s*\{\s*e\s*\}|" + _STYLED + r"\s+e|e)"
+                        r"\s*_\s*(?:\{\s*([a-z])\s*\}|([a-z]))(?![A-Za-z0-9])")
+_ONE_HOT_CALL = re.compile(r"(?<![A-Za-z\\])(?:\\(?:text|mathrm|operatorname|textrm|mathit)\s*\{\s*(?:"
+                           + "|".join(re.escape(n) for n in ONE_HOT_NAMES) + r")\s*\}|(?:"
+                           + "|".join(re.escape(n) for n in ONE_HOT_NAMES) + r"))\s*\(\s*([a-z])\s*\)", re.I)
+
+
+def one_hot(text: str) -> str:
+    """Every spelling of the one-hot vector of an index (``e_o``, ``\\mathbf{e}_{o}``, ``onehot(o)``) as
+    :data:`ONE_HOT_SYMBOL` with that index; an ``e`` with an exponent or without an index letter is left."""
+    text = _ONE_HOT_E.sub(lambda m: ONE_HOT_SYMBOL + "_{" + (m.group(1) or m.group(2)) + "}", text)
+    return _ONE_HOT_CALL.sub(lambda m: ONE_HOT_SYMBOL + "_{" + m.group(1) + "}", text)
 
 
 _WORD_CASES = (
@@ -231,3 +260,41 @@ class PlainNames:
                 return f"{spelled}_{index}"          # Yhat o: a subscript after a space
             return spelled + (m.group(2) or "") + (index or "")
         return _WORD.sub(one, text)
+
+
+LOOKALIKE_INDICES: dict[str, str] = {"0": "o"}
+"""A digit an index letter is misread as (OCR of a handwritten page writes ``\\hat{y}_{0}`` and ``w=0`` for
+ŷ_o and w = o): digit -> letter, used only for a question whose index letters include the letter
+and whose names have no such digit."""
+
+
+def index_lookalikes(text: str, indices: str) -> tuple[str, list[str]]:
+    """``text`` with each :data:`LOOKALIKE_INDICES` digit that stands where an index letter of ``indices``
+    belongs (a one-character subscript ``_0``/``_{0}``, a condition ``w = 0``/``w \\neq 0``) read as
+    that letter, and the digits so read (empty: nothing changed)."""
+    changed = []
+    for digit, letter in LOOKALIKE_INDICES.items():
+        if letter not in indices:
+            continue
+        others = "".join(ch for ch in indices if ch != letter)
+        sub = re.compile(r"_(\s*\{\s*)?" + digit + r"(?(1)\s*\})(?![0-9.])")
+        rel = re.compile(r"(?<![A-Za-z\\_{])([" + others + r"])(\s*(?:=|\\neq?(?![A-Za-z])|≠|!=)\s*)" + digit
+                         + r"(?![0-9.])")
+        new = rel.sub(r"\g<1>\g<2>" + letter, sub.sub("_{" + letter + "}", text))
+        if new != text:
+            changed.append(digit)
+            text = new
+    return text, changed
+
+
+_HTML_SCRIPT = re.compile(r"<(sub|sup)>\s*([^<>]{1,40}?)\s*</\1>", re.I)
+"""HTML's sub- and superscript tags, which editors' Markdown and HTML exports write for ``v_c`` (``v<sub>c</sub>``)."""
+
+
+def html_scripts(text: str) -> str:
+    """``text`` with ``<sub>c</sub>`` as ``_c`` and ``<sup>T</sup>`` as ``^T`` (braced when longer than one character)."""
+    def one(m: re.Match[str]) -> str:
+        mark, inner = "_" if m.group(1).lower() == "sub" else "^", m.group(2)
+        return mark + (inner if len(inner) == 1 else "{" + inner + "}")
+    return _HTML_SCRIPT.sub(one, text) if "<su" in text.lower() else text
+

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from grader.reading.braces import opening, scan
-from grader.reading.notation import OTHER_CASE, trailing_condition
+from grader.reading.notation import OTHER_CASE, one_hot, trailing_condition
 
 _CONDITION_WORDS = re.compile(r"\s+(?=(?:when|if|for)\b)", re.I)
 _LATEX_REMARK = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag|intertext)(?![A-Za-z])|\\[,;]\s*\\text|,")
@@ -18,19 +18,27 @@ _NOTATION_TEXT = re.compile(r"\s*(?:[A-Za-z]|otherwise|" + "|".join(NOTATION_WOR
 _TEXT_REMARK = re.compile(
     r",\s*(?:i\.\s?e\.?|e\.\s?g\.?|where|which|so|since|because|as|this|that|with|note|here|by|using)(?![A-Za-z])"
     r"|,\s+(?!else|otherwise)(?=[a-z]{3,}\s)"
-    r"|\s+(?:where|since|because|which|so\s+that|i\.\s?e\.|e\.\s?g\.)\s|[.;](?:\s|$)", re.I)
+    r"|\s+(?:where|since|because|which|so\s+that|i\.\s?e\.|e\.\s?g\.)\s|[.;](?:\s|$)"
+    r"|\s+#\s|\s+\((?=\s*(?:i\.\s?e\.|e\.\s?g\.|so\s|note\b))", re.I)     # a code comment, "(i.e. ...)"
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z_^])(?!(?:" + "|".join(NOTATION_WORDS) + r"|[a-z]?hat|gamma|delta|sigma|theta|"
                          r"partial)\b)[a-z]{3,}\b", re.I)
 
 
+SHAPE_NOTE = re.compile(r"\(\s*(?:\|V\||[A-Za-z](?:_\{?[A-Za-z]\}?)?|\d+)\s*(?:×|x|\\times|\*)\s*"
+                        r"(?:\|V\||[A-Za-z](?:_\{?[A-Za-z]\}?)?|\d+)\s*\)")
+"""A shape written after a formula, ``(d × |V|)``, ``(D_h x D_x)``: a remark, never a factor."""
+
+
 def _remark_paren(text: str) -> int:
     """Where a trailing ``( ... )`` that holds prose starts (``(so ...)``, ``(ŷ_c − 1 for the true
-    class, ŷ_i otherwise)``), or -1."""
+    class, ŷ_i otherwise)``), or -1; a one-hot vector's name (``onehot(o)``) is notation, not prose."""
     body = text.rstrip()
     if not body.endswith(")"):
         return -1
     start = opening(body, len(body) - 1)
-    if start <= 0 or not body[:start].strip() or not _PROSE_WORD.search(re.sub(r"\\[A-Za-z]+", " ", body[start:])):
+    if start > 0 and body[:start].strip() and SHAPE_NOTE.fullmatch(body[start:]):
+        return start
+    if start <= 0 or not body[:start].strip() or not _PROSE_WORD.search(re.sub(r"\\[A-Za-z]+", " ", one_hot(body[start:]))):
         return -1
     return start
 

@@ -40,7 +40,7 @@ def split_name(name: str) -> tuple[str, list[str]]:
 
 def display_name(name: str) -> str:
     base, tokens = split_name(name)
-    shown = {"yhat": "ŷ", "delta": "δ", "Omega": "Ω", "varepsilon": "e"}.get(base, base)
+    shown = {"yhat": "ŷ", "delta": "δ", "Omega": "Ω", "varsigma": "e"}.get(base, base)   # varsigma: notation.ONE_HOT_SYMBOL
     if base.endswith("hat") and base != "yhat":
         shown = base[:-3] + "\u0302"
     if not tokens:

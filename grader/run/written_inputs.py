@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from grader import assignment
+from grader.run.text_encoding import decode_text
 
 MAX_WRITTEN_FILES = 20
 """Most written files read from one upload (grading, batch and similarity alike)."""
@@ -56,7 +57,10 @@ def read_written(paths: Iterable[Path]) -> tuple[list[tuple[str, str]], list[str
             notes.append(f"{names[path]} is larger than {want} bytes ({cap}); only its start was read")
             data = data[:want]
         room -= len(data)
-        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        text, encoding = decode_text(data)
+        if encoding:
+            notes.append(f"{names[path]} is not UTF-8: it was read as {encoding}")
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
         files.append((names[path], text))
         if room <= 0:
             break

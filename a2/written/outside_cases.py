@@ -30,7 +30,7 @@ _EQ = re.compile(r"w\s*=\s*o|o\s*=\s*w|\\partial\s*(?:\\mathbf\s*|\\boldsymbol\s
                  r"|true outside word", re.I)
 
 
-_VECTORS = re.compile(r"(?<![A-Za-z])[vuU][A-Za-z]?(?![A-Za-z])")      # also as plain text spells them: vc, Uy
+_VECTORS = re.compile(r"(?<![A-Za-z])[vVuU][A-Za-z]?(?![A-Za-z])")      # also as plain text spells them: vc, Vc, Uy
 """The question's vectors (v_c, u_w, U): a formula without any of them, and without ∂J/∂u_w on its left, is no
 gradient (the value of an indicator, a condition), never 1(d)'s answer."""
 

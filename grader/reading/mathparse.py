@@ -31,6 +31,7 @@ from latex2sympy2_extended.latex2sympy2 import ConversionConfig, _Latex2Sympy
 
 from grader.reading.braces import closing, depth, opening, scan
 from grader.reading.latex_normal import FormulaError, normalise
+from grader.reading.latex_normal import clear_cache as clear_normalised
 from grader.reading.prediction import fast_parser
 
 MAX_FORMULA_CHARS = 2000
@@ -357,6 +358,7 @@ def clear_parse_cache() -> None:
     """Forget every kept parse of a writeup's formulas (tests that watch the parser at work, and
     the reader's benchmark between writeups)."""
     _parse_cached.cache_clear()
+    clear_normalised()
 
 
 @functools.cache

@@ -56,6 +56,37 @@ def test_unpaired_braces_are_refused_by_the_normaliser() -> None:
     assert normalise("\\binom{n}{k}") == "\\binom{n}{k}"     # an unknown command's arguments keep their braces
 
 
+def test_an_unclosed_environment_is_refused_by_the_normaliser() -> None:
+    """pylatexenc closes it at the formula's end; the student did not (before, the parser refused it)."""
+    for text, name in (("\\begin{cases} a & x > 0 \\\\ 0 & \\text{otherwise}", "cases"),
+                       ("\\left\\{ \\begin{matrix} a & x > 0", "matrix")):
+        with pytest.raises(FormulaError, match=f"without its \\\\end{{{name}}}"):
+            normalise(text)
+    assert normalise("\\begin{cases} a & x > 0 \\end {cases}") == "\\begin{cases} a & x > 0 \\end{cases}"
+
+
+def test_plain_formulas_read_without_pylatexenc_give_its_nodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """grader/reading/latex_fast.py against pylatexenc, on every recorded formula, its mutants and the
+    tables' examples: the same normalised text."""
+    rng = random.Random(7)
+    texts = [case["in"] for case in CASES] + [text for _, _, text, _ in ROW_EXAMPLES]
+    texts += [_mutant(to_latex(text), rng) for text in texts if "\\" in to_latex(text)]
+
+    def read_all() -> list[str]:
+        latex_normal.clear_cache()
+        out = []
+        for text in texts:
+            try:
+                out.append(normalise(text))
+            except FormulaError as exc:
+                out.append(f"refused: {exc}")
+        return out
+    fast = read_all()
+    monkeypatch.setattr(latex_normal, "plain_nodes", lambda text, db: None)
+    assert read_all() == fast
+    latex_normal.clear_cache()
+
+
 def _gaps(text: str) -> list[int]:
     """Places where TeX reads a spacing macro as space: before a binary operator, not right after a
     macro's name or a ``_``/``^`` (which would take it as their argument)."""

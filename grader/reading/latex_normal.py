@@ -9,6 +9,8 @@ spacing and sizing macros go (``\\left(`` is ``(``), styles keep their argument 
 The rewrites that look at neighbouring tokens (:mod:`grader.reading.latex_tokens`) follow: transposes,
 hats, this assignment's step functions, ``p_{drop}`` and index pairs, braced single letters.
 Unicode and ASCII spellings are turned into LaTeX first (:func:`grader.reading.notation.to_latex`).
+A brace or an environment left open is refused (pylatexenc would close it). The ``cases``
+environments of a normalised formula and their rows are found here too, for :mod:`mathparse`.
 Nothing here evaluates student text.
 """
 
@@ -32,12 +34,14 @@ from pylatexenc.latexwalker import (
 from pylatexenc.macrospec import MacroSpec
 
 from grader.reading import latex_tables as tables
+from grader.reading.latex_fast import plain_nodes
 from grader.reading.latex_tables import STEP_FUNCTIONS, SYNONYMS
 from grader.reading.latex_tokens import Tok, rewrite, text_of
 from grader.reading.notation import to_latex
 from grader.reading.tex_walk import _specials_finder, _Walker
 
-__all__ = ["FormulaError", "normalise", "brace_cases", "STEP_FUNCTIONS", "SYNONYMS", "clear_cache"]
+__all__ = ["FormulaError", "normalise", "brace_cases", "formula_nodes", "first_cases", "case_rows", "STEP_FUNCTIONS",
+           "SYNONYMS", "clear_cache"]
 
 
 class FormulaError(ValueError):
@@ -53,7 +57,8 @@ def _context() -> Any:
     return db
 
 
-def _nodes(text: str) -> list:
+def formula_nodes(text: str) -> list:
+    """pylatexenc's nodes of one formula, read in math mode (tolerant: a stray brace does not stop it)."""
     walker = _Walker(text, latex_context=_context(), tolerant_parsing=True)
     try:
         found, _, _ = walker.get_latex_nodes(pos=0, parsing_state=walker.make_parsing_state(in_math_mode=True))
@@ -224,6 +229,8 @@ class _Writer:
 
     def environment(self, node: LatexEnvironmentNode) -> None:
         name = node.environmentname
+        if not "".join(node.latex_verbatim()[-len(name) - 12:].split()).endswith("\\end{" + name + "}"):
+            raise FormulaError(f"a \\begin{{{name}}} without its \\end{{{name}}}")   # pylatexenc would close it
         before = [i for i, t in enumerate(self.out) if t[0] != "s"]
         if name in tables.CASES_ENVIRONMENTS and before and self.out[before[-1]] == ("m", "{"):
             del self.out[before[-1]]
@@ -251,7 +258,7 @@ def normalise(latex: str) -> str:
         raise FormulaError("its braces { } do not pair up")
     writer = _Writer()
     if "\\" in text or "{" in text or "}" in text:
-        writer.nodes(_nodes(text))
+        writer.nodes(plain_nodes(text, _context()) or formula_nodes(text))
     else:                       # no macro, no group: pylatexenc would give one node of characters
         writer.chars(text)
     text = " ".join(text_of(rewrite(writer.out)).split())
@@ -261,6 +268,34 @@ def normalise(latex: str) -> str:
 def clear_cache() -> None:
     """Forget the normalised formulas (with :func:`grader.reading.mathparse.clear_parse_cache`)."""
     normalise.cache_clear()
+
+
+CASES_ENVIRONMENTS = ("cases", "dcases", "rcases")
+"""Environments read as a function defined by cases (found among the formula's pylatexenc nodes)."""
+
+
+def first_cases(text: str) -> Any:
+    """The first ``cases`` environment of ``text`` in reading order, or None."""
+    todo = list(reversed(formula_nodes(text)))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, LatexEnvironmentNode) and node.environmentname in CASES_ENVIRONMENTS:
+            return node
+        argd = getattr(node, "nodeargd", None)
+        inside = [*(argd.argnlist if argd is not None else []), *(getattr(node, "nodelist", None) or [])]
+        todo.extend(reversed([n for n in inside if n is not None]))
+    return None
+
+
+def case_rows(text: str, env: LatexEnvironmentNode) -> list[str]:
+    """The environment's rows as written, cut at its own row breaks ``\\\\``."""
+    end = env.pos + env.len
+    closing = text.rfind("\\end", env.pos, end)
+    if closing < 0 or "".join(text[closing:end].split()) != "\\end{" + env.environmentname + "}":
+        raise FormulaError("a \\begin{cases} without its \\end{cases}")
+    breaks = [n.pos for n in env.nodelist if isinstance(n, LatexMacroNode) and n.macroname == "\\"]
+    first = env.nodelist[0].pos if env.nodelist else closing
+    return [text[a:b] for a, b in zip([first, *(b + 2 for b in breaks)], [*breaks, closing])]
 
 
 _BRACE_MATRIX = re.compile(r"\\\{\s*\\begin\s*\{(matrix|array|aligned)\}(?:\s*\{[^{}]*\})?")

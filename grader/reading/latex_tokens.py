@@ -258,15 +258,22 @@ def _singletons(toks: list[Tok]) -> list[Tok]:
 
 def rewrite(toks: list[Tok]) -> list[Tok]:
     """The neighbour rules, in order (see the module's docstring)."""
-    toks = _steps(toks)
-    toks = _transposes(toks)
-    toks = _hat_groups(toks)
-    for _ in range(3):          # {{x}}: the outer group is a singleton once the inner one is stripped
+    kinds = {t[0] for t in toks}
+    if "{" in kinds or not _STEP_STARTS.isdisjoint(toks):    # (each rule runs where its tokens are)
+        toks = _steps(toks)
+    if ("c", "^") in toks:
+        toks = _transposes(toks)
+    if ("m", "hat") in toks:
+        toks = _hat_groups(toks)
+    for _ in range(3 if "{" in kinds else 0):   # {{x}}: the outer group is a singleton once the inner one is stripped
         new = _singletons(toks)
         if new == toks:
             break
         toks = new
-    toks = _p_drop(toks)        # {p}_{drop} is p_{drop}, {W}_ji is W_ji
+    if ("c", "_") not in toks:
+        return toks
+    if ("c", _DROP_BASE) in toks:
+        toks = _p_drop(toks)        # {p}_{drop} is p_{drop}, {W}_ji is W_ji
     return _pairs(toks)
 
 

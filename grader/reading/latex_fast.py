@@ -82,11 +82,11 @@ class _Reader:
         if not with_args:       # a macro as another's argument: pylatexenc reads its name only
             return _node(LatexMacroNode, macroname=name, nodeargd=None, macro_post_space=post)
         spec = self.specs(name)
-        args = [self.argument() for _ in spec]
+        args = [self.read_argument() for _ in spec]
         return _node(LatexMacroNode, macroname=name, nodeargd=ParsedMacroArgs(argnlist=args, argspec=spec),
                      macro_post_space=post)
 
-    def argument(self) -> Any:
+    def read_argument(self) -> Any:
         s = self.s
         while self.i < len(s) and s[self.i].isspace():
             self.i += 1

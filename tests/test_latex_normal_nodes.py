@@ -87,6 +87,24 @@ def test_plain_formulas_read_without_pylatexenc_give_its_nodes(monkeypatch: pyte
     latex_normal.clear_cache()
 
 
+def test_the_fast_reader_check_catches_a_planted_difference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted control: a fast reader that reads a braced argument as its bare characters."""
+    from pylatexenc.latexwalker import LatexCharsNode
+
+    from grader.reading import latex_fast
+    read = latex_fast._Reader.read_argument
+
+    def planted(self: latex_fast._Reader) -> object:
+        node = read(self)
+        if getattr(node, "delimiters", None) == ("{", "}") and all(isinstance(n, LatexCharsNode) for n in node.nodelist):
+            return latex_fast._node(LatexCharsNode, chars="".join(n.chars for n in node.nodelist))
+        return node
+    monkeypatch.setattr(latex_fast._Reader, "read_argument", planted)
+    with pytest.raises(AssertionError):
+        test_plain_formulas_read_without_pylatexenc_give_its_nodes(monkeypatch)
+    latex_normal.clear_cache()
+
+
 def _gaps(text: str) -> list[int]:
     """Places where TeX reads a spacing macro as space: before a binary operator, not right after a
     macro's name or a ``_``/``^`` (which would take it as their argument)."""

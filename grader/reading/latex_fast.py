@@ -1,8 +1,8 @@
 """The nodes pylatexenc gives a plain formula, built without pylatexenc's general machinery (a
 formula is read a few times a writeup, and pylatexenc costs ~0.3 ms a formula).
 
-Only formulas of characters, groups ``{...}`` and macros whose arguments are all mandatory are read
-here (:func:`plain_nodes`); anything else (an environment, ``&``, ``%``, ``$``, a special such as
+Only formulas of characters, groups ``{...}``, ``&``, row breaks ``\\\\``, environments and macros whose
+arguments are all mandatory are read here (:func:`plain_nodes`); anything else ( ``%``, ``$``, a special such as
 ``--`` or ``''``, a macro with a starred or optional argument, a stray ``}``) gives None and the
 caller asks pylatexenc. The nodes are pylatexenc's own classes with the fields the normaliser reads,
 as pylatexenc would set them (tests/test_latex_normal_nodes.py compares both on every recorded formula).
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pylatexenc.latexwalker import LatexCharsNode, LatexGroupNode, LatexMacroNode
+from pylatexenc.latexwalker import LatexCharsNode, LatexEnvironmentNode, LatexGroupNode, LatexMacroNode, LatexSpecialsNode
 from pylatexenc.macrospec import ParsedMacroArgs
 
-UNREAD = ("&", "%", "$", "~", "''", "--", "``", "!`", "?`", "\\begin", "\\end")
-"""Text that sends a formula to pylatexenc (environments, specials, comments; a macro with an optional
+UNREAD = ("%", "$", "~", "''", "--", "``", "!`", "?`")
+"""Text that sends a formula to pylatexenc (specials but ``&``, comments; a macro with an optional
 argument is sent by its spec, so ``[`` is a character here as it is to pylatexenc elsewhere)."""
 
 
@@ -30,18 +30,27 @@ def _node(cls: Any, **fields: Any) -> Any:
     return node
 
 
+class _Text:
+    """The ``parsing_state`` of a node read here: the text its ``latex_verbatim`` cuts."""
+
+    def __init__(self, text: str) -> None:
+        self.s = text
+
+
 class _Reader:
-    def __init__(self, text: str, specs: Any) -> None:
+    def __init__(self, text: str, specs: Any, db: Any) -> None:
         self.s = text
         self.i = 0
         self.specs = specs
+        self.db = db
+        self.state = _Text(text)
 
-    def nodes(self, closing: bool) -> list:
+    def nodes(self, closing: bool, environment: str = "") -> list:
         s, out = self.s, []
         start = self.i
         while self.i < len(s):
             ch = s[self.i]
-            if ch in "\\{}":
+            if ch in "\\{}&":
                 if self.i > start:
                     out.append(_node(LatexCharsNode, chars=s[start:self.i]))
                 if ch == "}":
@@ -49,15 +58,42 @@ class _Reader:
                         raise _Unread
                     self.i += 1
                     return out
-                out.append(self.group() if ch == "{" else self.macro(with_args=True))
+                if s.startswith("\\end{", self.i):
+                    if not environment or not s.startswith("\\end{" + environment + "}", self.i):
+                        raise _Unread
+                    self.i += len(environment) + 6
+                    return out
+                if ch == "&":
+                    self.i += 1
+                    out.append(_node(LatexSpecialsNode, specials_chars="&"))
+                elif s.startswith("\\begin{", self.i):
+                    out.append(self.environment())
+                else:
+                    out.append(self.group() if ch == "{" else self.macro(with_args=True))
                 start = self.i
             else:
                 self.i += 1
-        if closing:
+        if closing or environment:
             raise _Unread
         if self.i > start:
             out.append(_node(LatexCharsNode, chars=s[start:self.i]))
         return out
+
+    def environment(self) -> Any:
+        start = self.i
+        end = self.s.find("}", start)
+        name = self.s[start + 7:end]
+        if end < 0 or not name.isalpha():
+            raise _Unread
+        self.i = end + 1
+        found = self.db.get_environment_spec(name)
+        spec = found.args_parser.argspec if found is not None else ""
+        if spec.strip("{"):
+            raise _Unread
+        args = ParsedMacroArgs(argnlist=[self.read_argument() for _ in spec], argspec=spec)
+        nodes = self.nodes(closing=False, environment=name)
+        return _node(LatexEnvironmentNode, environmentname=name, nodelist=nodes, nodeargd=args,
+                     parsing_state=self.state, pos=start, len=self.i - start)
 
     def group(self) -> Any:
         self.i += 1
@@ -79,6 +115,11 @@ class _Reader:
         else:
             name, k, post = s[j], j + 1, ""
         self.i = k
+        if name == "\\":        # a row break, without its optional star or spacing
+            if self.s[self.i:].lstrip()[:1] in ("*", "["):
+                raise _Unread
+            return _node(LatexMacroNode, macroname=name, nodeargd=ParsedMacroArgs(argnlist=[None, None], argspec="*["),
+                         macro_post_space=post)
         if not with_args:       # a macro as another's argument: pylatexenc reads its name only
             return _node(LatexMacroNode, macroname=name, nodeargd=None, macro_post_space=post)
         spec = self.specs(name)
@@ -122,6 +163,6 @@ def plain_nodes(text: str, db: Any) -> list | None:
         return None
     specs = _SPECS.setdefault(id(db), _specs(db))
     try:
-        return _Reader(text, specs).nodes(closing=False)
+        return _Reader(text, specs, db).nodes(closing=False)
     except _Unread:
         return None

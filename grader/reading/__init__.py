@@ -1,6 +1,7 @@
 """Reading students' written files: one document model (blocks), LaTeX through pylatexenc (tex_walk,
 tex_macros), the one group scanner (braces), final-answer candidates (answers; the one remark rule:
-remarks), formulas to SymPy trees (notation, latex_normal, mathparse; prediction: the ANTLR parser's
+remarks), formulas to SymPy trees (notation, latex_normal reading pylatexenc's nodes with the tables of
+latex_tables and the token rules of latex_tokens, mathparse; prediction: the ANTLR parser's
 cached SLL prediction, its DFA stored by prediction_build), their numeric evaluation (evaluate,
 numeric) and display (show).
 Nothing here knows an assignment's questions: the assignment's written/ finds its sections and judges."""

@@ -1,99 +1,301 @@
-"""Normalising one formula's LaTeX: plain string rewriting into the grammar that
-latex2sympy2_extended reads, before anything is parsed (:mod:`grader.reading.mathparse` parses).
+"""Normalising one formula's LaTeX into the grammar that latex2sympy2_extended reads, before anything
+is parsed (:mod:`grader.reading.mathparse` parses).
 
-Styles (``\\mathbf``, ``\\boldsymbol``, ``\\bm``), transposes (``^\\top``, ``^T``), ``p_{drop}``,
-unicode (ŷ, ᵀ, ·, −), spacing and sizing commands, ``\\\\[4pt]`` row spacing (never a product
-4·p·t) and ``W_ji`` typed without braces. Nothing here evaluates student text.
+The formula is read by pylatexenc (math mode, tolerant), and its nodes are written out again as a
+list of tokens, each macro looked up in the declared tables of :mod:`grader.reading.latex_tables`:
+spacing and sizing macros go (``\\left(`` is ``(``), styles keep their argument as a group
+(``\\mathbf{W}`` is ``{W}``), synonyms are replaced (``\\dfrac``, ``\\ge``), frames and colours go,
+``\\\\[4pt]`` is a row break (never a product 4·p·t), ``\\{`` before a ``matrix`` is ``cases``.
+The rewrites that look at neighbouring tokens (:mod:`grader.reading.latex_tokens`) follow: transposes,
+hats, this assignment's step functions, ``p_{drop}`` and index pairs, braced single letters.
+Unicode and ASCII spellings are turned into LaTeX first (:func:`grader.reading.notation.to_latex`).
+A brace or an environment left open is refused (pylatexenc would close it). The ``cases``
+environments of a normalised formula and their rows are found here too, for :mod:`mathparse`.
+Nothing here evaluates student text.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
-from grader.reading.braces import closing
+from pylatexenc.latexwalker import (
+    LatexCharsNode,
+    LatexCommentNode,
+    LatexEnvironmentNode,
+    LatexGroupNode,
+    LatexMacroNode,
+    LatexMathNode,
+    LatexSpecialsNode,
+    LatexWalkerError,
+    get_default_latex_context_db,
+)
+from pylatexenc.macrospec import MacroSpec
+
+from grader.reading import latex_tables as tables
+from grader.reading.latex_fast import plain_nodes
+from grader.reading.latex_tables import STEP_FUNCTIONS, SYNONYMS
+from grader.reading.latex_tokens import Tok, rewrite, text_of
 from grader.reading.notation import to_latex
+from grader.reading.tex_walk import _specials_finder, _Walker
+
+__all__ = ["FormulaError", "normalise", "brace_cases", "formula_nodes", "first_cases", "case_rows", "STEP_FUNCTIONS",
+           "SYNONYMS", "clear_cache"]
 
 
 class FormulaError(ValueError):
     """A formula that cannot be read; the message says what and why, for the student."""
 
 
-
-_SPACING = re.compile(r"(?<!\\)\\(?:[,;:! ]|quad\b|qquad\b|displaystyle\b|textstyle\b|limits\b|nolimits\b"
-                      r"|middle\b|[mh]?(?:kern|skip)\s*-?\d*\.?\d+\s*(?:mu|pt|em|ex)\b|h?space\*?\s*\{[^{}]*\})")
-"""Spacing: ``\\,`` ``\\quad`` ``\\displaystyle``, and with a length (``\\mkern-1.5mu`` in a transpose macro, ``\\hspace{2pt}``)."""
-_SIZING = re.compile(r"\\(?:left|right|[bB]igg?[lrm]?)(?![A-Za-z])\s*(\\?[\.\(\)\[\]\{\}|]|\\[lr]?[vV]ert"
-                     r"|\\langle|\\rangle|\\lbrace|\\rbrace|\\lbrack|\\rbrack)?")
-_STYLE_WITH_ARG = ("mathbf", "boldsymbol", "bm", "mathbfit", "mathit", "pmb", "vec", "mathsf",
-                   "mathrm", "textrm", "text", "textit", "textbf", "mbox", "operatorname", "mathnormal",
-                   "underline", "overrightarrow", "mathtt", "texttt", "textsf", "emph")
-_HAT_WITH_ARG = ("hat", "widehat")
-_TRANSPOSE = re.compile(
-    r"\^\s*(?:\\top(?![A-Za-z])|\\intercal(?![A-Za-z])|\\mathsf\s*\{\s*T\s*\}|\\mathrm\s*\{\s*T\s*\}|\\text\s*\{\s*T\s*\}"
-    r"|\{\s*(?:\\top|\\intercal|T|\\mathsf\s*\{\s*T\s*\}|\\mathrm\s*\{\s*T\s*\}|\\text\s*\{\s*T\s*\}"
-    r"|\\textsf\s*\{\s*T\s*\})\s*\}|T)")
-_P_DROP = re.compile(r"p_\s*((?:\{\s*|\\(?:text|mathrm|rm|textrm|mathit|operatorname)\s*)*)"
-                     r"(?:drop(?:out)?|d)(?![A-Za-z])")
-STEP_FUNCTIONS = ("ReLU'", "Heaviside", "H", "step", "\\theta", "\\Theta")
-"""Spellings of the unit step 1{x > 0} applied to a bracket: ``ReLU'(z)`` (also ``relu'``,
-``\\mathrm{ReLU}^\\prime``), Heaviside's ``H(z)``, ``\\text{step}(z)``, ``\\theta(z)``. Data: a new
-spelling is a new entry."""
-_STEP = re.compile(
-    r"(?<![A-Za-z{])\\?(?:operatorname|mathrm|text|textrm|textsf|mathsf)?\s*\{?\s*(?:"
-    + "|".join("(?i:" + re.escape(name[:-1]) + r")\s*\}?\s*(?:'|\^\s*\{?\s*\\prime\s*\}?)" if name.endswith("'")
-               else re.escape(name) + r"(?![A-Za-z])\s*\}?(?=\s*(?:\\left\s*)?\()" for name in STEP_FUNCTIONS)
-    + ")")
-SYNONYMS: dict[str, str] = {
-    "ell": "l", "cdotp": "\\cdot", "bullet": "\\cdot", "ast": "\\cdot",
-    "ldots": "\\dots", "cdots": "\\dots", "dotsc": "\\dots", "dotsb": "\\dots",
-    "lvert": "|", "rvert": "|", "vert": "|", "lbrack": "[", "rbrack": "]", "lbrace": "\\{", "rbrace": "\\}",
-    "ge": "\\geq", "le": "\\leq", "ne": "\\neq", "gt": ">", "lt": "<",
-    "dfrac": "\\frac", "tfrac": "\\frac", "widehat": "\\hat",
-}
-"""LaTeX commands with the same meaning as another (or a character): one table, one rewrite."""
-_COMMAND = re.compile(r"\\([A-Za-z]+)")
-_ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
-"""``\\\\[4pt]``: a line break with extra space, never a product 4·p·t."""
-_PLAIN_PAIR = re.compile(r"(?<=[A-Za-z])_([ijk])([ijk])(?![A-Za-z{])")
-"""``W_ji`` typed without braces: a pair of index letters is one subscript (``v_cy`` stays v_c·y, as in TeX)."""
-_COMMA_PAIR = re.compile(r"_\{\s*([a-z])\s*,\s*([a-z])\s*\}")
-_TRAILING = re.compile(r"[\s.,;:]+$")
-_TEXT_OPERATORS = {"softmax": "softmax", "ReLU": "ReLU", "relu": "ReLU", "sgn": "sgn"}
+@functools.cache
+def _context() -> Any:
+    db = get_default_latex_context_db()
+    db.add_context_category("formula-normaliser", prepend=True,
+                            macros=[MacroSpec(name, spec) for name, spec in tables.ARGUMENTS.items()])
+    db.test_for_specials = _specials_finder(db)
+    return db
 
 
-def _unwrap(text: str, commands: tuple[str, ...], *, keep: str = "{}") -> str:
-    """Replace ``\\cmd{arg}`` by ``arg`` (``keep`` "{}" keeps the braces) for each command."""
-    pattern = re.compile(r"\\(" + "|".join(commands) + r")(?![A-Za-z])\s*")
-    out = []
-    pos = 0
-    for m in pattern.finditer(text):
-        if m.start() < pos:
+def formula_nodes(text: str) -> list:
+    """pylatexenc's nodes of one formula, read in math mode (tolerant: a stray brace does not stop it)."""
+    walker = _Walker(text, latex_context=_context(), tolerant_parsing=True)
+    try:
+        found, _, _ = walker.get_latex_nodes(pos=0, parsing_state=walker.make_parsing_state(in_math_mode=True))
+    except (LatexWalkerError, RecursionError, IndexError, ValueError) as exc:
+        raise FormulaError(f"the LaTeX could not be read ({type(exc).__name__})") from None
+    return [n for n in found if n is not None]
+
+
+def _balanced(text: str) -> bool:
+    """Every ``{`` of ``text`` is closed and every ``}`` opened (``\\{`` and ``\\}`` are characters)."""
+    level = 0
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
             continue
-        out.append(text[pos:m.start()])
-        j = m.end()
-        if j < len(text) and text[j] == "{":
-            end = closing(text, j)
-            if end < 0:
-                raise FormulaError(f"an unclosed brace after \\{m.group(1)}")
-            inner = text[j + 1:end]
-            out.append("{" + inner + "}" if keep == "{}" else inner)
-            pos = end + 1
+        level += (ch == "{") - (ch == "}")
+        if level < 0:
+            return False
+        i += 1
+    return level == 0
+
+
+def _length_end(s: str, i: int) -> int:
+    """Where a length (``-1.5mu``, ``4pt``) starting at ``s[i]`` (after spaces) ends, or -1."""
+    while i < len(s) and s[i].isspace():
+        i += 1
+    i += s.startswith("-", i)
+    digits = i
+    while i < len(s) and (s[i].isdigit() or s[i] == "."):
+        i += 1
+    if i == digits:
+        return -1
+    while i < len(s) and s[i].isspace():
+        i += 1
+    unit = next((u for u in tables.LENGTH_UNITS if s.startswith(u, i)), None)
+    if unit is None or s[i + len(unit):i + len(unit) + 1].isalpha():
+        return -1
+    return i + len(unit)
+
+
+class _Writer:
+    """Writes nodes out as tokens, looking each macro up in the tables."""
+
+    def __init__(self) -> None:
+        self.out: list[Tok] = []
+        self.after_sizing = False      # the next character is a sizing macro's delimiter
+        self.after_length = False      # the next characters are a spacing macro's length
+
+    def nodes(self, nodes: list) -> None:
+        for node in nodes:
+            if node is not None:
+                self.node(node)
+
+    def chars(self, s: str) -> None:
+        i = 0
+        if self.after_length:
+            self.after_length = False
+            end = _length_end(s, 0)
+            i = max(end, 0)
+        for ch in s[i:]:
+            if self.after_sizing and not ch.isspace():
+                self.after_sizing = False
+                if ch == tables.NO_DELIMITER:
+                    continue
+            self.out.append(("s", ch) if ch.isspace() else ("c", ch))
+
+    def group(self, node: Any, kind: str = "") -> None:
+        if node is None:
+            return
+        if not isinstance(node, LatexGroupNode):
+            self.node(node)
+            return
+        opening, closing = node.delimiters
+        if opening != "{":
+            self.out.append(("c", opening))
+            self.nodes(node.nodelist)
+            self.out.append(("c", closing))
+            return
+        self.out.append((kind + "{", "{"))
+        self.nodes(node.nodelist)
+        self.out.append((kind + "}", "}"))
+
+    def node(self, node: Any) -> None:
+        self.after_sizing = self.after_sizing and not isinstance(node, LatexMacroNode)
+        if isinstance(node, LatexCharsNode):
+            self.chars(node.chars)
+        elif isinstance(node, LatexGroupNode):
+            self.after_length = False
+            self.group(node)
+        elif isinstance(node, LatexMacroNode):
+            self.after_length = False
+            self.macro(node)
+        elif isinstance(node, LatexEnvironmentNode):
+            self.environment(node)
+        elif isinstance(node, LatexSpecialsNode):
+            self.chars(node.specials_chars)
+        elif isinstance(node, LatexMathNode):
+            self.out.append(("s", " "))
+            self.nodes(node.nodelist)
+            self.out.append(("s", " "))
+        elif not isinstance(node, LatexCommentNode):
+            self.chars(node.latex_verbatim())
+
+    def macro(self, node: LatexMacroNode) -> None:
+        name = node.macroname
+        args = node.nodeargd.argnlist if node.nodeargd is not None else []
+        post = [("s", " ")] if node.macro_post_space else []
+        if name in SYNONYMS:
+            target = SYNONYMS[name]
+            if not target.startswith("\\"):
+                self.out.append(("c", target))
+                self.out.extend(post)
+                return
+            name = target[1:]
+        if name in tables.DROPPED or name in tables.SWITCHES:
+            self.out.append(("s", " "))
+        elif name in tables.LENGTH_DROPPED:
+            self.out.append(("s", " "))
+            self.after_length = True
+        elif name in tables.SIZING:
+            self.after_sizing = True
+        elif name in tables.STYLES:
+            self.style(args)
+        elif name in tables.WRAPPERS:
+            index = tables.WRAPPERS[name]
+            self.group(args[index] if index < len(args) else None)
+        elif name in tables.HATS:
+            self.hat(args)
+        elif name == "\\":
+            self.out.append(("m", "\\"))
+            space = args[1] if len(args) > 1 else None
+            if space is not None:
+                inner = space.latex_verbatim()[1:-1]
+                if _length_end(inner, 0) == len(inner.rstrip()) and inner.strip():
+                    self.out.append(("s", " "))
+                else:
+                    self.group(space)
         else:
-            pos = j   # \mathbf x: the command applies to the next token, which stays as it is
-    out.append(text[pos:])
-    return "".join(out)
+            self.out.append(("m", name))
+            self.out.extend(post)
+            for arg in args:
+                self.group(arg, "a")
+
+    def style(self, args: list) -> None:
+        arg = next((a for a in args if a is not None), None)
+        if isinstance(arg, LatexGroupNode) and arg.delimiters[0] == "{":
+            self.group(arg)
+        elif arg is not None:
+            self.node(arg)
+
+    def hat(self, args: list) -> None:
+        start = len(self.out)
+        self.style(args)
+        inner = [t for t in self.out[start:] if t[0] != "s"]
+        while len(inner) >= 2 and inner[0][0] == "{" and inner[-1][0] == "}":
+            inner = inner[1:-1]
+        del self.out[start:]
+        if len(inner) == 1 and inner[0][0] == "c" and inner[0][1].isalpha():
+            self.out.extend([("m", "hat"), ("a{", "{"), inner[0], ("a}", "}")])
+        elif (len(inner) >= 3 and inner[0][0] == "c" and inner[0][1].isalpha() and inner[1] == ("c", "_")
+              and (len(inner) == 3 and inner[2][0] == "c" or inner[2][0] == "{" and inner[-1][0] == "}")):
+            sub = inner[2:] if len(inner) == 3 else [("a{", "{"), *inner[3:-1], ("a}", "}")]
+            self.out.extend([("m", "hat"), ("a{", "{"), inner[0], ("a}", "}"), ("c", "_"), *sub])
+        else:
+            self.out.extend([("m", "hat"), ("a{", "{"), *inner, ("a}", "}")])
+
+    def environment(self, node: LatexEnvironmentNode) -> None:
+        name = node.environmentname
+        if not "".join(node.latex_verbatim()[-len(name) - 12:].split()).endswith("\\end{" + name + "}"):
+            raise FormulaError(f"a \\begin{{{name}}} without its \\end{{{name}}}")   # pylatexenc would close it
+        before = [i for i, t in enumerate(self.out) if t[0] != "s"]
+        if name in tables.CASES_ENVIRONMENTS and before and self.out[before[-1]] == ("m", "{"):
+            del self.out[before[-1]]
+            self.out.append(("r", "\\begin{cases}"))
+            self.nodes(node.nodelist)
+            self.out.append(("r", "\\end{cases}"))
+            return
+        self.out.append(("r", "\\begin{" + name + "}"))
+        for arg in node.nodeargd.argnlist if node.nodeargd is not None else []:
+            if arg is not None:
+                self.out.append(("r", arg.latex_verbatim()))
+        self.nodes(node.nodelist)
+        self.out.append(("r", "\\end{" + name + "}"))
 
 
-def _hats(text: str) -> str:
-    """``\\hat y``, ``\\widehat{\\mathbf{y}}`` -> ``\\hat{y}``."""
-    text = re.sub(r"\\hat\s+\{", r"\\hat{", text)                     # \hat \mathbf{y} once unwrapped
-    text = re.sub(r"\\hat\s*([A-Za-z])", r"\\hat{\1}", text)
-    # \hat{y_o} -> \hat{y}_o; {\hat{y}}_{i} -> \hat{y}_{i} (a subscript on a braced group)
-    text = re.sub(r"\\hat\{\s*([A-Za-z])\s*_\s*(\{[^{}]*\}|[A-Za-z0-9])\s*\}", r"\\hat{\1}_\2", text)
-    # \hat{{y}} (after unwrapping a style) -> \hat{y}
-    text = re.sub(r"\\hat\{\s*\{\s*([A-Za-z])\s*\}\s*\}", r"\\hat{\1}", text)
-    text = re.sub(r"\{\s*(\\hat\{[A-Za-z]\})\s*\}(?=\s*[_^])", r"\1", text)
-    return text
+NORMALISE_CACHE = 2048
+"""Normalised formulas kept in one reader process (cleared with the parse cache)."""
+
+
+@functools.lru_cache(maxsize=NORMALISE_CACHE)
+def normalise(latex: str) -> str:
+    """Rewrite one formula into the grammar latex2sympy2_extended reads (no placeholders yet)."""
+    text = to_latex(latex).replace("$", " ").replace("%", "\\%")
+    if not _balanced(text):     # pylatexenc would close or drop a brace; the student wrote it
+        raise FormulaError("its braces { } do not pair up")
+    writer = _Writer()
+    if "\\" in text or "{" in text or "}" in text:
+        writer.nodes(plain_nodes(text, _context()) or formula_nodes(text))
+    else:                       # no macro, no group: pylatexenc would give one node of characters
+        writer.chars(text)
+    text = " ".join(text_of(rewrite(writer.out)).split())
+    return text.rstrip(tables.TRAILING)
+
+
+def clear_cache() -> None:
+    """Forget the normalised formulas (with :func:`grader.reading.mathparse.clear_parse_cache`)."""
+    normalise.cache_clear()
+
+
+CASES_ENVIRONMENTS = ("cases", "dcases", "rcases")
+"""Environments read as a function defined by cases (found among the formula's pylatexenc nodes)."""
+
+
+def first_cases(text: str) -> Any:
+    """The first ``cases`` environment of ``text`` in reading order, or None."""
+    todo = list(reversed(formula_nodes(text)))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, LatexEnvironmentNode) and node.environmentname in CASES_ENVIRONMENTS:
+            return node
+        argd = getattr(node, "nodeargd", None)
+        inside = [*(argd.argnlist if argd is not None else []), *(getattr(node, "nodelist", None) or [])]
+        todo.extend(reversed([n for n in inside if n is not None]))
+    return None
+
+
+def case_rows(text: str, env: LatexEnvironmentNode) -> list[str]:
+    """The environment's rows as written, cut at its own row breaks ``\\\\``."""
+    end = env.pos + env.len
+    closing = text.rfind("\\end", env.pos, end)
+    if closing < 0 or "".join(text[closing:end].split()) != "\\end{" + env.environmentname + "}":
+        raise FormulaError("a \\begin{cases} without its \\end{cases}")
+    breaks = [n.pos for n in env.nodelist if isinstance(n, LatexMacroNode) and n.macroname == "\\"]
+    first = env.nodelist[0].pos if env.nodelist else closing
+    return [text[a:b] for a, b in zip([first, *(b + 2 for b in breaks)], [*breaks, closing])]
 
 
 _BRACE_MATRIX = re.compile(r"\\\{\s*\\begin\s*\{(matrix|array|aligned)\}(?:\s*\{[^{}]*\})?")
@@ -101,7 +303,8 @@ _BRACE_MATRIX = re.compile(r"\\\{\s*\\begin\s*\{(matrix|array|aligned)\}(?:\s*\{
 
 def brace_cases(text: str) -> str:
     """``\\left\\{ \\begin{matrix} a & \\text{if } c \\\\ ... \\end{matrix} \\right.`` (Word's and
-    MathJax's way to write cases; its ``\\left``/``\\right.`` already dropped) -> ``cases``."""
+    MathJax's way to write cases; its ``\\left``/``\\right.`` already dropped) -> ``cases``.
+    For a whole answer's text (:mod:`grader.reading.answers`); a formula's are read from its nodes."""
     m = _BRACE_MATRIX.search(text)
     while m:
         end = re.compile(r"\\end\s*\{" + m.group(1) + r"\}").search(text, m.end())
@@ -110,76 +313,3 @@ def brace_cases(text: str) -> str:
         text = text[:m.start()] + r"\begin{cases}" + text[m.end():end.start()] + r"\end{cases}" + text[end.end():]
         m = _BRACE_MATRIX.search(text)
     return text
-
-
-def _p_drop(text: str) -> str:
-    """``p_{drop}``, ``p_{\\text{drop}}``, ``p_\\text{drop}``, ``p_d`` -> ``p`` (braces balanced)."""
-    out = []
-    pos = 0
-    for m in _P_DROP.finditer(text):
-        out.append(text[pos:m.start()])
-        opened = m.group(1).count("{")
-        j = m.end()
-        while opened and j < len(text):
-            if text[j] == "}":
-                opened -= 1
-            elif not text[j].isspace():
-                break
-            j += 1
-        if opened:
-            out.append(m.group(0))   # not a subscript we understand: leave it
-            pos = m.end()
-            continue
-        out.append("p")
-        pos = j
-    out.append(text[pos:])
-    return "".join(out)
-
-
-_OPERATORS = frozenset({"cdot", "times", "odot", "circ", "otimes", "pm", "mp", "in", "neq", "leq", "geq", "approx",
-                        "equiv", "quad", "qquad", "sum", "prod", "partial", "nabla", "log", "exp", "ln"})
-"""Commands that take no argument: ``\\cdot {W}`` (left by unwrapping ``\\cdot \\mathbf{W}``) is ``\\cdot W``."""
-
-
-def _strip_braced_singletons(text: str) -> str:
-    """``{U}`` left behind by unwrapping -> ``U`` where it is not a command's argument."""
-    def keep(m: re.Match[str]) -> str:
-        before = text[:m.start()].rstrip()
-        if before and (before[-1] in "_^" or before[-1] == "}" and not before.endswith("\\}")):
-            return m.group(0)     # x^{T}, \frac{a}{b}: an argument ({W} after an indicator's \} is not)
-        word = re.search(r"\\?[A-Za-z]+$", before)
-        if word and word.group(0).startswith("\\") and word.group(0)[1:] not in _OPERATORS:
-            return m.group(0)            # \frac{1}, \hat{y}, \sqrt{n}: a command's argument
-        return m.group(1)
-    for _ in range(3):       # {x}{W}: the second is a singleton too once the first is stripped
-        new = re.sub(r"\{\s*([A-Za-z0-9])\s*\}", keep, text)
-        if new == text:
-            break
-        text = new
-    return text
-
-
-def normalise(latex: str) -> str:
-    """Rewrite one formula into the grammar latex2sympy2_extended reads (no placeholders yet)."""
-    text = to_latex(latex)
-    text = _ROW_SPACING.sub(r"\\\\ ", text)
-    text = text.replace("$", " ")
-    text = re.sub(r"\\(?:boxed|fbox|colorbox\{[^{}]*\}|color\{[^{}]*\})\s*(?=\{)", "", text)
-    text = re.sub(r"\\tag\*?\s*\{[^{}]*\}|\\label\s*\{[^{}]*\}|\\nonumber|\\notag", " ", text)
-    text = _COMMAND.sub(lambda m: SYNONYMS.get(m.group(1), m.group(0)), text)
-    text = re.sub(r"\\(?:left|right)\s*\.", "", text)
-    text = _SIZING.sub(lambda m: m.group(1) or "", text)
-    text = _SPACING.sub(" ", text)
-    text = brace_cases(text)
-    text = _STEP.sub(r" \\relustep ", text)
-    text = _TRANSPOSE.sub("^{T}", text)
-    text = _hats(text)
-    text = _p_drop(text)
-    text = _unwrap(text, _STYLE_WITH_ARG)
-    text = _hats(text)
-    text = _p_drop(text)
-    text = _PLAIN_PAIR.sub(r"_{\1\2}", text)     # W_ji typed without braces is W_{ji}
-    text = _COMMA_PAIR.sub(r"_{\1\2}", text)     # W_{j,i} is W_{ji}
-    text = _strip_braced_singletons(text)
-    text = " ".join(text.split())
-    return _TRAILING.sub("", text)

@@ -30,7 +30,8 @@ import sympy
 from latex2sympy2_extended.latex2sympy2 import ConversionConfig, _Latex2Sympy
 
 from grader.reading.braces import closing, depth, opening, scan
-from grader.reading.latex_normal import FormulaError, normalise
+from grader.reading.latex_normal import FormulaError, case_rows, first_cases, normalise
+from grader.reading.latex_normal import clear_cache as clear_normalised
 from grader.reading.prediction import fast_parser
 
 MAX_FORMULA_CHARS = 2000
@@ -163,17 +164,12 @@ def _parse_condition(text: str, ph: _Placeholders) -> Any:
 
 
 def _cases(text: str, ph: _Placeholders) -> str:
-    pattern = re.compile(r"\\begin\s*\{\s*(?:cases|dcases|rcases)\s*\}")
     while True:
-        m = pattern.search(text)
-        if not m:
+        env = first_cases(text) if "\\begin" in text else None
+        if env is None:
             return text
-        end = re.compile(r"\\end\s*\{\s*(?:cases|dcases|rcases)\s*\}").search(text, m.end())
-        if not end:
-            raise FormulaError("a \\begin{cases} without its \\end{cases}")
-        body = text[m.end():end.start()]
         branches = []
-        for row in re.split(r"\\\\", body):
+        for row in case_rows(text, env):
             if not row.strip():
                 continue
             parts = row.split("&", 1) if "&" in row else _split_row_without_ampersand(row)
@@ -185,8 +181,9 @@ def _cases(text: str, ph: _Placeholders) -> str:
             branches.append((expr, cond))
         if not branches:
             raise FormulaError("an empty cases environment")
-        key = ph.add(Cases(tuple(branches), text[m.start():end.end()]))
-        text = text[:m.start()] + key + text[end.end():]
+        end = env.pos + env.len
+        key = ph.add(Cases(tuple(branches), text[env.pos:end]))
+        text = text[:env.pos] + key + text[end:]
 
 
 def _split_row_without_ampersand(row: str) -> list[str]:
@@ -360,6 +357,7 @@ def clear_parse_cache() -> None:
     """Forget every kept parse of a writeup's formulas (tests that watch the parser at work, and
     the reader's benchmark between writeups)."""
     _parse_cached.cache_clear()
+    clear_normalised()
 
 
 @functools.cache

@@ -160,7 +160,9 @@ def test_spacing_sizing_and_braces_do_not_change_a_parse() -> None:
         except FormulaError as exc:
             got = f"refused: {exc}"
         checked += 1
-        if got != case["parse"]:
+        # against today's parse of the formula itself: the parser may have learnt since the recording
+        # (a braced group is no one-element set), the mutation must still change nothing
+        if got != signature(normalise(case["in"])):
             differ.append(f"{mutant!r} -> {got[:80]}")
     assert checked > 500
     assert differ == []

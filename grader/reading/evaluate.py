@@ -22,7 +22,9 @@ import numpy as np
 import sympy
 from sympy.core.relational import Relational
 
+from grader.reading.latex_tables import FUNCTIONS
 from grader.reading.mathparse import PLACEHOLDER, Cases, Formula, IndexOf, Indicator
+from grader.reading.numeric import softmax
 from grader.reading.show import display_name, show, split_name
 
 MAX_SUM_NESTING = 2
@@ -152,8 +154,8 @@ class Evaluator:
         if name == "transpose":
             inner = self.eval(node.args[0])
             return inner if is_scalar(inner) or isinstance(inner, Index) else inner.T
-        if name in ("exp", "log", "Abs", "Max", "Min", "sqrt", "sigmoid", "\\sigma", "tanh") or \
-                (isinstance(node, sympy.core.function.AppliedUndef) and str(node.func) in ("\\sigma", "sigma")):
+        if name in ("exp", "log", "Abs", "Max", "Min", "sqrt", "sigmoid", "\\sigma", "tanh") or isinstance(
+                node, sympy.core.function.AppliedUndef) and str(node.func) in ("\\sigma", "sigma", *FUNCTIONS.values()):
             return self.function(node)
         if isinstance(node, sympy.core.function.AppliedUndef) and len(node.args) == 1:
             # v_c (ŷ_w): a name of the question before a bracket multiplies it (the grammar reads a call)
@@ -259,6 +261,8 @@ class Evaluator:
             out = 1.0 / (1.0 + np.exp(-np.asarray(arrays[0])))
         elif name == "tanh":
             out = np.tanh(arrays[0])
+        elif name == "mathrm{softmax}" and not is_scalar(arrays[0]) and min(np.shape(arrays[0])) == 1:
+            out = softmax(np.asarray(arrays[0]).reshape(-1)).reshape(np.shape(arrays[0]))   # over its entries
         elif name in ("Max", "Min"):
             fn = np.maximum if name == "Max" else np.minimum
             out = arrays[0]

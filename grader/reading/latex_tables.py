@@ -80,3 +80,9 @@ ASSIGNMENT_NOTATION = AssignmentNotation(
 them) are ``p``. Index pair letters: ``W_ji`` typed without braces is ``W_{ji}`` (a pair of these
 letters is one subscript; ``v_cy`` stays v_c·y, as in TeX), and ``W_{j,i}`` is ``W_{ji}``."""
 STEP_FUNCTIONS = ASSIGNMENT_NOTATION.step_functions
+
+FUNCTIONS: dict[str, str] = {"softmax": "\\mathrm{softmax}"}
+"""Named functions an answer may apply to a bracket, in any style (``\\operatorname{softmax}(l)``,
+``\\text{softmax}(l)``, plain ``softmax(l)``), each written as latex2sympy reads a call of it; the
+evaluator (:mod:`grader.reading.evaluate`) computes it and :mod:`grader.reading.mathparse` reads
+an index after its bracket (``softmax(l)_i``) as an entry of the call."""

@@ -4,7 +4,8 @@ taken from :mod:`grader.reading.latex_tables`.
 
 A token is ``(kind, text)``: ``c`` one character, ``s`` a space, ``m`` a macro (its name), ``{``
 and ``}`` a group of the formula's own, ``a{`` and ``a}`` a macro's argument, ``r`` text written as
-it is (``\\begin{cases}``). Rewrites, in order: the step functions become ``\\relustep``, transposes
+it is (``\\begin{cases}``). Rewrites, in order: named functions (``softmax``) are written as calls
+latex2sympy reads (``\\mathrm{softmax}``), the step functions become ``\\relustep``, transposes
 ``^{T}``, ``{\\hat{y}}_i`` loses its braces, ``p_{drop}`` is ``p``, index pairs ``W_ji`` and
 ``W_{j,i}`` are ``W_{ji}``, a braced single letter or digit that is no argument loses its braces.
 """
@@ -256,8 +257,48 @@ def _singletons(toks: list[Tok]) -> list[Tok]:
     return out
 
 
+def _function_end(toks: list[Tok], i: int) -> tuple[int, str]:
+    """End and LaTeX of a named function (:data:`latex_tables.FUNCTIONS`) spelled from ``i``, braced or
+    not, before its bracket; (-1, "") if none starts there."""
+    if _ends_in_letter(_at(toks, i - 1)):
+        return -1, ""
+    braced = toks[i][0] in _OPEN
+    start = _skip(toks, i + 1) if braced else i
+    for word, latex in tables.FUNCTIONS.items():
+        end = _spelled(toks, start, word, fold=True)
+        if end < 0 or _letter(_at(toks, end)):
+            continue
+        end = _skip(toks, end)
+        if braced:
+            if _at(toks, end) is None or toks[end][0] not in _CLOSE:
+                continue
+            end = _skip(toks, end + 1)
+        if _at(toks, end) == ("c", "("):
+            return end, latex
+    return -1, ""
+
+
+_FUNCTION_STARTS = frozenset(("c", ch) for word in tables.FUNCTIONS for ch in (word[0].lower(), word[0].upper()))
+
+
+def _functions(toks: list[Tok]) -> list[Tok]:
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        end, latex = _function_end(toks, i) if toks[i] in _FUNCTION_STARTS or toks[i][0] in _OPEN else (-1, "")
+        if end > i:
+            out += [_SPACE, ("r", latex)]
+            i = end
+            continue
+        out.append(toks[i])
+        i += 1
+    return out
+
+
 def rewrite(toks: list[Tok]) -> list[Tok]:
     """The neighbour rules, in order (see the module's docstring)."""
+    if not _FUNCTION_STARTS.isdisjoint(toks):
+        toks = _functions(toks)
     kinds = {t[0] for t in toks}
     if "{" in kinds or not _STEP_STARTS.isdisjoint(toks):    # (each rule runs where its tokens are)
         toks = _steps(toks)

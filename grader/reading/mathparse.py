@@ -32,6 +32,7 @@ from latex2sympy2_extended.latex2sympy2 import ConversionConfig, _Latex2Sympy
 from grader.reading.braces import closing, depth, opening, scan
 from grader.reading.latex_normal import FormulaError, case_rows, first_cases, normalise
 from grader.reading.latex_normal import clear_cache as clear_normalised
+from grader.reading.latex_tables import FUNCTIONS
 from grader.reading.prediction import fast_parser
 
 MAX_FORMULA_CHARS = 2000
@@ -274,6 +275,10 @@ def _indexed_groups(text: str, ph: _Placeholders) -> str:
         if start < 0:
             raise FormulaError("a closing bracket before a subscript has no opening bracket")
         inner = text[start + 1:m.start()]
+        call = next((f for f in FUNCTIONS.values() if text[:start].rstrip().endswith(f)), None)
+        if call is not None:         # softmax(l)_i: the entry of the call, not softmax times (l)_i
+            start = text[:start].rstrip().rfind(call)
+            inner = text[start:m.start() + 1]
         index = (m.group(1) or m.group(2)).strip("{} ").replace(",", "").replace(" ", "")
         tree = _convert(_substitute(inner, ph), ph)
         key = ph.add(IndexOf(tree, index, text[start:m.end()]))

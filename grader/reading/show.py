@@ -105,7 +105,7 @@ def show(node: Any, formula: Formula | None = None) -> str:
     if node.__class__.__name__ == "transpose":
         return f"{_wrap(node.args[0], formula)}ᵀ"
     if isinstance(node, sympy.Function) or hasattr(node, "func") and node.args:
-        name = getattr(node.func, "__name__", str(node.func)).lstrip("\\")
+        name = getattr(node.func, "__name__", str(node.func)).lstrip("\\").removeprefix("mathrm{").rstrip("}")
         return f"{name}({', '.join(show(a, formula) for a in node.args)})"
     return str(node)
 

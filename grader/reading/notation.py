@@ -120,7 +120,7 @@ def to_latex(text: str) -> str:
         text = _indicator_braces(text)
         for pattern, repl in _ASCII:
             text = pattern.sub(repl, text)
-    return one_hot(text)
+    return basis_vectors(text)
 
 
 ONE_HOT_SYMBOL = r"\varsigma"
@@ -129,8 +129,12 @@ parser reads as a name and no question of the assignment uses; an instance binds
 ``e_k`` is the k-th basis vector of R^|V|) and :mod:`grader.reading.show` prints it ``e``."""
 ONE_HOT_STYLES = ("mathbf", "boldsymbol", "bm", "vec", "mathrm", "mathit", "pmb")
 """Styles around the letter e of a one-hot vector (``\\mathbf{e}_o``)."""
-ONE_HOT_NAMES = ("onehot", "one_hot", "one-hot", "one\\_hot")
-"""Function names of a one-hot vector (``onehot(o)``, ``\\text{one-hot}(o)``)."""
+ONE_HOT_WORDS = ("one", "hot")
+"""The words of a one-hot vector's function name (``onehot(o)``, ``\\text{one-hot}(o)``), joined by any
+of :data:`NAME_JOINS`."""
+NAME_JOINS = ("", "-", "_", "\\_")
+"""How the words of a function's name are joined: run together, a hyphen, an underscore (``\\_`` in LaTeX)."""
+ONE_HOT_NAMES = tuple(join.join(ONE_HOT_WORDS) for join in NAME_JOINS)
 _STYLED = r"\\(?:" + "|".join(ONE_HOT_STYLES) + r")"
 _ONE_HOT_E = re.compile(r"(?<![A-Za-z\\])(?:" + _STYLED + r"\s*\{\s*e\s*\}|" + _STYLED + r"\s+e|e)"
                         r"\s*_\s*(?:\{\s*([a-z])\s*\}|([a-z]))(?![A-Za-z0-9])")
@@ -139,7 +143,7 @@ _ONE_HOT_CALL = re.compile(r"(?<![A-Za-z\\])(?:\\(?:text|mathrm|operatorname|tex
                            + "|".join(re.escape(n) for n in ONE_HOT_NAMES) + r"))\s*\(\s*([a-z])\s*\)", re.I)
 
 
-def one_hot(text: str) -> str:
+def basis_vectors(text: str) -> str:
     """Every spelling of the one-hot vector of an index (``e_o``, ``\\mathbf{e}_{o}``, ``onehot(o)``) as
     :data:`ONE_HOT_SYMBOL` with that index; an ``e`` with an exponent or without an index letter is left."""
     text = _ONE_HOT_E.sub(lambda m: ONE_HOT_SYMBOL + "_{" + (m.group(1) or m.group(2)) + "}", text)

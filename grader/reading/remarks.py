@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from grader.reading.braces import opening, scan
-from grader.reading.notation import OTHER_CASE, one_hot, trailing_condition
+from grader.reading.notation import OTHER_CASE, basis_vectors, trailing_condition
 
 _CONDITION_WORDS = re.compile(r"\s+(?=(?:when|if|for)\b)", re.I)
 _LATEX_REMARK = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag|intertext)(?![A-Za-z])|\\[,;]\s*\\text|,")
@@ -38,7 +38,7 @@ def _remark_paren(text: str) -> int:
     start = opening(body, len(body) - 1)
     if start > 0 and body[:start].strip() and SHAPE_NOTE.fullmatch(body[start:]):
         return start
-    if start <= 0 or not body[:start].strip() or not _PROSE_WORD.search(re.sub(r"\\[A-Za-z]+", " ", one_hot(body[start:]))):
+    if start <= 0 or not body[:start].strip() or not _PROSE_WORD.search(re.sub(r"\\[A-Za-z]+", " ", basis_vectors(body[start:]))):
         return -1
     return start
 

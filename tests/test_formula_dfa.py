@@ -88,18 +88,26 @@ def test_a_loaded_dfa_gives_the_default_tree(stored, expected, fresh):
     assert _not_as_expected(expected) == []
 
 
+def _planted(stored: Path, tmp_path: Path, recognizer: str, chosen) -> Path:
+    """A copy of the stored DFA file where every state of ``recognizer``'s DFA that ``chosen`` picks
+    predicts its alternative (or token type) plus one."""
+    with stored.open("rb") as file:
+        data = prediction._Unpickler(file).load()
+    for _, states, _ in data[recognizer]:
+        for state in states:
+            if chosen(state):
+                state.prediction += 1
+    planted = tmp_path / f"planted_{recognizer}.pickle"
+    with planted.open("wb") as out:
+        prediction._Pickler(out, protocol=5).dump(data)
+    return planted
+
+
 def test_a_wrong_prediction_in_a_stored_dfa_is_caught(stored, expected, fresh, tmp_path):
     """Planted control: every accept state of the stored DFA predicts its alternative plus one;
     the formulas then get other trees, or none."""
-    with stored.open("rb") as file:
-        data = prediction._Unpickler(file).load()
-    for _, states, _ in data["parser"]:
-        for state in states:
-            if state.isAcceptState and state.prediction and not state.requiresFullContext:
-                state.prediction += 1
-    planted = tmp_path / "planted.pickle"
-    with planted.open("wb") as out:
-        prediction._Pickler(out, protocol=5).dump(data)
+    planted = _planted(stored, tmp_path, "parser",
+                       lambda state: state.isAcceptState and state.prediction and not state.requiresFullContext)
     assert prediction.load(planted).startswith("loaded ")
     assert len(_not_as_expected(expected)) >= 10
 
@@ -107,15 +115,7 @@ def test_a_wrong_prediction_in_a_stored_dfa_is_caught(stored, expected, fresh, t
 def test_a_wrong_token_in_a_stored_lexer_dfa_is_caught(stored, expected, fresh, tmp_path):
     """Planted control for the lexer's half: every accept state of the stored lexer DFA gives the
     next token type; the formulas then get other trees, or none."""
-    with stored.open("rb") as file:
-        data = prediction._Unpickler(file).load()
-    for _, states, _ in data["lexer"]:
-        for state in states:
-            if state.isAcceptState and state.prediction > 0:
-                state.prediction += 1
-    planted = tmp_path / "planted_lexer.pickle"
-    with planted.open("wb") as out:
-        prediction._Pickler(out, protocol=5).dump(data)
+    planted = _planted(stored, tmp_path, "lexer", lambda state: state.isAcceptState and state.prediction > 0)
     assert prediction.load(planted).startswith("loaded ")
     assert len(_not_as_expected(expected)) >= 10
 

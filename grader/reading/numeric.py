@@ -23,27 +23,10 @@ ATOL = WRITTEN.atol
 """Absolute tolerance (for entries that are zero)."""
 
 
-def central_difference(f: Callable[[np.ndarray], float], x: np.ndarray) -> np.ndarray:
-    """∂f/∂x for every entry of ``x`` (any shape), by central differences."""
-    x = np.array(x, dtype=float)
-    grad = np.zeros_like(x)
-    it = np.nditer(x, flags=["multi_index"])
-    for _ in it:
-        k = it.multi_index
-        saved = x[k]
-        x[k] = saved + FD_STEP
-        up = f(x)
-        x[k] = saved - FD_STEP
-        down = f(x)
-        x[k] = saved
-        grad[k] = (up - down) / (2 * FD_STEP)
-    return grad
-
-
 def central_difference_batch(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
-    """:func:`central_difference` with ``f`` applied to every step at once: ``f`` takes a stack
-    ``(n, *x.shape)`` of points and returns their ``n`` values. The same points as the loop (each
-    entry of ``x`` moved by ±:data:`FD_STEP`), in one vectorised call."""
+    """∂f/∂x for every entry of ``x`` (any shape), by central differences: each entry moved by
+    ±:data:`FD_STEP`, every step at once (``f`` takes a stack ``(n, *x.shape)`` of points and
+    returns their ``n`` values)."""
     x = np.array(x, dtype=float)
     steps = np.eye(x.size).reshape(x.size, *x.shape) * FD_STEP
     up = np.asarray(f(x[None] + steps), dtype=float)

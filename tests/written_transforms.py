@@ -93,6 +93,18 @@ def _hard_wrap(text: str, width: int = 72) -> str:
     return "\n".join(out)
 
 
+def _by_line(text: str, rewrite: Callable[[str], str]) -> str:
+    return "\n".join(rewrite(line) for line in text.split("\n"))
+
+
+def _paren_inline(line: str) -> str:
+    """``$x$`` as ``\\(x\\)`` on a line whose dollars pair up (a formula hard-wrapped over two lines
+    or GitHub's `` $`x`$ `` is left as it is: rewriting half of one is not the same answer)."""
+    if line.count("$") % 2 or "$`" in line:
+        return line
+    return _INLINE_DOLLAR.sub(r"\\(\1\\)", line)
+
+
 def _renamed(name: str) -> str:
     """The file names students choose: ``a2_answer.md``, ``p1.txt`` -> ``p1 answers.txt``."""
     path = name.rsplit("/", 1)
@@ -145,7 +157,7 @@ TRANSFORMS: tuple[Transform, ...] = (
     Transform("extra braces around a hat", frozenset({"md", "tex"}),
               lambda t: re.sub(r"\\hat\{([^{}]+)\}", r"{\\hat{\1}}", t)),
     Transform("\\displaystyle in display math", frozenset({"md"}), _display_opening),
-    Transform("\\( \\) for inline $", frozenset({"md"}), lambda t: _INLINE_DOLLAR.sub(r"\\(\1\\)", t)),
+    Transform("\\( \\) for inline $", frozenset({"md"}), lambda t: _by_line(t, _paren_inline)),
     Transform("\\[ \\] for display $$", frozenset({"md"}), lambda t: _DISPLAY_DOLLAR.sub(r"\\[\n\1\n\\]", t)),
     Transform("deeper headings", frozenset({"md"}), lambda t: re.sub(r"(?m)^(#{1,5}) ", r"#\1 ", t)),
     Transform("blank line after every heading", frozenset({"md"}), lambda t: re.sub(r"(?m)^(#{1,6} .*)$", "\\1\n", t)),

@@ -45,6 +45,9 @@ def _display_opening(text: str) -> str:
 def _outside_math_and_code(text: str, rewrite: Callable[[str], str]) -> str:
     """``rewrite`` applied to the text outside math spans, fenced code and tables' word lists only."""
     from grader.reading.braces import math_groups
+    pieces = _FENCED.split(text)          # odd pieces are fenced blocks (code, or GitHub's ```math)
+    if len(pieces) > 1:
+        return "".join(p if k % 2 else _outside_math_and_code(p, rewrite) for k, p in enumerate(pieces))
     out, pos = [], 0
     for start, end, _body, _display in math_groups(text):
         out.append(rewrite(text[pos:start]))
@@ -52,6 +55,9 @@ def _outside_math_and_code(text: str, rewrite: Callable[[str], str]) -> str:
         pos = end
     out.append(rewrite(text[pos:]))
     return "".join(out)
+
+
+_FENCED = re.compile(r"(^[ \t]*(?:```|~~~).*?^[ \t]*(?:```|~~~)[ \t]*$)", re.M | re.S)
 
 
 def _pandoc_escapes(text: str) -> str:

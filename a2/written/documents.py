@@ -77,7 +77,9 @@ _INVISIBLE = str.maketrans({"\u200b": None, "\u200c": None, "\u200d": None, "\u2
 """Characters that do not change what a writeup says (zero-width and non-breaking spaces, a byte
 order mark, CR): removed or made plain spaces before anything is read."""
 _READ_AS = {**_INVISIBLE, **MATH_LETTERS}
-"""What a writeup's characters are read as: the invisible ones removed, mathematical letters (𝐽, 𝑣) as letters."""
+"""What a writeup's characters are read as: the invisible ones removed, mathematical letters (𝐽, 𝑣) as letters.
+Applied before any reader that counts columns (an ASCII-art fraction's bar lines up with its numerator
+only once a zero-width space typed before the bar is gone)."""
 
 
 def _key(path: str) -> str:
@@ -157,7 +159,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     tables = [(name, text) for name, text in files if is_table_file(name)]
     files = [(name, text.translate(_READ_AS) if name.lower().endswith(".tex") else paren_math_as_dollars(pandoc_unescaped(
               struck_out(html_tables(callouts_opened(site_unescaped(github_math(
-                  ascii_fractions(outline_markdown(html_scripts(as_markdown(name, text)))).translate(_READ_AS)))))))))
+                  ascii_fractions(outline_markdown(html_scripts(as_markdown(name, text).translate(_READ_AS)))))))))))))
              for name, text in files if not is_table_file(name)]
     if len(files) > MAX_FILES:
         notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")

@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from a2.written.latex_doc import tables_to_markdown as latex_tables
+from grader.reading.latex_tables import DROPPED, SIZING
 
 MAX_ROWS = 200
 """Table rows read per section."""
@@ -24,6 +25,10 @@ _LABELLED = r"\s*(?:\[[^\]]*\])?\s*\{(?:[^{}]|\{[^{}]*\})*\}"   # an arrow's lab
 _RIGHT = re.compile(r"\\xrightarrow" + _LABELLED + r"|\\(?:rightarrow|to|longrightarrow|Rightarrow|mapsto)(?![A-Za-z])"
                     r"|→|⟶|⇒|-+>|=>")
 _LEFT = re.compile(r"\\xleftarrow" + _LABELLED + r"|\\(?:leftarrow|gets|longleftarrow|Leftarrow)(?![A-Za-z])|←|⟵|⇐|<-+")
+_SPACING = re.compile(r"\\[()]|\\(?:" + "|".join(sorted((n for n in DROPPED | SIZING if n.isalpha()), key=len, reverse=True))
+                      + r")(?![A-Za-z])|\\[" + re.escape("".join(n for n in DROPPED if not n.isalpha())) + "]")
+"""Math delimiters, spacing, math styles and delimiter sizes in a cell (latex_tables' declared
+:data:`DROPPED` and :data:`SIZING`): ``$\\displaystyle \\rightarrow$`` is an arrow, ``\\;`` a space."""
 _ESCAPED = re.compile(r"\\([\[\]*#_{}<>])")
 EMPTY_CELL = re.compile(r"^\s*(?:|-+|—|–|∅|\\emptyset|\\varnothing|empty|none|n/?a|\[\s*\]|\\\{\s*\\\}|\{\s*\})\s*$", re.I)
 
@@ -41,7 +46,7 @@ def clean(cell: str) -> str:
         text = _FORMAT.sub(r"\1", text)
     text = text.replace("$", " ").replace("`", " ").replace("**", " ").replace("__", " ")
     text = re.sub(r"(?<![\w*])([*_])(?=\S)([^*_\n]+?)(?<=\S)\1(?![\w*])", r"\2", text)     # *acquisition*, _citing_
-    text = re.sub(r"\\[()]|\\[,;:! ]|\\(?:quad|qquad|left|right|big|Big|bigg|Bigg)(?![A-Za-z])", " ", text)
+    text = _SPACING.sub(" ", text)
     text = _ESCAPED.sub(r"\1", text)       # Markdown escapes (pandoc writes \[ROOT\], \_, \*)
     text = text.replace("\\langle", "[").replace("\\rangle", "]").replace("⟨", "[").replace("⟩", "]")
     return " ".join(text.split())

@@ -125,7 +125,8 @@ def struck_out(text: str) -> str:
 
 PROMPT_CALLOUTS = frozenset({"question", "quote", "cite", "faq", "help"})
 """Callout types (``> [!question]``) that quote the handout; any other callout holds the student's text."""
-_CALLOUT = re.compile(r"^[ \t]*>[ \t]*\[!([A-Za-z-]+)\]")
+_CALLOUT = re.compile(r"^[ \t]*>[ \t]*\\?\[!([A-Za-z-]+)\\?\]")
+"""A callout's marker line, ``> [!note]``, or ``> \\[!note\\]`` as pandoc escapes its brackets."""
 
 
 def callouts_opened(text: str) -> str:

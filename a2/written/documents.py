@@ -159,7 +159,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     tables = [(name, text) for name, text in files if is_table_file(name)]
     files = [(name, text.translate(_READ_AS) if name.lower().endswith(".tex") else paren_math_as_dollars(pandoc_unescaped(
               struck_out(html_tables(callouts_opened(site_unescaped(github_math(
-                  ascii_fractions(outline_markdown(html_scripts(as_markdown(name, text).translate(_READ_AS)))))))))))))
+                  ascii_fractions(outline_markdown(html_scripts(as_markdown(name, text).translate(_READ_AS))))))))))))
              for name, text in files if not is_table_file(name)]
     if len(files) > MAX_FILES:
         notes.append(f"{len(files)} written files were uploaded; only the first {MAX_FILES} were read")

@@ -13,6 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, replace
 
+from grader.reading.answer_words import ANSWER, FINAL_ANSWER, SOLUTION, alternation
 from grader.reading.braces import group, math_groups, top_level_split
 from grader.reading.latex_normal import brace_cases
 from grader.reading.notation import dropped_case, word_cases
@@ -62,8 +63,9 @@ class Candidate:
         return dropped_case(self.latex + re.split(r"[.;\n]", self.after, maxsplit=1)[0])
 
 
-_MARKER = re.compile(r"(?im)(?:^|(?<=[\s>*_#(]))(?:(?:\*\*|__|\\textbf\{)?[ \t]*(?:final[ \t]+answer|answer|result|solution)[ \t]*"
-                     r"(?:\*\*|__|\})?[ \t]*[:：]|(?:\*\*|__|\*|_|\\textbf\{|\\emph\{|\\textit\{)(?:final[ \t]+answer|answer|solution)\."
+_WORDS = alternation(FINAL_ANSWER, ANSWER, SOLUTION)
+_MARKER = re.compile(r"(?im)(?:^|(?<=[\s>*_#(]))(?:(?:\*\*|__|\\textbf\{)?[ \t]*" + _WORDS + r"[ \t]*"
+                     r"(?:\*\*|__|\})?[ \t]*[:：]|(?:\*\*|__|\*|_|\\textbf\{|\\emph\{|\\textit\{)" + _WORDS + r"\."
                      r"(?:\*\*|__|\*|_|\}))[ \t]*(?:\*\*|__)?")
 _CONDITION_ONLY = re.compile(r"^\s*[a-z](?:_\{?\w\}?)?\s*(?:=|\\neq?|≠|!=|>|<|\\geq?|\\leq?)\s*[a-z0-9](?:_\{?\w\}?)?\s*$")
 
@@ -170,7 +172,7 @@ def candidates(text: str) -> list[Candidate]:
     return found[:MAX_CANDIDATES]
 
 
-_MARKER_LINE = re.compile(r"(?im)^[ \t>]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*(?:final[ \t]+)?answers?[ \t]*(?:\*\*|__)?"
+_MARKER_LINE = re.compile(r"(?im)^[ \t>]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*" + alternation(FINAL_ANSWER, ANSWER) + r"s?[ \t]*(?:\*\*|__)?"
                           r"[ \t]*[:：]?[ \t]*(?:\*\*|__)?[ \t]*$")
 """A line that is only a marker (``#### Final Answer``, ``**Answer:**``, ``Final answer:``): the answer is on the next line."""
 

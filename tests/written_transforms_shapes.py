@@ -205,7 +205,7 @@ def in_language(name: str):
         text = re.sub(r"(?m)^##?\s*part\s*([1-3])\s*$", lambda m: "## " + md_part.format(n=m.group(1)).strip(), text,
                       flags=re.I | re.M)
         text = re.sub(r"(?m)^Part\s+([1-3])\s*:\s*", lambda m: txt_part.format(n=m.group(1)), text)
-        text = re.sub(r"(?m)^(#*\s*)(?:Question\s*|Q)([1-3])(?=\s*\(|[a-g])", lambda m: m.group(1) + words["question"]
+        text = re.sub(r"(?m)^(#*\s*)(?:Question\s*|Q)([1-3])(?=[ \t]*\(|[a-g])", lambda m: m.group(1) + words["question"]
                       + m.group(2), text)
         # the correct dependency first, so that only the words say which arc is which
         text = re.sub(r"(?m)^(Incorrect dependency: .*?)(\s*(?:\\\\)?\n[ \t]*)(Correct dependency: .*?)(?=[ \t]*(?:\\\\)?$)",

@@ -20,7 +20,7 @@ from a2.written.checker_registry import Verdict, WrittenContext, missing, writte
 from a2.written.corrections import split_at_correction
 from a2.written.keys import ERROR_TYPES, parser_error_keys
 from a2.written.sections import Section
-from a2.written.tables import Dependency, clean, dependencies_in, table_rows
+from a2.written.tables import ARROWS, Dependency, clean, dependencies_in, table_rows
 from grader.reading.blocks import list_items
 
 VP, MOD, PP, COORD = ERROR_TYPES
@@ -191,8 +191,35 @@ def read_item(text: str) -> tuple[str | None, str, Dependency | None, Dependency
     return kind, words, wrong2 or wrong, right2 or right
 
 
+_ENDS_INSIDE = re.compile(rf"(?:{ARROWS}|:)[ \t]*$")
+_STARTS_INSIDE = re.compile(rf"^[ \t]*(?:{ARROWS})")
+_STARTS_BLOCK = re.compile(r"^[ \t]*(?:[-*+|#>]|\d+[.)]|\(?[ivx]+[.)]|[^\W\d_][\w ]{0,30}:)")
+
+
+def _unwrapped(text: str) -> str:
+    """``text`` with its hard wraps inside a sentence undone, as the rendered paragraph shows it: a line
+    break inside a dependency (``Correct: most`` / ``← crucial``), after a field's label
+    (``Correct dependency:`` / ``one ← plants``) or in the middle of a sentence (``reasons → decision
+    should`` / ``replace declined → decision``: a next line that goes on in lower case). A line that
+    starts a list item, a table row or a field (``correct: a → b``), or that says which arc is which,
+    stays a line of its own."""
+    lines = text.split("\n")
+    out = lines[:1]
+    for line in lines[1:]:
+        prev = out[-1]
+        goes_on = (bool(prev.strip()) and bool(line.strip()) and not _STARTS_BLOCK.match(line)
+                   and (_ENDS_INSIDE.search(prev) is not None or _STARTS_INSIDE.match(line) is not None
+                        or (line.lstrip()[:1].islower() and not prev.rstrip().endswith((".", ";"))
+                            and not _MARK.match(line.lstrip()) and not _AFTER.match(line))))
+        if goes_on:
+            out[-1] = f"{prev.rstrip()} {line.lstrip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def _read_once(text: str) -> tuple[str | None, str, Dependency | None, Dependency | None]:
-    plain = "\n".join(clean(line) for line in text.split("\n"))
+    plain = _unwrapped("\n".join(clean(line) for line in text.split("\n")))
     type_line = _TYPE_LINE.search(plain)
     kind, words = kind_of(type_line.group(0)) if type_line else (None, "")
     if kind is None:

@@ -29,6 +29,8 @@ _SPACING = re.compile(r"\\[()]|\\(?:" + "|".join(sorted((n for n in DROPPED | SI
                       + r")(?![A-Za-z])|\\[" + re.escape("".join(n for n in DROPPED if not n.isalpha())) + "]")
 """Math delimiters, spacing, math styles and delimiter sizes in a cell (latex_tables' declared
 :data:`DROPPED` and :data:`SIZING`): ``$\\displaystyle \\rightarrow$`` is an arrow, ``\\;`` a space."""
+ARROWS = f"(?:{_RIGHT.pattern}|{_LEFT.pattern})"
+"""Any arrow spelling of a dependency (either direction), as a regular expression's text."""
 _ESCAPED = re.compile(r"\\([\[\]*#_{}<>])")
 EMPTY_CELL = re.compile(r"^\s*(?:|-+|—|–|∅|\\emptyset|\\varnothing|empty|none|n/?a|\[\s*\]|\\\{\s*\\\}|\{\s*\})\s*$", re.I)
 

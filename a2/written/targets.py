@@ -121,6 +121,11 @@ def lhs_target(lhs: str) -> str | None:
     return target
 
 
+_BLOCK_START = re.compile(r"[ \t]*(?:[-*+][ \t]|\d{1,2}[.)][ \t]|\(?[ivx]{1,4}[.)]|\*\*|__|#|\$\$|\\\[|\\begin)")
+"""A line that starts a block of its own (a list item, a sub-part's numeral, a bold label, a heading,
+display math), where a section may be cut; any other line break is a hard wrap inside a paragraph."""
+
+
 def split_foreign_tail(body: str, own: str, formula_lhs: list[tuple[int, str]],
                        questions: set[str]) -> tuple[str, str, str] | None:
     """(own part, the tail, the question the tail answers) when the section ``body`` of ``own``
@@ -132,7 +137,8 @@ def split_foreign_tail(body: str, own: str, formula_lhs: list[tuple[int, str]],
             seen_own = True
         elif target and target != STEP and target in questions and target[0] == own[0] and seen_own:
             cut = body.rfind("\n\n", 0, offset)
-            cut = cut if cut >= 0 else body.rfind("\n", 0, offset)
+            if cut < 0:         # a line that starts a block; never a hard wrap inside a sentence
+                cut = max((k for k in range(offset) if body[k] == "\n" and _BLOCK_START.match(body, k + 1)), default=-1)
             if cut <= 0:
                 return None
             return body[:cut].rstrip(), body[cut:].strip("\n"), target

@@ -250,8 +250,9 @@ def _words_after(text: str, end: int) -> str:
 _PLAIN_EQUATION = re.compile(
     r"(?m)^[^\n∂$]{0,60}?(?<![A-Za-z])(?P<lhs>(?:∂|d)\s*[^\s/=]{0,16}\s*/\s*(?:∂|d)\s*[^\s=]{1,16}"
     r"|γ|gamma)\s*=\s*(?P<rhs>[^\n]+?)\s*$")
-_BOLD_EQUATION = re.compile(r"(\*\*|__)([^*_\n]*=[^*\n]*?)\1")
-"""A plain-text equation in Markdown's bold (``**γ = 1/(1 − p_drop)**``, ``__…__``)."""
+_BOLD_EQUATION = re.compile(r"(\*\*|__)([^*_\n]*=[^*\n]*?(?:\n[^*\n]+?)?)\1")
+"""A plain-text equation in Markdown's bold (``**γ = 1/(1 − p_drop)**``, ``__…__``), hard-wrapped over
+two lines or not."""
 
 
 def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:

@@ -106,7 +106,8 @@ def github_math(text: str) -> str:
 
 
 _GITHUB_INLINE = re.compile(r"\$`([^`\n]+)`\$")
-_STRUCK = re.compile(r"~~(?=\S)[^~\n]*?~~|<(del|s|strike)>[^<\n]*?</\1>")
+_STRUCK = re.compile(r"~~(?=\S)(?:[^~\n]|\n(?![ \t]*\n))*?~~|<(del|s|strike)>(?:[^<\n]|\n(?![ \t]*\n))*?</\1>")
+"""Struck-through text, within one paragraph (a hard wrap inside it, never a blank line)."""
 
 
 def struck_out(text: str) -> str:
@@ -117,7 +118,7 @@ def struck_out(text: str) -> str:
     out, pos = [], 0
     for start, end in _outside_math(text):
         out.append(text[pos:start])
-        out.append(_STRUCK.sub(lambda m: " " * len(m.group(0)), text[start:end]))
+        out.append(_STRUCK.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text[start:end]))
         pos = end
     out.append(text[pos:])
     return "".join(out)

@@ -14,7 +14,7 @@ from html import escape
 # ---------------------------------------------------------------------------------------------
 # Final answers in a summary table
 
-_PART_LINE = re.compile(r"^(?:#\s*([1-3])\.\s|Part\s+([1-3])\s*:|##?\s*part\s*([1-3])\s*$)", re.I)
+_PART_LINE = re.compile(r"^(?:#{1,2}\s*([1-3])\.\s|Part\s+([1-3])\s*:|##?\s*part\s*([1-3])\s*$)", re.I)
 _SUB_LABEL = re.compile(r"^(?:#{2,6}\s*|\*\*)?(?:Q|Question\s*)?([1-3])?\s*[.(]?\s*([a-g])\s*\)?"
                         r"(?:\s*[-(]?\s*(i{1,3})\s*\)?)?\s*:?\s*(?:\*\*)?\s*$")
 _FINAL = re.compile(r"^\s*(?:\*\*Answer:\*\*|Answer:|Final answer:)\s*(\S.*)$")
@@ -56,6 +56,7 @@ def summary_table(text: str, *, html: bool = False) -> str:
     boxed: dict[str, list[int]] = {}
     under_final = False
     last: dict[str, int] = {}
+    labelled: set[str | None] = set()
     for k, line in enumerate(lines):
         if re.fullmatch(r"#{1,6}\s*Final Answer\s*", line.strip()):
             under_final = True
@@ -73,6 +74,9 @@ def summary_table(text: str, *, html: bool = False) -> str:
         if m and line.strip():
             part = int(m.group(1)) if m.group(1) else part
             current = _question(part, m.group(2), m.group(3))
+            if current is not None and current in labelled:
+                return text     # a label met twice: the file holds more than this assignment (notes for A1-A3)
+            labelled.add(current)
             continue
         if line.startswith("#") or current is None:
             continue
@@ -142,7 +146,11 @@ def errors_in_prose(text: str) -> str:
     count = iter(range(1 << 30))
     text = _FIELDS.sub(lambda m: _phrase(next(count), m.group("kind"), m.group("w1") or m.group("w2"),
                                          m.group("r1") or m.group("r2")), text)
-    if re.search(r"(?im)^\|.*incorrect.*\|\s*$", text):
+    header = re.search(r"(?im)^\|.*incorrect.*\|\s*$", text)
+    cells = [c.strip().lower() for c in header.group(0).strip().strip("|").split("|")] if header else []
+    wrong_col = next((k for k, c in enumerate(cells) if "incorrect" in c), -1)
+    right_col = next((k for k, c in enumerate(cells) if "correct" in c and "incorrect" not in c), -1)
+    if header and (wrong_col, right_col) == (2, 3):      # the columns as the phrase reads them; else left as written
         text = _TABLE_ROW.sub(lambda m: f"{m.group(1)}. " + _phrase(next(count), m.group(2), m.group(3), m.group(4)), text)
         text = re.sub(r"(?im)^\|[^\n]*incorrect[^\n]*\|\s*\n\|[-| :]+\|\s*$", "", text)
     return text

@@ -15,6 +15,7 @@ import re
 from a2.written.sections import Section, parse_label, question_for
 from a2.written.tables import table_rows
 from a2.written.targets import pretty
+from grader.reading.braces import math_groups
 
 _ELSEWHERE = re.compile(r"^\W*(?:see|cf\.?|refer|as\s+(?:above|below)|below|above)\b", re.I)
 """A cell that sends the reader elsewhere ("see the list under 3(f)")."""
@@ -43,10 +44,25 @@ def summary_sections(text: str, questions: set[str], source: str) -> list[Sectio
     return out
 
 
+ROW_MARKER = "**Answer:**"
+"""How a summary row's answer heads its question's section: the section's marked answer."""
+
+
+def _one_formula(cell: str) -> bool:
+    """Whether a cell is one formula and nothing else (``$U(\\hat y - y)$``), not a sentence."""
+    groups = list(math_groups(cell.strip()))
+    return len(groups) == 1 and groups[0][0] == 0 and not cell.strip()[groups[0][1]:].strip(" .,;")
+
+
 def with_summary(sections: dict[str, Section], text: str, questions: set[str], source: str) -> None:
     """Put the summary table's answers of ``text`` in ``sections`` (in place), ahead of the free text."""
     for new in summary_sections(text, questions, source):
         old = sections.get(new.question)
         if old is not None and not old.empty:
             new.notes.append(f"Its section ({old.where}) was read as the derivation, not as the answer.")
+            if _one_formula(new.body):
+                # The row is the section's marked answer and the section stays its working, so what
+                # the student declares there (a keep probability, column vectors) still holds.
+                new.body = f"{ROW_MARKER} {new.body.strip()}\n\n{old.body}"
+                new.block = old.block
         sections[new.question] = new

@@ -229,3 +229,38 @@ def in_language(name: str):
             return "| " + " | ".join(words["header"].get(c, c) for c in cells) + " |"
         return re.sub(r"(?m)^\|\s*(?:Stack|Sentence)\s*\|.*\|\s*$", header, text)
     return rewrite
+
+
+# ---------------------------------------------------------------------------------------------
+# The course template's answer blocks written other ways
+
+_ANSWER_BLOCK = re.compile(r"\\ifans\s*(?=\{)")
+
+
+def _answer_blocks(text: str, rewrite) -> str:
+    """Each ``\\ifans{...}`` of the course template rewritten by ``rewrite(body)``."""
+    from grader.reading.braces import group
+    out, pos = [], 0
+    for m in _ANSWER_BLOCK.finditer(text):
+        if m.start() < pos:
+            continue
+        found = group(text, m.end())
+        if found is None:
+            break
+        out.append(text[pos:m.start()])
+        out.append(rewrite(found[0]))
+        pos = found[1]
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def answers_in_colour(text: str) -> str:
+    """The answer blocks' content in blue (``\\ifans{{\\color{blue} ...}}``), as many students mark theirs."""
+    return _answer_blocks(text, lambda body: "\\ifans{{\\color{blue} " + body + "}}")
+
+
+def answers_marked_not_wrapped(text: str) -> str:
+    """``\\ifans{...}`` replaced by its content after a bold "Answer:" (a student who deleted the
+    template's macro and marked the answer in the text)."""
+    return _answer_blocks(text, lambda body: "\n\\textbf{Answer:} " + body.strip() + "\n")
+

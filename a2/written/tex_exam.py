@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from a2.written.latex_doc import ROMANS, body_to_markdown
 from grader.reading import tex_walk
 from grader.reading.tex_macros import Macro, expand_safely
+from grader.reading.tex_marked import marked_blocks
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 PROMPT_CHARS = 400
@@ -62,6 +63,18 @@ class Unit:
     blocks: list[str] = field(default_factory=list)
 
 
+def every_block(text: str) -> list[tuple[int, int, str]]:
+    """The answer blocks of ``text`` and, outside them, the answers marked in its text
+    (``\\textbf{Answer:}`` where a student deleted the template's block: :mod:`grader.reading.tex_marked`)."""
+    blocks = [(s, e, "" if _FORMATTING.fullmatch(c) else c) for s, e, c in tex_walk.answer_blocks(text)]
+    return sorted(blocks + marked_blocks(text, blocks))
+
+
+_FORMATTING = re.compile(r"(?:\s|[{}]|\\(?:color|textcolor|colorbox|bf|bfseries|it|itshape|em|normalfont|noindent|par|"
+                         r"newline|medskip|bigskip|smallskip|vspace\*?|hspace\*?|quad|qquad)(?![A-Za-z])(?:\s*\{[^{}]*\})?)*")
+"""A block that holds only formatting (``\\ifans{{\\color{blue} }}``, ``\\ifans{\\vspace{2cm}}``) is empty."""
+
+
 def is_exam(text: str) -> bool:
     return bool(_EXAM.search(text))
 
@@ -78,7 +91,7 @@ def answer_blocks(text: str, found: list[tuple[int, int, str]] | None = None,
     """The answer blocks of a part's text (read by the LaTeX parser), and the text without them.
     ``found``: the blocks of the whole document, already read, and where ``text`` starts in it."""
     if found is None:
-        blocks = tex_walk.answer_blocks(text)
+        blocks = every_block(text)
     else:
         blocks = [(s - offset, e - offset, c) for s, e, c in found if s >= offset and e <= offset + len(text)]
     prompt, pos = [], 0
@@ -174,7 +187,7 @@ def read_exam(text: str, questions: set[str], macros: dict[str, Macro], *,
     units = _units(text, start_part)
     for unit in units:                 # a part's text is read from the document's parse, not parsed again
         tex_walk.known_range(text, unit.start, unit.end)
-    found = tex_walk.answer_blocks(text)
+    found = every_block(text)
     shared, in_blocks = _shared_blocks(text, units, found)
     context: dict[tuple[int, int], str] = {}
     for unit in units:

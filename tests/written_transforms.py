@@ -184,6 +184,8 @@ TRANSFORMS: tuple[Transform, ...] = (
     Transform("final answers moved to an HTML summary table", frozenset({"md"}), shapes.html_summary_table),
     Transform("3(f) in prose, not labelled fields", frozenset({"md", "txt", "tex"}), shapes.errors_in_prose),
     Transform("the template's answers in blue", frozenset({"tex"}), shapes.answers_in_colour),
+    Transform("LaTeX displays as align* with &=", frozenset({"tex"}), shapes.displays_as_align),
+    Transform("a commented-out wrong draft above each LaTeX display", frozenset({"tex"}), shapes.commented_drafts),
     Transform("the template's \\ifans{} replaced by a bold Answer:", frozenset({"tex"}), shapes.answers_marked_not_wrapped),
     *(Transform(f"question words and labels in {name}", frozenset({"md", "txt", "tex"}), shapes.in_language(name))
       for name in shapes.LANGUAGES),

@@ -264,3 +264,32 @@ def answers_marked_not_wrapped(text: str) -> str:
     template's macro and marked the answer in the text)."""
     return _answer_blocks(text, lambda body: "\n\\textbf{Answer:} " + body.strip() + "\n")
 
+
+def _tex_displays(text: str, rewrite) -> str:
+    """Each ``$$...$$`` / ``\\[...\\]`` of a .tex file (as the reader's math tokenizer finds them; not
+    in a comment) rewritten by ``rewrite(body)``."""
+    from grader.reading.braces import math_groups
+    out, pos = [], 0
+    for start, end, body, display in math_groups(text):
+        line = text[text.rfind("\n", 0, start) + 1:start]
+        if not display or not text.startswith(("$$", "\\["), start) or "%" in line.replace("\\%", ""):
+            continue
+        out.append(text[pos:start])
+        out.append(rewrite(body.strip()))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def displays_as_align(text: str) -> str:
+    """``$$A = B$$`` as ``\\begin{align*} A &= B \\end{align*}`` (the alignment point at the first ``=``)."""
+    return _tex_displays(text, lambda body: "\\begin{align*}\n" + body.replace("=", "&=", 1) + "\n\\end{align*}"
+                         if "\\\\" not in body and "&" not in body else f"$${body}$$")
+
+
+def commented_drafts(text: str) -> str:
+    """A commented-out wrong draft (``% $$...^\\top$$``) above each display: TeX never prints it."""
+    def draft(body: str) -> str:
+        lines = f"draft: $${body} + 1$$ (wrong, redone below)".split("\n")
+        return "".join(f"% {line}\n" for line in lines) + f"$${body}$$"
+    return _tex_displays(text, draft)

@@ -293,3 +293,56 @@ def commented_drafts(text: str) -> str:
         lines = f"draft: $${body} + 1$$ (wrong, redone below)".split("\n")
         return "".join(f"% {line}\n" for line in lines) + f"$${body}$$"
     return _tex_displays(text, draft)
+
+
+def _in_math(text: str, rewrite, *, display_only: bool = False) -> str:
+    """Each math group's body (as the reader's math tokenizer finds them) rewritten by ``rewrite``,
+    its delimiters kept; math in a LaTeX comment line is left as it is."""
+    from grader.reading.braces import math_groups
+    out, pos = [], 0
+    for start, end, body, display in math_groups(text):
+        line = text[text.rfind("\n", 0, start) + 1:start]
+        rest = text[end:text.find("\n", end) if "\n" in text[end:] else len(text)]
+        if (display_only and (not display or line.strip() or rest.strip(" \t.,;"))) or "%" in line.replace("\\%", "") \
+                or not body.strip():
+            continue        # display_only: a display on lines of its own (kramdown's inline $$ is not one)
+        at = text.find(body, start)
+        out.append(text[pos:at])
+        out.append(rewrite(body))
+        pos = at + len(body)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def html_commented_drafts(text: str) -> str:
+    """A wrong draft in an HTML comment above each ``$$`` display of a Markdown file (never rendered)."""
+    return re.sub(r"(?m)^\$\$([^$\n]+)\$\$[ \t]*$", lambda m: f"<!-- draft: $${m.group(1)} + 1$$ (wrong) -->\n{m.group(0)}", text)
+
+
+def tagged_displays(text: str) -> str:
+    """An equation number ``\\tag{k}`` at the end of each display."""
+    count = iter(range(1, 1 << 30))
+    return _in_math(text, lambda body: f"{body.rstrip()} \\tag{{{next(count)}}}"
+                    if "\\\\" not in body and "\\end" not in body else body, display_only=True)
+
+
+def displays_end_with_a_period(text: str) -> str:
+    """A display ending its sentence with a full stop inside the math (``$$x = y.$$``)."""
+    return _in_math(text, lambda body: body.rstrip() + "." if not body.rstrip().endswith((".", ",", "\\\\"))
+                    and "\\end" not in body[-12:] else body, display_only=True)
+
+
+def sized_brackets(text: str) -> str:
+    """Every round bracket in math sized by ``\\left(`` ... ``\\right)`` (balanced pairs only)."""
+    def sized(body: str) -> str:
+        if body.count("(") != body.count(")") or "\\left" in body or "\\right" in body or "\\intertext" in body:
+            return body
+        return re.sub(r"(?<!\\)\(", r"\\left(", re.sub(r"(?<!\\)\)", r"\\right)", body))
+    return _in_math(text, sized)
+
+
+def transposes_as_intercal(text: str) -> str:
+    """A transpose written ``^\\intercal`` (``^T``, ``^\\top``, ``^{\\top}`` in the original)."""
+    return _in_math(text, lambda body: re.sub(r"\^\s*(?:\{\s*(?:\\top|T)\s*\}|\\top(?![A-Za-z])|T(?![A-Za-z0-9]))",
+                                              r"^{\\intercal}", body))
+

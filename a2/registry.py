@@ -22,7 +22,7 @@ STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model
 WRITTEN_FILES = ("answers.md", "answers.txt")
 """The written part: Markdown (the template's), or plain text with Unicode or ASCII math; .tex files too."""
 WRITTEN_SUFFIXES = (".md", ".markdown", ".mmd", ".mkd", ".mdown", ".qmd", ".rmd", ".rmarkdown", ".txt", ".tex",
-                    ".ipynb", ".org", ".rst", ".html", ".htm")
+                    ".ipynb", ".org", ".rst", ".html", ".htm", ".wiki", ".mediawiki")
 """Written files read whatever their name (``a2_answer.md``, ``p1.txt``, ``homework2.tex``; a notebook's
 Markdown cells, org-mode and reStructuredText as the Markdown they say: grader/reading/markup.py;
 Quarto's .qmd and R Markdown's .Rmd are Markdown with a front matter and code chunks; .mmd is Mathpix's

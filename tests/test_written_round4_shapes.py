@@ -1,0 +1,71 @@
+"""Shapes of the blind writeups 101-112 (tests/writeups/wild/, BLIND.yaml, round 4), one class each,
+in variants the writeups do not have (another spelling of the same construct, another place for it).
+Each right answer is read right (or, where it cannot be read whole, flagged); a wrong one stays
+below full.
+"""
+
+from __future__ import annotations
+
+from written_support import PARTS, RUNNER, full
+
+from a2.written.grade import grade_written
+
+WORDS = ["I", "presented", "my", "findings", "at", "the", "NLP", "conference"]
+SEQ = ["S", "S", ("LA", "presented", "I"), "S", "S", ("LA", "findings", "my"), ("RA", "presented", "findings"),
+       "S", "S", "S", "S", ("LA", "conference", "NLP"), ("LA", "conference", "the"), ("LA", "conference", "at"),
+       ("RA", "presented", "conference"), ("RA", "ROOT", "presented")]
+NAMES = {"S": "SHIFT", "LA": "LEFT-ARC", "RA": "RIGHT-ARC"}
+
+
+def configurations():
+    """(stack, buffer, (head, dependent) or None, transition) of the 16 gold steps."""
+    stack, buf, out = ["ROOT"], list(WORDS), []
+    for t in SEQ:
+        if t == "S":
+            stack.append(buf.pop(0))
+            out.append((list(stack), list(buf), None, "SHIFT"))
+        else:
+            del stack[-2 if t[0] == "LA" else -1]
+            out.append((list(stack), list(buf), (t[1], t[2]), NAMES[t[0]]))
+    return out
+
+
+def scored(tmp_path, files: dict[str, str]):
+    paths = []
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    results, _, _ = grade_written(paths, PARTS, 5, runner=RUNNER)
+    return {r.id: r for r in results}
+
+
+# -- wiki markup (MediaWiki) saved as text -------------------------------------------------------
+
+def _wiki_table() -> str:
+    """Header cells one per line, body cells one per line: the wiki's other table layout."""
+    out = ['{| class="wikitable sortable"', "|+ Parse of the sentence", "! Stack", "! Buffer", "! Transition", "! Arc"]
+    for stack, buf, arc, name in configurations():
+        out += ["|-", f"| {' '.join(stack)}", f"| {' '.join(buf)}", f"| {name}",
+                f"| {arc[0]} &#8594; {arc[1]}" if arc else "|"]
+    return "\n".join(out + ["|}"])
+
+
+def test_wiki_markup_headings_math_and_tables_are_read(tmp_path):
+    text = ("== Problem 2 ==\n==(b)(i)==\n'''Answer:''' <math display=\"block\">\n\\gamma = \\frac{1}{1 - p_{\\text{drop}}}\n"
+            "</math>\n\n== Problem 3 ==\n=== 3(a) ===\n" + _wiki_table() + "\n\n=== 3(b) ===\n* ''2n'' steps: <math>2n</math>\n"
+            "=== 3(e)(ii) ===\n:<math>\\hat{y}_i - y_i</math>\n")
+    got = scored(tmp_path, {"HW2.wiki": text})
+    assert full(got["2b_i"]) and full(got["3a"]) and full(got["3b"]) and full(got["3e_ii"])
+    wrong = scored(tmp_path / "w", {"notes.txt": text.replace("\\hat{y}_i - y_i", "y_i - \\hat{y}_i")})
+    assert wrong["3e_ii"].score == 0 and full(wrong["3a"])
+
+
+def test_wiki_numbered_lists_with_breaks_hold_the_3f_fields(tmp_path):
+    keys = [("Verb Phrase", "acquisition", "citing", "blocked"), ("Modifier", "elements", "most", "crucial"),
+            ("Prepositional Phrase", "declined", "decision", "reasons"), ("Coordination", "affects", "one", "plants")]
+    items = "\n".join(f"# {kind} Attachment Error<br>''incorrect'': {a} &rarr; {b}<br/>''correct'': {c} &rarr; {b}"
+                      for kind, a, b, c in keys)
+    text = "= CS224N =\n== Question 3 ==\n=== (f) ===\n" + items + "\n\n[[Category:Homework]]\n"
+    assert full(scored(tmp_path, {"a2_answers.txt": text})["3f"])

@@ -69,3 +69,25 @@ def test_wiki_numbered_lists_with_breaks_hold_the_3f_fields(tmp_path):
                       for kind, a, b, c in keys)
     text = "= CS224N =\n== Question 3 ==\n=== (f) ===\n" + items + "\n\n[[Category:Homework]]\n"
     assert full(scored(tmp_path, {"a2_answers.txt": text})["3f"])
+
+
+# -- a table that stops before the parse is complete ------------------------------------------------
+
+ARROW = " $\\to$ "
+
+
+def _md_rows(confs) -> str:
+    return "\n".join(f"| [{', '.join(s)}] | [{', '.join(b)}] | {f'{a[0]} → {a[1]}' if a else ''} | {t} |"
+                     for s, b, a, t in confs)
+
+
+def test_a_table_ending_before_the_parse_is_complete_goes_to_a_ta(tmp_path):
+    head = "| Stack | Buffer | New dependency | Transition |\n|---|---|---|---|\n"
+    for stop in (9, 12):            # cut after a SHIFT, and after a LEFT-ARC
+        text = "## 3(a)\n\n" + head + _md_rows(configurations()[:stop]) + "\n\n## 3(b)\n\n$2n$\n"
+        r = scored(tmp_path / str(stop), {"hw.md": text})["3a"]
+        assert r.score < r.max_score and r.needs_review and "not complete" in r.written.why[1]
+    latex = ("\\section*{3(a)}\n\\begin{tabular}{llll}\nStack & Buffer & Arc & Step \\\\\n"
+             + "\n".join(f"[{', '.join(s)}] & [{', '.join(b)}] & {ARROW.join(a) if a else ''} & {t} " + "\\\\"
+                         for s, b, a, t in configurations()[:13]) + "\n\\end{tabular}\n")
+    assert scored(tmp_path / "tex", {"a2.tex": latex})["3a"].needs_review

@@ -91,3 +91,30 @@ def test_a_table_ending_before_the_parse_is_complete_goes_to_a_ta(tmp_path):
              + "\n".join(f"[{', '.join(s)}] & [{', '.join(b)}] & {ARROW.join(a) if a else ''} & {t} " + "\\\\"
                          for s, b, a, t in configurations()[:13]) + "\n\\end{tabular}\n")
     assert scored(tmp_path / "tex", {"a2.tex": latex})["3a"].needs_review
+
+
+# -- LaTeX: list counters set by hand, xparse's document commands ------------------------------------
+
+def test_an_enumerate_counter_set_or_advanced_by_hand_numbers_the_next_items(tmp_path):
+    text = ("\\documentclass{article}\\begin{document}\n\\section*{Question 3}\n\\begin{enumerate}\n"
+            "\\item The table is on paper.\n\\addtocounter{enumi}{3}\n\\item\n\\begin{enumerate}\n"
+            "\\setcounter{enumii}{1}\n\\item $\\frac{\\partial CE}{\\partial l_i}$ is $\\hat{y}_i - y_i$.\n"
+            "\\end{enumerate}\n\\end{enumerate}\n\\section*{Question 2}\n\\begin{enumerate}\n\\setcounter{enumi}{1}\n"
+            "\\item \\begin{enumerate}\\item $\\gamma = 1/(1 - p_{drop})$ \\end{enumerate}\n\\end{enumerate}\n\\end{document}\n")
+    got = scored(tmp_path, {"hw2.tex": text})
+    assert full(got["3e_ii"]) and not got["3e_ii"].needs_review and full(got["2b_i"])
+
+
+def test_xparse_document_commands_are_expanded(tmp_path):
+    main = ("\\documentclass{article}\n\\usepackage{xparse}\n"
+            "\\RenewDocumentCommand{\\arc}{ m m }{\\textit{#1} $\\rightarrow$ \\textit{#2}}\n"
+            "\\NewDocumentCommand\\grad{o m}{\\nabla_{#2}}\n\\DeclareDocumentCommand{\\steps}{O{n}}{2#1}\n"
+            "\\begin{document}\n\\section*{3(b)} $\\steps$\n\\section*{1(b)(i)} $\\grad{v_c} J = U(\\hat{y} - y)$\n"
+            "\\section*{Question 3}\n\\subsection*{(f)}\n\\begin{enumerate}\n"
+            "\\item Verb Phrase Attachment Error. Incorrect: \\arc{acquisition}{citing}. Correct: \\arc{blocked}{citing}.\n"
+            "\\item Modifier Attachment Error. Incorrect: \\arc{elements}{most}. Correct: \\arc{crucial}{most}.\n"
+            "\\item Prepositional Phrase Attachment Error. Incorrect: \\arc{declined}{decision}. Correct: \\arc{reasons}{decision}.\n"
+            "\\item Coordination Attachment Error. Incorrect: \\arc{affects}{one}. Correct: \\arc{plants}{one}.\n"
+            "\\end{enumerate}\n\\end{document}\n")
+    got = scored(tmp_path, {"main.tex": main})
+    assert full(got["3f"]) and full(got["3b"]) and full(got["1b_i"])

@@ -118,3 +118,19 @@ def test_xparse_document_commands_are_expanded(tmp_path):
             "\\end{enumerate}\n\\end{document}\n")
     got = scored(tmp_path, {"main.tex": main})
     assert full(got["3f"]) and full(got["3b"]) and full(got["1b_i"])
+
+
+# -- stacks written top first ------------------------------------------------------------------------
+
+def test_stacks_written_top_first_are_read_bottom_first(tmp_path):
+    confs = configurations()
+    plain = "\n".join(f"{' '.join(reversed(s))} | {' '.join(b) or '-'} | {t} | {' -> '.join(a) if a else ''}"
+                      for s, b, a, t in confs)
+    text = "3(a)\n\nstack | buffer | transition | arc\n--- | --- | --- | ---\n" + plain + "\n\n3(b) 2n\n"
+    r = scored(tmp_path, {"a.txt": text})["3a"]
+    assert full(r) and not r.needs_review and any("top first" in line for line in r.outcome.feedback)
+    wrong = list(confs)
+    wrong[6] = (["ROOT", "presented", "findings"], wrong[6][1], wrong[6][2], wrong[6][3])   # findings not popped
+    text = "## 3(a)\n\n| Stack | Buffer | Arc | Move |\n|---|---|---|---|\n" + "\n".join(
+        f"| [{', '.join(reversed(s))}] | [{', '.join(b)}] | {' → '.join(a) if a else ''} | {t} |" for s, b, a, t in wrong)
+    assert scored(tmp_path / "w", {"a.md": text})["3a"].score < 4

@@ -1,4 +1,8 @@
-"""3(a): a configuration table with fewer rows than the parse takes.
+"""3(a): a configuration table written otherwise than the parse runs: stacks top first, fewer rows.
+
+ROOT is always at the bottom of the stack, so a table whose every stack of two or more words has ROOT
+last (``[presented, ROOT]``) writes its stacks top first, as some lecture slides do: they are read
+bottom first, with a note (whether the writeup says so or not: the cells themselves show it).
 
 A table that ends complete (empty buffer, only ROOT on the stack) in fewer rows than the parse's steps
 shows two steps in one row somewhere: read whole, it is scored as it stands. A table that ends before the
@@ -9,7 +13,19 @@ a TA with the reason, never silently (a TA may also count the missing steps othe
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
+
+TOP_FIRST_NOTE = "Your stacks are written top first (ROOT last); they were read that way."
+
+
+def top_first(rows: list[Any]) -> tuple[list[Any], bool]:
+    """``rows`` with each stack bottom first when every stack of two or more words ends with ROOT, and whether they were."""
+    long = [r.stack for r in rows if r.stack and len(r.stack) >= 2]
+    if not long or any(s[-1] != "ROOT" or "ROOT" in s[:-1] for s in long) or any(
+            r.stack and len(r.stack) == 1 and r.stack[0] != "ROOT" for r in rows):
+        return rows, False
+    return [replace(r, stack=tuple(reversed(r.stack))) if r.stack else r for r in rows], True
 
 
 def missing_steps(rows: list[Any], steps: int) -> tuple[list[str], str]:

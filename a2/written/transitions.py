@@ -18,7 +18,7 @@ from a2.arcstandard import ArcStandardParse
 from a2.written.catalogue import every_known
 from a2.written.checker_registry import Verdict, WrittenContext, missing, written_check
 from a2.written.sections import Section
-from a2.written.table_steps import missing_steps
+from a2.written.table_steps import TOP_FIRST_NOTE, missing_steps, top_first
 from a2.written.tables import (
     LEFT,
     RIGHT,
@@ -322,6 +322,8 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
         review = (f"no configuration table was read, only a sequence of {len(rows)} transitions: the stack and "
                   "buffer of each step are unchecked (a table the reader missed, or a list of steps?)")
     rows, flipped = dependent_first(section.body, rows)      # "every arc is written dependent → head"
+    rows, reversed_stacks = top_first(rows)
+    notes += [TOP_FIRST_NOTE] if reversed_stacks else []
     if flipped:
         notes.append("Arcs were read dependent → head, as your writeup declares.")
         review = review or "the arcs were read dependent → head, as the writeup declares: a TA confirms the reading"

@@ -134,3 +134,40 @@ def test_stacks_written_top_first_are_read_bottom_first(tmp_path):
     text = "## 3(a)\n\n| Stack | Buffer | Arc | Move |\n|---|---|---|---|\n" + "\n".join(
         f"| [{', '.join(reversed(s))}] | [{', '.join(b)}] | {' → '.join(a) if a else ''} | {t} |" for s, b, a, t in wrong)
     assert scored(tmp_path / "w", {"a.md": text})["3a"].score < 4
+
+
+# -- LyX's own file ----------------------------------------------------------------------------------
+
+def _lyx(body: str) -> str:
+    return ("#LyX 2.3 created this file. For more info see https://www.lyx.org/\n\\lyxformat 544\n\\begin_document\n"
+            "\\begin_header\n\\textclass article\n\\end_header\n\n\\begin_body\n\n" + body + "\\end_body\n\\end_document\n")
+
+
+def _layout(kind: str, *lines: str) -> str:
+    return f"\\begin_layout {kind}\n" + "\n".join(lines) + "\n\\end_layout\n\n"
+
+
+def _cell(text: str) -> str:
+    return ('<cell alignment="center" valignment="top" usebox="none">\n\\begin_inset Text\n\n'
+            + _layout("Plain Layout", text) + "\\end_inset\n</cell>\n")
+
+
+def test_a_lyx_file_is_read_as_the_document_it_prints(tmp_path):
+    rows = "".join("<row>\n" + "".join(_cell(c) for c in (" ".join(s), " ".join(b), t, " -> ".join(a) if a else ""))
+                   + "</row>\n" for s, b, a, t in configurations())
+    table = ('\\begin_inset Tabular\n<lyxtabular version="3" rows="17" columns="4">\n<features tabularvalignment="middle">\n'
+             + '<column alignment="center" valignment="top">\n' * 4 + "<row>\n"
+             + "".join(_cell(h) for h in ("stack", "buffer", "transition", "arc")) + "</row>\n" + rows
+             + "</lyxtabular>\n\n\\end_inset\n")
+    body = (_layout("Section", "Question 2") + _layout("Subsubsection", "(b)(i)")
+            + _layout("Standard", "\\begin_inset Note Note\nstatus open\n\n"
+                      + _layout("Plain Layout", "draft: \\begin_inset Formula $\\gamma=1-p$\n\\end_inset\n") + "\\end_inset\n",
+                      "The scale is", "\\begin_inset Formula \n\\begin{align*}\n\\gamma & =\\frac{1}{1-p_{\\text{drop}}}\n"
+                      "\\end{align*}\n\n\\end_inset\n")
+            + _layout("Section", "Question 3") + _layout("Subsection", "(a)") + _layout("Standard", table)
+            + _layout("Subsection", "(e)") + _layout("Standard", "(i) ", "\\begin_inset Formula $\\frac{\\partial h_{i}}{\\partial x_{j}}"
+                                                      "=\\mathbb{1}\\{(xW+b_{1})_{i}>0\\}W_{ji}$\n\\end_inset\n")
+            + _layout("Standard", "(ii) ", "\\series bold\nAnswer:\n\\series default\n \\begin_inset Formula $\\hat{y}_{i}$\n\\end_inset\n"))
+    got = scored(tmp_path, {"hw2.lyx": _lyx(body)})
+    assert full(got["2b_i"]) and full(got["3a"]) and full(got["3e_i"])
+    assert got["3e_ii"].score == 0            # ŷ_i alone: the −y_i is missing

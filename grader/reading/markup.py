@@ -18,10 +18,11 @@ import re
 from html.parser import HTMLParser
 
 from grader.reading.blocks import markdown_tokens
+from grader.reading.lyx import lyx_markdown
 from grader.reading.mathml import mathml_as_tex
 from grader.reading.wikitext import is_wikitext, wikitext_markdown
 
-MARKUPS = (".ipynb", ".org", ".rst", ".html", ".htm")
+MARKUPS = (".ipynb", ".org", ".rst", ".html", ".htm", ".lyx")
 """File suffixes read through this module."""
 
 
@@ -36,6 +37,8 @@ def as_markdown(name: str, text: str) -> str:
         return rst(text)
     if low.endswith((".html", ".htm")):
         return html(text)
+    if low.endswith(".lyx"):
+        return lyx_markdown(text)
     if is_wikitext(text):
         return wikitext_markdown(text)
     return latex_headings(text) if "\\" in text else text

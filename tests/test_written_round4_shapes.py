@@ -171,3 +171,27 @@ def test_a_lyx_file_is_read_as_the_document_it_prints(tmp_path):
     got = scored(tmp_path, {"hw2.lyx": _lyx(body)})
     assert full(got["2b_i"]) and full(got["3a"]) and full(got["3e_i"])
     assert got["3e_ii"].score == 0            # ŷ_i alone: the −y_i is missing
+
+
+# -- MyST (Jupyter Book) directives and roles -----------------------------------------------------------
+
+def test_myst_directives_and_roles_in_a_jupyter_book_notebook(tmp_path):
+    import json
+    rows = ["```{list-table}", ":widths: 10 30 30 30", "", "* - Sentence", "  - Type", "  - Incorrect", "  - Correct"]
+    for n, kind, a, b, c in (("i", "Verb Phrase", "acquisition", "citing", "blocked"),
+                             ("ii", "Modifier", "elements", "most", "crucial"),
+                             ("iii", "Prepositional Phrase", "declined", "decision", "reasons"),
+                             ("iv", "Coordination", "affects", "one", "plants")):
+        rows += [f"* - {n}", f"  - {kind}", "    Attachment Error", f"  - {a} → {b}", f"  - {c} → {b}"]
+    cells = [
+        "(q2)=\n## 2(b)(i)\n\n::::{dropdown} Answer\n:open:\n\n:::{math}\n:label: gamma\n"
+        "\\gamma = \\frac{1}{1 - p_{\\text{drop}}}\n:::\n::::\n",
+        "## 3(e)(ii)\n\nIn {eq}`gamma`'s notation, {math}`\\frac{\\partial CE}{\\partial l_i} = \\hat y_i - y_i`.\n",
+        "## 3(f)\n\n" + "\n".join(rows + ["```"]) + "\n",
+    ]
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": c} for c in cells],
+          "metadata": {"jupytext": {"text_representation": {"format_name": "myst"}}}, "nbformat": 4, "nbformat_minor": 5}
+    got = scored(tmp_path, {"book/a2.ipynb": json.dumps(nb)})
+    assert full(got["2b_i"]) and full(got["3e_ii"]) and full(got["3f"])
+    md = "\n\n".join(cells).replace("\\hat y_i - y_i", "y_i - \\hat y_i")
+    assert scored(tmp_path / "w", {"a2.md": md})["3e_ii"].score == 0

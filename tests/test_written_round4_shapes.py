@@ -195,3 +195,20 @@ def test_myst_directives_and_roles_in_a_jupyter_book_notebook(tmp_path):
     assert full(got["2b_i"]) and full(got["3e_ii"]) and full(got["3f"])
     md = "\n\n".join(cells).replace("\\hat y_i - y_i", "y_i - \\hat y_i")
     assert scored(tmp_path / "w", {"a2.md": md})["3e_ii"].score == 0
+
+
+# -- answers given as numpy code ------------------------------------------------------------------------
+
+def test_an_answer_given_only_as_numpy_code_is_read_as_the_math_it_computes(tmp_path):
+    text = ("### 1(b)(i)\n\n```py\ngrad = U.dot(yhat - y)\n```\n\n### 1(e)\n\n```python\n"
+            "# the whole matrix at once\ngrad_U = np.outer(center, yhat - y)\ngrad_U = np.outer(v_c, yhat - y)\n```\n\n"
+            "### 2(b)(i)\n\n~~~python\ngamma = 1. / (1 - p_drop)\n~~~\n\n### 3(b)\n\nIn code: `steps = 2*n`\n\n"
+            "### 3(e)(i)\n\n```\nz = x @ W + b1\ndh_dx[i, j] = (z[i] > 0) * W[j, i]\n```\n")
+    got = scored(tmp_path, {"a2.md": text})
+    assert all(full(got[q]) for q in ("1b_i", "1e", "2b_i", "3b", "3e_i"))
+    wrong = text.replace("np.outer(v_c, yhat - y)", "np.outer(yhat - y, v_c)").replace("W[j, i]", "W[i, j]")
+    got = scored(tmp_path / "w", {"a2.md": wrong})
+    assert got["1e"].score == 0 and got["3e_i"].score == 0
+    # code beside a formula is never the answer: the formula is
+    both = "### 1(b)(i)\n\n$U(\\hat y - y)$\n\n```python\ngrad = U.T @ (yhat - y)\n```\n"
+    assert full(scored(tmp_path / "b", {"a2.md": both})["1b_i"])

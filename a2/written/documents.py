@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from a2.written.code_answers import DOUBT as CODE_DOUBT
+from a2.written.code_answers import FORMULA_QUESTIONS, code_answer, without_code
 from a2.written.csv_tables import is_table_file, place_tables
 from a2.written.evidence import attach, outside_sections
 from a2.written.instances import row_layout_hint, stated_convention
@@ -204,6 +206,10 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
+    for q in FORMULA_QUESTIONS & set(merged):            # an answer given only as code (numpy lines)
+        code = code_answer(merged[q].body)
+        if code is not None:
+            merged[q].body, merged[q].doubt = without_code(merged[q].body) + "\n\n" + code, merged[q].doubt or CODE_DOUBT
     notes += place_tables(merged, tables, questions)
     unplaced = [h for name, text in files if not name.lower().endswith(".tex") and not is_plain_text(name, text)
                 for h in unplaced_headings(name, text)]

@@ -212,3 +212,19 @@ def test_an_answer_given_only_as_numpy_code_is_read_as_the_math_it_computes(tmp_
     # code beside a formula is never the answer: the formula is
     both = "### 1(b)(i)\n\n$U(\\hat y - y)$\n\n```python\ngrad = U.T @ (yhat - y)\n```\n"
     assert full(scored(tmp_path / "b", {"a2.md": both})["1b_i"])
+
+
+def test_a_table_or_the_3f_answers_as_a_python_literal_are_read(tmp_path):
+    rows = [(s, b, f"{a[0]} -> {a[1]}" if a else "", {"SHIFT": "S", "LEFT-ARC": "LA", "RIGHT-ARC": "RA"}[t])
+            for s, b, a, t in configurations()]
+    table = "```python\nTABLE = [\n" + "\n".join(f"    {list(r)!r}," for r in rows) + "\n]\n```\n"
+    errors = ("```python\n# sentence: (error type, correct dependency, incorrect dependency)\nF = {\n"
+              "    1: ('verb phrase attachment', ('blocked', 'citing'), ('acquisition', 'citing')),\n"
+              "    2: ('modifier attachment', ('crucial', 'most'), ('elements', 'most')),\n"
+              "    3: ('prepositional phrase attachment', ('reasons', 'decision'), ('declined', 'decision')),\n"
+              "    4: ('coordination attachment', ('plants', 'one'), ('affects', 'one')),\n}\n```\n")
+    got = scored(tmp_path, {"hw.md": "## 3(a)\n\n" + table + "\n## 3(f)\n\n" + errors})
+    assert full(got["3a"]) and full(got["3f"])
+    wrong = table.replace("['ROOT', 'presented', 'at', 'the'], ['NLP'", "['ROOT', 'presented', 'the'], ['NLP'")
+    got = scored(tmp_path / "w", {"hw.md": "## 3(a)\n\n" + wrong + "\n## 3(f)\n\n" + errors.replace("'plants', 'one'", "'affects', 'plants'")})
+    assert got["3a"].score < 4 and got["3f"].score < 12

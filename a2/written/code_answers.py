@@ -13,6 +13,7 @@ as a line of its own.
 
 from __future__ import annotations
 
+import ast
 import re
 
 from grader.reading.answers import candidates
@@ -132,3 +133,56 @@ def code_answer(body: str) -> str | None:
     lines = [f"where ${as_latex(code_math(m.group(1)))} = {as_latex(code_math(m.group(2)))}$" for m in assignments[:-1]
              if len(m.group(1)) <= 2]           # a short name defined first (z = x @ W + b1)
     return "\n\n".join(lines + [f"Answer: ${as_latex(code_math(last.group(2)))}$"]) + "\n"
+
+
+def _words(value) -> list[str] | None:
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value) else None
+
+
+def _arc(value) -> str:
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, str) for v in value):
+        return f"{value[0]} → {value[1]}"
+    return value if isinstance(value, str) else ""
+
+
+def _literal(region: str):
+    """The Python literal a code block assigns or holds (None if it holds none)."""
+    text = "\n".join(line.split("#", 1)[0] for line in region.split("\n")).strip()
+    m = re.match(r"^[A-Za-z_]\w*\s*=\s*", text)
+    try:
+        return ast.literal_eval(text[m.end():] if m else text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def literal_rows(body: str, question: str) -> str | None:
+    """A 3(a) table or 3(f) answers held in a code block as a Python literal (a list of (stack, buffer, arc,
+    transition) tuples; a dict of sentence -> (error type, incorrect arc, correct arc)), as the Markdown a
+    student would have typed: pipe rows, one line per sentence (a comment naming the correct arc before
+    the incorrect one swaps them). None if the section has no such literal."""
+    for m in _FENCED.finditer(body):
+        value = _literal(m.group(3))
+        if question == "3a" and isinstance(value, (list, tuple)) and len(value) >= 3:
+            rows = []
+            for row in value:
+                if not isinstance(row, (list, tuple)) or len(row) not in (3, 4) or None in (
+                        _words(row[0]), _words(row[1])) or isinstance(row[0], str) or isinstance(row[1], str):
+                    return None
+                rest = list(row[2:])
+                name = next((cell for cell in reversed(rest) if isinstance(cell, str) and "→" not in cell
+                             and "->" not in cell), "")
+                arc = next((_arc(cell) for cell in rest if cell is not name), "")
+                rows.append(f"| [{', '.join(row[0])}] | [{', '.join(row[1])}] | {arc} | {name} |")
+            return "| Stack | Buffer | New dependency | Transition |\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
+        if question == "3f" and isinstance(value, dict) and value:
+            comment = m.group(3).lower()
+            swap = 0 <= comment.find("correct") < comment.find("incorrect")
+            lines = []
+            for key, entry in value.items():
+                if not isinstance(entry, (list, tuple)) or len(entry) != 3:
+                    return None
+                kind, wrong, right = entry[0], _arc(entry[1]), _arc(entry[2])
+                wrong, right = (right, wrong) if swap else (wrong, right)
+                lines.append(f"{key}. {kind}. Incorrect dependency: {wrong}. Correct dependency: {right}.")
+            return "\n\n".join(lines) + "\n"
+    return None

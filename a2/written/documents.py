@@ -25,7 +25,7 @@ import re
 from pathlib import PurePosixPath
 
 from a2.written.code_answers import DOUBT as CODE_DOUBT
-from a2.written.code_answers import FORMULA_QUESTIONS, code_answer, without_code
+from a2.written.code_answers import FORMULA_QUESTIONS, code_answer, literal_rows, without_code
 from a2.written.csv_tables import is_table_file, place_tables
 from a2.written.evidence import attach, outside_sections
 from a2.written.instances import row_layout_hint, stated_convention
@@ -206,6 +206,10 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
+    for q in {"3a", "3f"} & set(merged):                   # a table or the 3(f) answers as a Python literal
+        rows = literal_rows(merged[q].body, q)
+        if rows is not None:
+            merged[q].body = without_code(merged[q].body) + "\n\n" + rows
     for q in FORMULA_QUESTIONS & set(merged):            # an answer given only as code (numpy lines)
         code = code_answer(merged[q].body)
         if code is not None:

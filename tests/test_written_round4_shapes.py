@@ -228,3 +228,15 @@ def test_a_table_or_the_3f_answers_as_a_python_literal_are_read(tmp_path):
     wrong = table.replace("['ROOT', 'presented', 'at', 'the'], ['NLP'", "['ROOT', 'presented', 'the'], ['NLP'")
     got = scored(tmp_path / "w", {"hw.md": "## 3(a)\n\n" + wrong + "\n## 3(f)\n\n" + errors.replace("'plants', 'one'", "'affects', 'plants'")})
     assert got["3a"].score < 4 and got["3f"].score < 12
+
+
+# -- one answer split over two places ---------------------------------------------------------------------
+
+def test_3f_fields_in_parallel_lists_are_joined_per_sentence(tmp_path):
+    text = ("## 3(f)\n\nThe error types, sentence by sentence:\n\n- verb phrase attachment\n- modifier attachment\n"
+            "- prepositional phrase attachment\n- coordination attachment\n\nIncorrect dependencies:\n\n"
+            "- acquisition -> citing\n- elements -> most\n- declined -> decision\n- affects -> one\n\n"
+            "Correct dependencies:\n\n- blocked -> citing\n- crucial -> most\n- reasons -> decision\n- plants -> one\n")
+    assert full(scored(tmp_path, {"a2.md": text})["3f"])
+    wrong = text.replace("- reasons -> decision", "- comment -> decision")
+    assert scored(tmp_path / "w", {"a2.md": wrong})["3f"].score == 11

@@ -240,3 +240,15 @@ def test_3f_fields_in_parallel_lists_are_joined_per_sentence(tmp_path):
     assert full(scored(tmp_path, {"a2.md": text})["3f"])
     wrong = text.replace("- reasons -> decision", "- comment -> decision")
     assert scored(tmp_path / "w", {"a2.md": wrong})["3f"].score == 11
+
+
+# -- formulas spoken in words -------------------------------------------------------------------------------
+
+def test_a_formula_spoken_in_words_is_read_and_a_wrong_one_flagged(tmp_path):
+    text = ("2(b)(i)\nThe kept units are scaled up: gamma is one over (one minus p_drop).\n\n"
+            "3(e)(ii)\nIt is the softmax output at i minus the one-hot entry, that is y hat_i minus y_i.\n\n"
+            "1(b)(i)\nThe gradient is U times (y hat - y).\n")
+    got = scored(tmp_path, {"answers.txt": text})
+    assert full(got["2b_i"]) and full(got["3e_ii"]) and full(got["1b_i"])
+    wrong = scored(tmp_path / "w", {"answers.txt": text.replace("y hat_i minus y_i", "y_i minus y hat_i")})
+    assert wrong["3e_ii"].score == 0 and wrong["3e_ii"].needs_review

@@ -46,6 +46,8 @@ from a2.written.sections import (
 from a2.written.summary_table import with_summary
 from a2.written.targets import derivative_target, split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
+from a2.written.word_math import DOUBT as WORDS_DOUBT
+from a2.written.word_math import spoken
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
 from grader.reading.ascii_art import ascii_fractions
 from grader.reading.blocks import (
@@ -210,6 +212,10 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         rows = literal_rows(merged[q].body, q)
         if rows is not None:
             merged[q].body = without_code(merged[q].body) + "\n\n" + rows
+    for q in FORMULA_QUESTIONS & set(merged):            # a formula spoken in words (U times (y-hat minus y))
+        words = spoken(merged[q].body)
+        if words is not None:
+            merged[q].body, merged[q].doubt = words, merged[q].doubt or WORDS_DOUBT
     for q in FORMULA_QUESTIONS & set(merged):            # an answer given only as code (numpy lines)
         code = code_answer(merged[q].body)
         if code is not None:

@@ -252,3 +252,13 @@ def test_a_formula_spoken_in_words_is_read_and_a_wrong_one_flagged(tmp_path):
     assert full(got["2b_i"]) and full(got["3e_ii"]) and full(got["1b_i"])
     wrong = scored(tmp_path / "w", {"answers.txt": text.replace("y hat_i minus y_i", "y_i minus y hat_i")})
     assert wrong["3e_ii"].score == 0 and wrong["3e_ii"].needs_review
+
+
+def test_an_addendum_heading_continues_the_answer_it_names(tmp_path):
+    text = ("## Question 1\n\n### 1(d)\n\nFor $w \\neq o$: $\\frac{\\partial J}{\\partial u_w} = \\hat{y}_w v_c$; the other case"
+            " is below.\n\n### 1(e)\n\n$v_c(\\hat y - y)^\\top$\n\n## Question 3\n\n### 3(b)\n\n$2n$\n\n---\n\n"
+            "#### Supplement to 1(d) (the case $w = o$)\n\n$$\\frac{\\partial J}{\\partial u_o} = (\\hat{y}_o - 1) v_c$$\n")
+    got = scored(tmp_path, {"a2.md": text})
+    assert full(got["1d"]) and full(got["1e"]) and full(got["3b"])
+    wrong = scored(tmp_path / "w", {"a2.md": text.replace("(\\hat{y}_o - 1) v_c", "(1 - \\hat{y}_o) v_c")})
+    assert wrong["1d"].score == 2

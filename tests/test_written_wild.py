@@ -1073,7 +1073,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
     },
     "106_answers_split_two_places": {   # answers split: 1(d)'s w ≠ o case in an addendum at the end, 3(a) in two tables with 3(b) between them, 3(f) ty ..
         "1b_i": (0, "", 0),
-        "1d": (2, R, 4),   # blind: on e11a8a0 flagged miss: 2, review; i33: flagged: the answer read (w = o: ∂J/∂u_w = (ŷ_o − 1)v_c) is not the only formula for 1(d) in the writeup: $w = o$: $$\frac{\parti
+        "1d": (4, "", 4),   # blind: on e11a8a0 flagged miss: 2, review
         "1e": (1, "", 1),
         "2b_i": (1, "", 1),
         "3a": (4, "", 4),

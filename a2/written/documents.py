@@ -212,7 +212,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         rows = literal_rows(merged[q].body, q)
         if rows is not None:
             merged[q].body = without_code(merged[q].body) + "\n\n" + rows
-    for q in FORMULA_QUESTIONS & set(merged):            # a formula spoken in words (U times (y-hat minus y))
+    for q in (FORMULA_QUESTIONS - {"3b"}) & set(merged):  # a formula spoken in words (3(b)'s words: its own reader)
         words = spoken(merged[q].body)
         if words is not None:
             merged[q].body, merged[q].doubt = words, merged[q].doubt or WORDS_DOUBT

@@ -262,3 +262,14 @@ def test_an_addendum_heading_continues_the_answer_it_names(tmp_path):
     assert full(got["1d"]) and full(got["1e"]) and full(got["3b"])
     wrong = scored(tmp_path / "w", {"a2.md": text.replace("(\\hat{y}_o - 1) v_c", "(1 - \\hat{y}_o) v_c")})
     assert wrong["1d"].score == 2
+
+
+# -- entries indexed as code or MATLAB writes them --------------------------------------------------------
+
+def test_entries_indexed_in_brackets_or_matlab_parentheses_are_read(tmp_path):
+    text = ("3(e)(i)\n\n  dh[i]/dx[j] = ReLU'(z[i]) * W[j, i]\n\n"
+            "3(e)(ii)\n\nwith A(k) the k-th entry: dCE/dl(i) = yhat(i) - y(i)\n")
+    got = scored(tmp_path, {"hw2.txt": text})
+    assert full(got["3e_i"]) and full(got["3e_ii"])
+    got = scored(tmp_path / "w", {"hw2.txt": text.replace("W[j, i]", "W[i, j]").replace("yhat(i) - y(i)", "y(i) - yhat(i)")})
+    assert got["3e_i"].score == 0 and got["3e_ii"].score == 0

@@ -1067,8 +1067,8 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "2b_i": (1, "", 1),   # blind: on e11a8a0 flagged miss: 0, review
         "3a": (4, "", 4),
         "3b": (1, "", 1),
-        "3e_i": (0, R, 3),   # blind: on e11a8a0 flagged miss: 0, review; i33: flagged: the answer could not be read: An answer to ∂h_i/∂x_j was found but could not be read: could not read '': an empty formul
-        "3e_ii": (0, R, 0),
+        "3e_i": (3, "", 3),   # blind: on e11a8a0 flagged miss: 0, review
+        "3e_ii": (0, "", 0),
         "3f": (11, "", 11),
     },
     "106_answers_split_two_places": {   # answers split: 1(d)'s w ≠ o case in an addendum at the end, 3(a) in two tables with 3(b) between them, 3(f) ty ..

@@ -22,16 +22,16 @@ STUDENT_FILES = ("word2vec.py", "sgd.py", "parser_transitions.py", "parser_model
 WRITTEN_FILES = ("answers.md", "answers.txt")
 """The written part: Markdown (the template's), or plain text with Unicode or ASCII math; .tex files too."""
 WRITTEN_SUFFIXES = (".md", ".markdown", ".mmd", ".mkd", ".mdown", ".qmd", ".rmd", ".rmarkdown", ".txt", ".tex",
-                    ".ipynb", ".org", ".rst", ".html", ".htm")
+                    ".ipynb", ".org", ".rst", ".html", ".htm", ".wiki", ".mediawiki", ".lyx")
 """Written files read whatever their name (``a2_answer.md``, ``p1.txt``, ``homework2.tex``; a notebook's
 Markdown cells, org-mode and reStructuredText as the Markdown they say: grader/reading/markup.py;
 Quarto's .qmd and R Markdown's .Rmd are Markdown with a front matter and code chunks; .mmd is Mathpix's
 Markdown, what its OCR of a handwritten page exports, and MultiMarkdown's; .mkd and .mdown are Markdown)."""
 UNREAD_WRITTEN_SUFFIXES = (".pdf", ".xlsx", ".xls", ".csv", ".ods", ".numbers", ".docx", ".doc", ".odt", ".rtf",
                            ".pages", ".png", ".jpg", ".jpeg", ".gif", ".heic", ".webp",
-                           ".typ", ".adoc", ".asciidoc", ".latex", ".ltx", ".lyx")
+                           ".typ", ".adoc", ".asciidoc", ".latex", ".ltx")
 """Files that may hold written answers the reader cannot read (a 3(a) table in a spreadsheet, a
-scanned page, a writeup in Typst, AsciiDoc or LyX, whose math is not LaTeX's, or LaTeX under a
+scanned page, a writeup in Typst or AsciiDoc, whose math is not LaTeX's, or LaTeX under a
 suffix the reader does not take for it): named in the feedback, and the items they may answer go to review."""
 NOT_WRITTEN = ("requirements", "license", "licence", "readme")
 """File names (without suffix, lower case) never read as written answers."""

@@ -1013,6 +1013,140 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),
         "3f": (0, "", 0),
     },
+    # Blind round 4 (issue 33): 101-112, written before the reader was run on them (commit e11a8a0); on e11a8a0
+    # 59 of 108 items agreed unflagged, 9 flagged at the TA's points, 30 flagged misses, 10 silent false fails, 0 false passes.
+    "101_lyx_native_file": {   # LyX's own .lyx format (\begin_layout Section*, \begin_inset Formula $..$ / \[..\], <lyxtabular> cells, \series ..
+        "1b_i": (2, "", 2),   # blind: on e11a8a0 flagged miss: 0, review
+        "1d": (4, "", 4),   # blind: on e11a8a0 flagged miss: 0, review
+        "1e": (1, "", 1),   # blind: on e11a8a0 flagged miss: 0, review
+        "2b_i": (1, "", 1),   # blind: on e11a8a0 flagged miss: 0, review
+        "3a": (4, "", 4),   # blind: on e11a8a0 flagged miss: 0, review
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),   # blind: on e11a8a0 flagged miss: 0, review
+        "3e_ii": (0, "", 0),
+        "3f": (11, "", 11),   # blind: on e11a8a0 flagged miss: 0, review
+    },
+    "102_myst_jupyter_book": {   # MyST (Jupyter Book): ```{math} directives with :label:, {math}`..` roles, :::{admonition} Answer blocks, (labe ..
+        "1b_i": (2, "", 2),   # blind: on e11a8a0 flagged miss: 0, review
+        "1d": (4, "", 4),   # blind: on e11a8a0 flagged miss: 0, review
+        "1e": (0, "", 0),
+        "2b_i": (0, "", 0),
+        "3a": (3.7647, "", 3.7647),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),   # blind: on e11a8a0 flagged miss: 0, review
+        "3e_ii": (3, "", 3),   # blind: on e11a8a0 flagged miss: 0, review
+        "3f": (12, "", 12),
+    },
+    "103_answers_in_words": {   # answers in English words ('U multiplied by (y-hat minus y)', 'the outer product of v_c with (y-hat minus y)',  ..
+        "1b_i": (2, "", 2),   # blind: on e11a8a0 flagged miss: 0, review
+        "1d": (0, R, 2),   # blind: on e11a8a0 flagged miss: 0, review; i33: flagged: the formula was read from words (minus, times, one over ...) written as symbols
+        "1e": (0, R, 1),   # blind: on e11a8a0 flagged miss: 0, review; i33: flagged: the formula was read from words (minus, times, one over ...) written as symbols
+        "2b_i": (1, "", 1),   # blind: on e11a8a0 flagged miss: 0, review
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (0, R, 0),
+        "3e_ii": (3, "", 3),   # blind: on e11a8a0 flagged miss: 0, review
+        "3f": (0, "", 0),
+    },
+    "104_numpy_code_answers": {   # every answer as numpy in ```python fences (U @ (y_hat - y), np.outer, a loop for 1(d), z[i] > 0 * W[j, i]), 3( ..
+        "1b_i": (2, "", 2),   # blind: on e11a8a0 flagged miss: 0, review
+        "1d": (2, R, 2),   # blind: on e11a8a0 flagged miss: 0, review
+        "1e": (1, "", 1),   # blind: on e11a8a0 flagged miss: 0, review
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),   # blind: on e11a8a0 flagged miss: 3.765, review
+        "3b": (0, R, 0),
+        "3e_i": (3, "", 3),   # blind: on e11a8a0 flagged miss: 0, review
+        "3e_ii": (3, "", 3),   # blind: on e11a8a0 flagged miss: 0, review
+        "3f": (12, "", 12),   # blind: on e11a8a0 flagged miss: 4, review
+    },
+    "105_mixed_notation_matlab_primes": {   # LaTeX, Unicode and MATLAB notation in one writeup: vc*(yhat - y)' (prime = transpose), ReLU'(z(i)) * W(j,i), y ..
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),   # blind: on e11a8a0 flagged miss: 0, review
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),   # blind: on e11a8a0 flagged miss: 0, review
+        "3e_ii": (0, "", 0),
+        "3f": (11, "", 11),
+    },
+    "106_answers_split_two_places": {   # answers split: 1(d)'s w ≠ o case in an addendum at the end, 3(a) in two tables with 3(b) between them, 3(f) ty ..
+        "1b_i": (0, "", 0),
+        "1d": (4, "", 4),   # blind: on e11a8a0 flagged miss: 2, review
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (1.5, "", 1.5),
+        "3f": (12, "", 12),   # blind: on e11a8a0 flagged miss: 0, review
+    },
+    "107_stack_top_first": {   # 3(a) stacks written top first ([presented, ROOT]), declared in a sentence and in the header; 1(b)(i) as −u_o + ..
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (0, "", 0),
+        "3a": (4, "", 4),   # blind: on e11a8a0 flagged miss: 0.4706, review
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
+    "108_overleaf_xparse_macros": {   # Overleaf: \NewDocumentCommand{\pd}{O{J} m} (optional argument), \T transpose macro, \ind{}, \input + \subimpor ..
+        "1b_i": (0, "", 0),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (3.7647, "", 3.7647),   # blind: on e11a8a0 flagged miss: 1.882, review
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),   # blind: on e11a8a0 flagged miss: 0, review
+        "3e_ii": (3, "", 3),   # blind: on e11a8a0 SILENT false fail: 0
+        "3f": (12, "", 12),   # blind: on e11a8a0 SILENT false fail: 0
+    },
+    "109_answers_under_wrong_subquestion": {   # false-pass probe: 1(b)(i) answered with ∂J/∂U's form and 1(e) with ∂J/∂v_c's (no left-hand sides), 3(a) stops  ..
+        "1b_i": (0, "", 0),
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (3.2941, R, 3.5294),   # blind: on e11a8a0 SILENT false fail: 3.294; i33: flagged: the table ends after 14 steps with the parse not complete: the rest may be elsewhere (a second table, another page) or m
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (10, "", 10),
+    },
+    "110_pandoc_attributes_raw_tex": {   # pandoc Markdown: YAML header-includes with \newcommand, headings with {#id .unnumbered} / {-}, ::: {.answer} f ..
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (1.5, "", 1.5),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
+    "111_definition_lists_emoji_checks": {   # Markdown definition lists (term / ':   ' answers), ❌ rejected attempts before ✅ finals (a right form rejected  ..
+        "1b_i": (2, "", 2),
+        "1d": (2, "", 2),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, "", 0),
+        "3f": (12, "", 12),
+    },
+    "112_mediawiki_markup": {   # a .txt of MediaWiki markup: = headings =, <math>..</math>, '''bold''', {| wikitable |} with || cells and &rarr ..
+        "1b_i": (2, "", 2),   # blind: on e11a8a0 SILENT false fail: 0
+        "1d": (4, "", 4),   # blind: on e11a8a0 SILENT false fail: 0
+        "1e": (0, "", 0),
+        "2b_i": (0, "", 0),
+        "3a": (4, "", 4),   # blind: on e11a8a0 SILENT false fail: 0
+        "3b": (1, "", 1),   # blind: on e11a8a0 SILENT false fail: 0
+        "3e_i": (3, "", 3),   # blind: on e11a8a0 SILENT false fail: 0
+        "3e_ii": (3, "", 3),   # blind: on e11a8a0 SILENT false fail: 0
+        "3f": (12, "", 12),   # blind: on e11a8a0 SILENT false fail: 0
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

@@ -13,6 +13,8 @@ pylatexenc, notation tables, formulas to SymPy trees, their evaluation) is in ``
     position_labels.py labels by the handout's position (``Q1.2 (i)``, ``Problem 3 part f``)
     summary_table.py   final answers collected in a summary table
     corrections.py     answers given twice: the correction wins
+    code_answers.py    answers given only as numpy code; a 3(a)/3(f) answer as a Python literal
+    word_math.py       formulas spoken in words (minus, times, one over) as symbols
     evidence.py        answer choice on evidence: equations naming a target anywhere; review flags
     targets.py         what a formula answers, from its left-hand side (∂J/∂v_c, ∂CE/∂l_i, γ ...)
     instances.py       random instances of the formula questions and their true values
@@ -25,6 +27,7 @@ pylatexenc, notation tables, formulas to SymPy trees, their evaluation) is in ``
     tables.py          Markdown/LaTeX tables, word lists and dependencies
     csv_tables.py      a 3(a) table handed in as a .csv beside the text
     transitions.py     3(a): the configuration table, replayed
+    table_steps.py     3(a): stacks written top first, a table with fewer rows than the parse
     parser_errors.py   3(f): error types and dependencies
     fingerprint.py     what a formula evaluates to at fixed points: the key that groups equal answers
     grouping.py        how written answers are grouped for TAs

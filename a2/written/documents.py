@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from a2.written.code_answers import DOUBT as CODE_DOUBT
+from a2.written.code_answers import FORMULA_QUESTIONS, code_answer, literal_rows, without_code
 from a2.written.csv_tables import is_table_file, place_tables
 from a2.written.evidence import attach, outside_sections
 from a2.written.instances import row_layout_hint, stated_convention
@@ -44,6 +46,8 @@ from a2.written.sections import (
 from a2.written.summary_table import with_summary
 from a2.written.targets import derivative_target, split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
+from a2.written.word_math import DOUBT as WORDS_DOUBT
+from a2.written.word_math import spoken
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
 from grader.reading.ascii_art import ascii_fractions
 from grader.reading.blocks import (
@@ -207,6 +211,18 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
         for section in found.sections.values():
             merge_section(merged, section)
     _move_foreign_tails(merged, questions)
+    for q in {"3a", "3f"} & set(merged):                   # a table or the 3(f) answers as a Python literal
+        rows = literal_rows(merged[q].body, q)
+        if rows is not None:
+            merged[q].body = without_code(merged[q].body) + "\n\n" + rows
+    for q in (FORMULA_QUESTIONS - {"3b"}) & set(merged):  # a formula spoken in words (3(b)'s words: its own reader)
+        words = spoken(merged[q].body)
+        if words is not None:
+            merged[q].body, merged[q].doubt = words, merged[q].doubt or WORDS_DOUBT
+    for q in FORMULA_QUESTIONS & set(merged):            # an answer given only as code (numpy lines)
+        code = code_answer(merged[q].body)
+        if code is not None:
+            merged[q].body, merged[q].doubt = without_code(merged[q].body) + "\n\n" + code, merged[q].doubt or CODE_DOUBT
     notes += place_tables(merged, tables, questions)
     unplaced = [h for name, text in files if not name.lower().endswith(".tex") and not is_plain_text(name, text)
                 for h in unplaced_headings(name, text)]

@@ -44,6 +44,7 @@ _BREAKS = frozenset({"newline", "linebreak", "par", "noindent", "medskip", "bigs
 _DROPPED = frozenset({"input", "include", "includegraphics", "usepackage", "documentclass", "title", "author",
                       "date", "label"})
 _BLOCKS = frozenset(tex_walk.BLOCK_MACROS)
+_COUNTER = re.compile(r"\\(set|addto)counter\s*\{\s*enum(i{1,3}|iv)\s*\}\s*\{\s*(-?\d+)\s*\}")
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 ROW_BREAK = re.compile(r"\\\\(?:\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\])?")
@@ -260,6 +261,8 @@ class _Writer:
             self.under_subsection = label is not None and label.letter is not None
         elif name in _ITEM_WORDS:
             self.item(node, args)
+        elif name in ("setcounter", "addtocounter"):
+            self.counter(node)
         elif name in _BOLD and args and isinstance(args[-1], LatexGroupNode):
             self.out.append("**")
             self.walk(args[-1].nodelist)
@@ -272,6 +275,15 @@ class _Writer:
             self.out.append("\n")
         elif name not in _DROPPED:
             self.out.append(self.verbatim(node))
+
+    def counter(self, node: LatexMacroNode) -> None:
+        """``\\setcounter{enumi}{4}`` (the next item is (e)) or ``\\addtocounter{enumii}{1}`` on the list it names."""
+        m = _COUNTER.match(self.text, node.pos)
+        numbered = [frame for frame in self.lists if frame[2]]
+        level = ROMANS.index(m.group(2)) + 1 if m else 0
+        if m and level <= len(numbered):
+            frame = numbered[level - 1]
+            frame[1] = int(m.group(3)) + (frame[1] if m.group(1) == "addto" else 0)
 
     def item(self, node: LatexMacroNode, args: list) -> None:
         """Number an item the way the template's nested lists print it."""

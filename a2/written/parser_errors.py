@@ -21,7 +21,7 @@ from a2.written.corrections import split_at_correction
 from a2.written.keys import ERROR_TYPES, parser_error_keys
 from a2.written.sections import Section
 from a2.written.tables import ARROWS, Dependency, clean, dependencies_in, table_rows
-from grader.reading.blocks import list_items
+from grader.reading.blocks import list_items, markdown_tokens
 
 VP, MOD, PP, COORD = ERROR_TYPES
 
@@ -116,6 +116,30 @@ def _roles_from_header(body: str) -> str:
     return "\n".join(lines)
 
 
+def parallel_items(body: str) -> list[str]:
+    """Lists in parallel, one item per sentence each ("Error types: 1. ... 4." then "Dependencies, in the same
+    order: 1. ... 4."): item k of every such list, with the line that introduces its list, joined; [] if
+    fewer than two lists have one item per sentence."""
+    lines = body.split("\n")
+    lists: list[tuple[int, list[str]]] = []
+    depth = 0
+    for tok in markdown_tokens(body):
+        if tok.type in ("bullet_list_open", "ordered_list_open"):
+            depth += 1
+            if depth == 1 and tok.map:
+                lists.append((tok.map[0], []))
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            depth -= 1
+        elif tok.type == "list_item_open" and depth == 1 and tok.map and lists:
+            lists[-1][1].append("\n".join(lines[tok.map[0]:tok.map[1]]).rstrip())
+    lists = [(start, items) for start, items in lists if len(items) == len(KEYS)]
+    if len(lists) < 2:
+        return []
+    lead = [lines[start - 1].strip() if start and lines[start - 1].strip() else "" for start, _ in lists]
+    return ["\n".join(f"{intro} {items[k]}".strip() for intro, (_, items) in zip(lead, lists, strict=True))
+            for k in range(len(KEYS))]
+
+
 def split_items(body: str) -> dict[str, str]:
     """The text about each sentence, keyed by its roman numeral."""
     body = _roles_from_header(body)
@@ -132,7 +156,7 @@ def split_items(body: str) -> dict[str, str]:
         return parts
     # A list (``1.`` ... ``4.``, bullets) with one item per sentence: each names its sentence by
     # its words, else by its place when there is one item per sentence.
-    items = list_items(body)
+    items = parallel_items(body) or list_items(body)
     sentences_named = [{key.roman for key in KEYS if re.search(key.clue, item, re.I)} for item in items]
     if len(items) == len(KEYS) or (len(items) >= 2 and all(len(n) == 1 for n in sentences_named)
                                    and len(set().union(*sentences_named)) == len(items)):

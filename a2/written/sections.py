@@ -79,7 +79,7 @@ class Located:
 # Labels
 
 _ROMAN = r"(?:iv|v|i{1,3})"
-_LEAD = re.compile(r"^[\s#>*_$`]*(?:\\\(|\\\[)?\s*")
+_LEAD = re.compile(r"^[\s#>*_$`]*(?:(?i:addendum|supplement|follow[- ]?up|continuation)\s+(?:to|of|for|on)\s+)?(?:\\\(|\\\[)?\s*")
 _WORD = re.compile(r"(?:question|problem|exercise|part|task|q)\s*\.?\s*(?=[0-9(a-gA-G])", re.I)
 _PART = re.compile(r"([1-3])(?![0-9])(?:\s*[.:)]\s*|\s+|-(?=[a-g](?![A-Za-z]))|(?=[(a-g])|$)")   # also Q1-b
 _LETTER_PAREN = re.compile(r"[.\-\s]*\(\s*([a-gA-G])\s*\)")

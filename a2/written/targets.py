@@ -97,6 +97,8 @@ def lhs_target(lhs: str) -> str | None:
         return "2b_i"
     if re.fullmatch(r"(?:\\#)?(?:steps|n_?steps|numberofsteps|#steps|transitions)", flat, re.I):
         return "3b"
+    if "\\" not in text:              # dh(i)/dx(j), dh[i]/dx[j]: an entry indexed as code or MATLAB writes it
+        text = re.sub(r"(?<=[A-Za-z])[\[(]\s*([a-z])\s*[\])]", r"_\1", text)
     slash = _SLASH.match(text.replace("\\partial", "∂"))
     m = fraction(text) or (slash.groupdict() if slash else None)
     if not m:

@@ -18,6 +18,7 @@ from a2.arcstandard import ArcStandardParse
 from a2.written.catalogue import every_known
 from a2.written.checker_registry import Verdict, WrittenContext, missing, written_check
 from a2.written.sections import Section
+from a2.written.table_steps import TOP_FIRST_NOTE, missing_steps, top_first
 from a2.written.tables import (
     LEFT,
     RIGHT,
@@ -321,6 +322,8 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
         review = (f"no configuration table was read, only a sequence of {len(rows)} transitions: the stack and "
                   "buffer of each step are unchecked (a table the reader missed, or a list of steps?)")
     rows, flipped = dependent_first(section.body, rows)      # "every arc is written dependent → head"
+    rows, reversed_stacks = top_first(rows)
+    notes += [TOP_FIRST_NOTE] if reversed_stacks else []
     if flipped:
         notes.append("Arcs were read dependent → head, as your writeup declares.")
         review = review or "the arcs were read dependent → head, as the writeup declares: a TA confirms the reading"
@@ -340,12 +343,8 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     lines = [f"read: {read}", *notes]
     # the count of right rows, each wrong row and the step toward the gold tree: the explanation only
     why = [counted + tree, *done.messages]
-    if len(rows) < STEPS and rows[-1].stack == ("ROOT",) and rows[-1].buffer == ():
-        why.append(f"Steps are missing: the table ends complete after {len(rows)} rows, but a row holds one "
-                   "transition, and this parse takes more (a row that shows two steps at once counts as one).")
-    elif len(rows) < STEPS:
-        why.append("Steps are missing: after the last row the parse is not complete (a complete parse "
-                   "ends with an empty buffer and only ROOT on the stack).")
+    short, unfinished = missing_steps(rows, STEPS)
+    why += short
     if passed + int(tree_ok) < total:
         evidence = TableEvidence(done.reversed, _wrong_heads(rows, done.reversed))
         why[1:1] = [mistake.text(evidence) for mistake in every_known("3a", evidence)]
@@ -361,6 +360,7 @@ def transition_table(section: Section, ctx: WrittenContext) -> Verdict:
     if (mislabelled := [str(r.number) for r in rows if _mislabelled(r)]) and not review:
         review = (f"rows {', '.join(mislabelled[:5])}: a transition other than the one the row's own stack, buffer "
                   "and arc show, a TA decides which was meant")
+    review = review or unfinished
     if bare and earned >= total:
         earned = total - 1            # the rows' configurations are part of the answer: never full without them
     return Verdict(earned, total, lines, read=read, why=why, review=review, doubt=doubt)   # doubt: said at once

@@ -1,4 +1,5 @@
-"""Reading students' written files: one document model (blocks, markup; layouts: rows, ascii_art),
+"""Reading students' written files: one document model (blocks, markup; other markups as Markdown: lyx,
+myst, wikitext; layouts: rows, ascii_art),
 LaTeX through pylatexenc (tex_walk, tex_macros, tex_packages; MathML as LaTeX: mathml), the one group
 scanner (braces), final-answer candidates (answers; the one remark rule: remarks), formulas to SymPy
 trees (notation, latex_normal reading pylatexenc's nodes (latex_fast for plain formulas) with the

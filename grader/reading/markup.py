@@ -18,9 +18,12 @@ import re
 from html.parser import HTMLParser
 
 from grader.reading.blocks import markdown_tokens
+from grader.reading.lyx import lyx_markdown
 from grader.reading.mathml import mathml_as_tex
+from grader.reading.myst import plain_markdown
+from grader.reading.wikitext import is_wikitext, wikitext_markdown
 
-MARKUPS = (".ipynb", ".org", ".rst", ".html", ".htm")
+MARKUPS = (".ipynb", ".org", ".rst", ".html", ".htm", ".lyx")
 """File suffixes read through this module."""
 
 
@@ -28,13 +31,18 @@ def as_markdown(name: str, text: str) -> str:
     """``text`` of the file ``name`` as Markdown (a file of another kind is returned as it is)."""
     low = name.lower()
     if low.endswith(".ipynb"):
-        return notebook(text)
+        return plain_markdown(notebook(text))
     if low.endswith(".org"):
         return org(text)
     if low.endswith(".rst"):
         return rst(text)
     if low.endswith((".html", ".htm")):
         return html(text)
+    if low.endswith(".lyx"):
+        return lyx_markdown(text)
+    if is_wikitext(text):
+        return wikitext_markdown(text)
+    text = plain_markdown(text)         # MyST's directives and roles (a Jupyter Book)
     return latex_headings(text) if "\\" in text else text
 
 

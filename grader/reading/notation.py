@@ -198,6 +198,7 @@ def dropped_case(formula: str) -> str:
 FUNCTION_WORDS = frozenset({"exp", "log", "ln", "sum", "max", "min", "softmax", "relu", "sigmoid", "sign",
                             "gamma", "delta", "sigma", "theta", "alpha", "beta", "partial", "hat", "drop"})
 """Words of plain-text formulas that are notation of every question, never a name to respell."""
+_INDEXED = re.compile(r"(?<![A-Za-z\\_^0-9])([A-Za-z][A-Za-z_]*)\s*[\[(]\s*([a-z])\s*(?:,\s*([a-z])\s*)?[\])]")
 _WORD = re.compile(r"(?<![A-Za-z\\_^0-9])([A-Za-z]+)(?:(\s+)([a-z])(?![A-Za-z0-9_(]))?")
 
 
@@ -254,7 +255,15 @@ class PlainNames:
         return word.lower() in FUNCTION_WORDS or self.spell(word) is not None
 
     def respell(self, text: str) -> str:
-        """``text`` (a formula typed without LaTeX) with its names in the spelling the tables read."""
+        """``text`` (a formula typed without LaTeX) with its names in the spelling the tables read; an entry
+        indexed in brackets or MATLAB's parentheses (``W(j,i)``, ``yhat[i]``) by the question's index letters
+        is the name run together with them (``Wji``), which :meth:`spell` reads."""
+        def entry(m: re.Match[str]) -> str:
+            name, idx = m.group(1), m.group(2) + (m.group(3) or "")
+            if name.lower() in FUNCTION_WORDS or self.spell(name) is None or not all(ch in self.indices for ch in idx):
+                return m.group(0)
+            return name.replace("_", "") + idx
+        text = _INDEXED.sub(entry, text)
         def one(m: re.Match[str]) -> str:
             spelled = self.spell(m.group(1))
             if spelled is None:

@@ -2,8 +2,9 @@
 
 Students write answers with the course template's shorthands (``\\bU``, ``\\by``, ``\\hat{\\by}``)
 and with their own (``\\newcommand{\\byt}{\\hat{\\by}}`` in a main file). :func:`definitions`
-reads ``\\newcommand``, ``\\renewcommand``, ``\\providecommand``, ``\\def`` and
-``\\DeclareMathOperator`` from the text; :func:`expand` replaces uses by their bodies (arguments
+reads ``\\newcommand``, ``\\renewcommand``, ``\\providecommand``, ``\\def``,
+``\\DeclareMathOperator`` and xparse's ``\\NewDocumentCommand`` (``m``, ``o``, ``O{..}`` arguments)
+from the text; :func:`expand` replaces uses by their bodies (arguments
 ``#1``..``#9`` taken as braced groups or single tokens). A backslash, ``b`` and one letter that no
 definition covers is that letter in bold (the template's ``\\bu``, ``\\bv``, ``\\bW`` ...).
 
@@ -52,6 +53,26 @@ _NEWCOMMAND = re.compile(r"\\(?:re|provide)?newcommand\*?\s*(?:\{\s*\\([A-Za-z]+
                          r"(?:\[\s*(\d)\s*\])?\s*(?:\[([^\]]*)\])?\s*(?=\{)")
 _DEF = re.compile(r"\\(?:g|e|x)?def\s*\\([A-Za-z]+)\s*((?:#\d)*)\s*(?=\{)")
 _OPERATOR = re.compile(r"\\DeclareMathOperator\*?\s*\{\s*\\([A-Za-z]+)\s*\}\s*(?=\{)")
+_DOCUMENT_COMMAND = re.compile(r"\\(?:New|Renew|Provide|Declare)DocumentCommand\s*(?:\{\s*\\([A-Za-z]+)\s*\}|\\([A-Za-z]+))"
+                               r"\s*(?=\{)")
+_SPEC = re.compile(r"\s*(?:(o)|O\{([^{}]*)\})?((?:\s*[mr+]?m)*)\s*")
+
+
+def _document_command(text: str, m: re.Match, name: str) -> tuple[Macro | None, int] | None:
+    """xparse's ``\\NewDocumentCommand{\\pd}{O{J} m}{...}``: an optional first argument (``o``, or ``O{default}``)
+    then mandatory ones (``m``); another argument type (a star, a verbatim) is not expanded (None)."""
+    spec = braced(text, m.end())
+    if spec is None:
+        return None
+    body = braced(text, spec[1])
+    if body is None:
+        return None
+    shape = _SPEC.fullmatch(spec[0])
+    if shape is None:
+        return None, body[1]
+    optional = shape.group(1) is not None or shape.group(2) is not None
+    nargs = shape.group(3).count("m") + int(optional)
+    return Macro(name, nargs, body[0], (shape.group(2) or "") if optional else None), body[1]
 
 
 def definitions(text: str) -> tuple[dict[str, Macro], str]:
@@ -59,9 +80,17 @@ def definitions(text: str) -> tuple[dict[str, Macro], str]:
     found: dict[str, Macro] = {}
     out: list[str] = []
     pos = 0
-    pattern = re.compile("|".join(f"(?:{p.pattern})" for p in (_NEWCOMMAND, _DEF, _OPERATOR)))
+    pattern = re.compile("|".join(f"(?:{p.pattern})" for p in (_NEWCOMMAND, _DEF, _OPERATOR, _DOCUMENT_COMMAND)))
     for m in pattern.finditer(text):
         if m.start() < pos:
+            continue
+        if m.group(8) or m.group(9):
+            got = _document_command(text, m, m.group(8) or m.group(9))
+            if got is not None:
+                if got[0] is not None and got[0].name not in PROTECTED and len(found) < MAX_DEFINITIONS:
+                    found[got[0].name] = got[0]
+                out.append(text[pos:m.start()])
+                pos = got[1]
             continue
         body = braced(text, m.end())
         if body is None:

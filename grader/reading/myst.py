@@ -21,13 +21,14 @@ import re
 
 _FENCE = re.compile(r"^\s*(`{3,}|:{3,})\s*(?:\{([\w:-]+)\})?(.*)$")
 _OPTION = re.compile(r"^\s*:[\w-]+:")
-_ROLE = re.compile(r"\{([\w:-]+)\}`([^`\n]*)`")
+_ROLE = re.compile(r"(?<![\w\\}^_])\{([A-Za-z][\w:-]*)\}`([^`\n]*)`")
+"""A MyST role (``{math}`x` ``): never a LaTeX argument (``\\text{I}`` inside GitHub's ``$`...`$``)."""
 _TARGET = re.compile(r"^\s*\([\w:.-]+\)=\s*$")
 
 
 def is_myst(text: str) -> bool:
     """Whether ``text`` uses MyST's directives or roles."""
-    return bool(re.search(r"^\s*(?:`{3,}|:{3,})\s*\{[\w:-]+\}|\{[\w:-]+\}`", text, re.M))
+    return bool(re.search(r"^\s*(?:`{3,}|:{3,})\s*\{[\w:-]+\}", text, re.M) or _ROLE.search(text))
 
 
 def _role(m: re.Match) -> str:

@@ -22,7 +22,8 @@ pylatexenc, notation tables, formulas to SymPy trees, their evaluation) is in ``
     scalar_answers.py  2(b)(i) γ(p_drop) and 3(b) steps(n)
     catalogue.py       known wrong answers: message and declared partial credit
     keys.py            the answer keys that are data (keys.yaml)
-    tables.py          Markdown/LaTeX tables, word lists and dependencies
+    tables.py          tables as rows of cells (Markdown pipes, aligned text; LaTeX's from grader/reading/tex_tables),
+                       word lists and dependencies
     csv_tables.py      a 3(a) table handed in as a .csv beside the text
     transitions.py     3(a): the configuration table, replayed
     parser_errors.py   3(f): error types and dependencies

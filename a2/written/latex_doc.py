@@ -6,7 +6,7 @@ at the first level, ``i.``, ``ii.`` inside), under ``\\section`` headings, and s
 their answers below each ``\\item``. The parser's nodes are turned into Markdown: sections and
 numbered items into headings (``## (b)``, ``### (ii)``; under a ``\\subsection`` whose title names one
 question, ``3(f)``, a list is the answer's own: plain lines), display math and math environments into
-``$$...$$``, ``tabular`` rows into Markdown table rows, ``\\textbf{Answer:}`` into
+``$$...$$`` (tables are kept as written: :mod:`grader.reading.tex_tables` reads their nodes), ``\\textbf{Answer:}`` into
 ``**Answer:**``; every other node is kept as written. Inside one answer (:func:`body_to_markdown`)
 lists become plain ``i.``/``-`` lines instead of headings. It never follows
 ``\\input``/``\\include`` (a writeup is read from the uploaded files only) and never runs TeX.
@@ -27,14 +27,13 @@ from pylatexenc.latexwalker import (
 )
 
 from a2.written.sections import parse_label
-from grader.reading import tex_walk
+from grader.reading import tex_tables, tex_walk
 from grader.reading.braces import group
 
 _LEVEL = {"section": "#", "subsection": "##", "subsubsection": "###", "paragraph": "####",
           "subparagraph": "#####"}
 _MATH_ENVS = frozenset({"equation", "equation*", "align", "align*", "gather", "gather*", "multline",
                         "multline*", "eqnarray", "eqnarray*", "displaymath", "math", "flalign", "flalign*"})
-_TABLES = frozenset({"tabular", "tabular*", "tabularx", "longtable", "array"})
 _LIST_ENVS = frozenset({"enumerate", "parts", "subparts", "questions", "itemize", "description"})
 _UNNUMBERED = frozenset({"itemize", "description"})
 _ITEM_WORDS = frozenset({"item", "part", "subpart", "question", "subquestion"})
@@ -46,13 +45,17 @@ _DROPPED = frozenset({"input", "include", "includegraphics", "usepackage", "docu
 _BLOCKS = frozenset(tex_walk.BLOCK_MACROS)
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
-ROW_BREAK = re.compile(r"\\\\(?:\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\])?")
-"""A row break ``\\\\``, with its optional spacing ``[2pt]`` (a length, never ``[ROOT]``)."""
-_RULES = re.compile(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\})")
 
 
 def _display(latex: str) -> str:
     return "\n$$" + " ".join(latex.split()) + "$$\n"
+
+
+def _table_or_display(latex: str) -> str:
+    """A display: its ``array`` environment as it is written when it is a table typed in math mode
+    (:func:`grader.reading.tex_tables.math_array`, read by the table reader from its nodes), else ``$$...$$``."""
+    table = tex_tables.math_array(latex)
+    return "\n\n" + table + "\n\n" if table else _display(latex)
 
 
 _INTERTEXT = re.compile(r"\\(?:short)?intertext\s*(?=\{)")
@@ -83,52 +86,12 @@ def _math_with_text(latex: str) -> list[str]:
             parts.append("\n\n" + body_to_markdown(piece) + "\n\n")
         elif _EDGE_BREAKS.sub("", piece).strip():
             piece = _EDGE_BREAKS.sub("", piece.strip()).strip()
-            parts.append(_math_table(piece) or _display(piece))
+            parts.append(_table_or_display(piece))
     return parts
-
-
-_MATH_ARRAY = re.compile(r"\s*\\begin\s*\{array\}\s*\{[^{}]*\}(?P<body>.*)\\end\s*\{array\}\s*", re.S)
-
-
-def _math_table(latex: str) -> str:
-    """A display whose whole content is an ``array`` of at least three rows of three cells or more
-    (a 3(a) table typed in math mode, cells in ``\\text{}``) -> Markdown table rows, each cell in
-    ``$...$``; "" for any other display (a matrix, cases)."""
-    m = _MATH_ARRAY.fullmatch(latex)
-    if m is None:
-        return ""
-    rows = [r.strip() for r in ROW_BREAK.split(_RULES.sub("", m.group("body"))) if r.strip()]
-    cells = [[c.strip() for c in re.split(r"(?<!\\)&", row)] for row in rows]
-    if len(cells) < 3 or len(cells[0]) < 3:
-        return ""
-    return _table_rows(" \\\\ ".join(" & ".join(f"${c}$" if c else "" for c in row) for row in cells))
-
-
-def _table_rows(body: str) -> str:
-    """A ``tabular`` body -> Markdown table rows (``| a | b |``), a separator after the first."""
-    rows = [r.strip() for r in ROW_BREAK.split(_RULES.sub("", body))]
-    lines = []
-    for k, row in enumerate(r for r in rows if r):
-        cells = [c.strip() for c in re.split(r"(?<!\\)&", row)]
-        lines.append("| " + " | ".join(cells) + " |")
-        if k == 0:
-            lines.append("|" + "---|" * len(cells))
-    return "\n\n" + "\n".join(lines) + "\n\n"
 
 
 def _args(node: LatexMacroNode | LatexEnvironmentNode) -> list:
     return [a for a in (node.nodeargd.argnlist if node.nodeargd is not None else []) if a is not None]
-
-
-def _table_nodes(node: LatexEnvironmentNode) -> list:
-    """The nodes of a table's rows: after its column specification (a leading group when the
-    parser has no argument spec for the environment)."""
-    body = [n for n in node.nodelist if n is not None]
-    if not _args(node):
-        while body and (isinstance(body[0], LatexGroupNode) or
-                        (isinstance(body[0], LatexCharsNode) and not body[0].chars.strip())):
-            body.pop(0)
-    return body
 
 
 _TITLED = frozenset({"frame", "block", "alertblock", "exampleblock"})
@@ -191,12 +154,6 @@ class _Writer:
     def verbatim(self, node) -> str:
         return self.text[node.pos:node.pos + node.len]
 
-    def render(self, nodes) -> str:
-        """The Markdown of ``nodes`` on their own (a table's cells)."""
-        inner = _Writer(self.text, headings=False)
-        inner.walk(nodes)
-        return "".join(inner.out)
-
     def walk(self, nodes) -> None:
         for node in nodes:
             if node is not None:
@@ -211,7 +168,7 @@ class _Writer:
             if node.displaytype == "display":
                 open_, close = node.delimiters or ("", "")
                 inner = self.text[node.pos + len(open_):node.pos + node.len - len(close)]
-                self.out.append(_math_table(inner) or _display(inner))
+                self.out.append(_table_or_display(inner))
             else:
                 self.out.append(self.verbatim(node))
         elif isinstance(node, LatexEnvironmentNode):
@@ -229,8 +186,8 @@ class _Writer:
         name = node.environmentname
         if name in _MATH_ENVS:
             self.out.extend(_math_with_text(self.text[tex_walk.begin_tag_end(self.text, node):tex_walk.end_tag(self.text, node)]))
-        elif name in _TABLES:
-            self.out.append(_table_rows(self.render(_table_nodes(node))))
+        elif name in tex_tables.TABLE_ENVS:          # read as rows of cells from its nodes (tables.table_rows)
+            self.out.append("\n\n" + self.verbatim(node) + "\n\n")
         elif name in _LIST_ENVS:
             self.lists.append([name, 0, name not in _UNNUMBERED, _list_style(self.text, node)])
             self.walk(node.nodelist)
@@ -321,26 +278,3 @@ def body_to_markdown(text: str) -> str:
     writer = _Writer(text, headings=False)
     writer.walk(tex_walk.fragment(text))
     return _tidy("".join(writer.out))
-
-
-def tables_to_markdown(text: str) -> str:
-    """``text`` with its ``tabular`` environments as Markdown table rows (the rest as written)."""
-    if "\\begin" not in text:
-        return text
-    out: list[str] = []
-    pos = 0
-
-    def walk(nodes) -> None:
-        nonlocal pos
-        for node in nodes:
-            if isinstance(node, LatexEnvironmentNode):
-                if node.environmentname in _TABLES:
-                    out.append(text[pos:node.pos] + _table_rows(_Writer(text, headings=False).render(_table_nodes(node))))
-                    pos = node.pos + node.len
-                else:
-                    walk(node.nodelist)
-            elif isinstance(node, LatexGroupNode):
-                walk(node.nodelist)
-
-    walk(tex_walk.fragment(text))
-    return "".join(out) + text[pos:]

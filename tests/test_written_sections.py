@@ -8,7 +8,7 @@ import pytest
 from conftest import REFERENCE, TEMPLATE
 
 from a2.written.documents import locate
-from a2.written.latex_doc import tex_to_markdown
+from a2.written.latex_doc import outline
 from a2.written.sections import locate_markdown, parse_label
 from a2.written.tables import clean, table_rows
 from grader.run.rubric import load_rubric
@@ -85,8 +85,9 @@ def test_free_form_headings():
 
 
 def test_latex_writeup_uses_the_same_reader():
-    markdown = tex_to_markdown((WRITEUPS / "part3.tex").read_text())
-    assert "### (b)" in markdown and "#### (ii)" in markdown and "| **Stack**" not in markdown   # no Markdown table text
+    markdown, (markers, _) = outline((WRITEUPS / "part3.tex").read_text())
+    headings = [(m.heading, m.level) for m in markers if m.is_heading]
+    assert ("(b)", 3) in headings and ("(ii)", 4) in headings and "| **Stack**" not in markdown   # no Markdown table text
     found = sections_of(WRITEUPS / "part3.tex", "part3.tex")
     assert set(found) == {"3a", "3b", "3e_i", "3e_ii", "3f", "3g"}
     header = table_rows(found["3a"].body)[0][0]                # the tabular's rows, read from its nodes

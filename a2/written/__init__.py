@@ -6,7 +6,7 @@ pylatexenc, notation tables, formulas to SymPy trees, their evaluation) is in ``
 (see its package docstring). One module per step:
 
     documents.py       all written files together: macros, \\input among uploaded files, merging
-    latex_doc.py       any other .tex writeup (pylatexenc nodes) -> the Markdown sections.py reads
+    latex_doc.py       any other .tex writeup: section markers from pylatexenc's nodes; answers' text as Markdown
     tex_exam.py        the course's exam-class template: parts by position, answer blocks
     outline.py         an outliner's page (Logseq, Roam) as headings and items
     sections.py        find each question's section (any heading style; content beats a wrong label)

@@ -1,15 +1,18 @@
-"""A LaTeX writeup (``*.tex``) that is not in the exam template -> the Markdown the section reader
-understands, read through the one LaTeX tokenizer (pylatexenc, :mod:`grader.reading.tex_walk`).
+"""A LaTeX writeup (``*.tex``) that is not in the exam template, read through the one LaTeX tokenizer
+(pylatexenc, :mod:`grader.reading.tex_walk`) for the section reader (:mod:`a2.written.sections`).
 
 The course's LaTeX template numbers questions with nested ``enumerate`` lists (``(a)``, ``(b)``
 at the first level, ``i.``, ``ii.`` inside), under ``\\section`` headings, and students write
-their answers below each ``\\item``. The parser's nodes are turned into Markdown: sections and
-numbered items into headings (``## (b)``, ``### (ii)``; under a ``\\subsection`` whose title names one
-question, ``3(f)``, a list is the answer's own: plain lines), display math and math environments into
-``$$...$$`` (tables are kept as written: :mod:`grader.reading.tex_tables` reads their nodes), ``\\textbf{Answer:}`` into
-``**Answer:**``; every other node is kept as written. Inside one answer (:func:`body_to_markdown`)
-lists become plain ``i.``/``-`` lines instead of headings. It never follows
-``\\input``/``\\include`` (a writeup is read from the uploaded files only) and never runs TeX.
+their answers below each ``\\item``. :func:`outline` gives the section markers straight from the
+nodes: sections, slides' titles and numbered items are headings (``(b)``, ``(ii)``, numbered as the
+lists print them; under a ``\\subsection`` whose title names one question, ``3(f)``, a list is the
+answer's own: plain lines), labelled from their titles, never written as Markdown headings to be read
+again. Between them, the answers' text is still written as the Markdown the answer reader reads
+(:func:`body_to_markdown` for one answer): display math and math environments as ``$$...$$``,
+``\\textbf{Answer:}`` as ``**Answer:**``, lists as plain ``i.``/``-`` lines; tables are kept as written
+(:mod:`grader.reading.tex_tables` reads their rows from their nodes); every other node is kept as
+written. It never follows ``\\input``/``\\include`` (a writeup is read from the uploaded files only)
+and never runs TeX.
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ from pylatexenc.latexwalker import (
     LatexMathNode,
 )
 
-from a2.written.sections import parse_label
+from a2.written.sections import _blocks as paragraph_markers
+from a2.written.sections import _Marker, parse_label
 from grader.reading import tex_tables, tex_walk
 from grader.reading.braces import group
 
-_LEVEL = {"section": "#", "subsection": "##", "subsubsection": "###", "paragraph": "####",
-          "subparagraph": "#####"}
+_LEVEL = {"section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4, "subparagraph": 5}
+_HEADING = "\ue000"
+"""Holds a heading's place in the written text (a private-use character no writeup types)."""
 _MATH_ENVS = frozenset({"equation", "equation*", "align", "align*", "gather", "gather*", "multline",
                         "multline*", "eqnarray", "eqnarray*", "displaymath", "math", "flalign", "flalign*"})
 _LIST_ENVS = frozenset({"enumerate", "parts", "subparts", "questions", "itemize", "description"})
@@ -150,6 +155,13 @@ class _Writer:
     out: list[str] = field(default_factory=list)
     lists: list[list] = field(default_factory=list)     # [environment, items so far, numbered]
     under_subsection: bool = False      # a subsection labelled (f), 3(f)...: its lists are the answer's
+    found: list[tuple[int, str]] = field(default_factory=list)     # the headings met: (level, title)
+
+    def heading(self, level: int, title: str) -> None:
+        """A heading (a section's, a numbered item's, a slide's title): a line of its own holding its
+        place, turned into a section marker by :func:`outline` (never written as Markdown)."""
+        self.out.append(f"\n\n{_HEADING}{len(self.found)}{_HEADING}\n\n")
+        self.found.append((level, title))
 
     def verbatim(self, node) -> str:
         return self.text[node.pos:node.pos + node.len]
@@ -196,10 +208,12 @@ class _Writer:
         elif name in _TITLED and self.headings:
             title, rest = _env_title(self.text, node)
             mark = "##" if name == "frame" else "**"
+            if name == "frame" and title:
+                self.heading(2, title)
             if name == "frame":              # a slide titled with one question (Q3(f)): its lists are the answer's
                 label = parse_label(title, heading=True) if title else None
                 self.under_subsection = label is not None and label.letter is not None
-            self.out.append(f"\n\n{mark} {title}{' **' if mark == '**' else ''}\n\n" if title else "\n\n")
+            self.out.append(f"\n\n** {title} **\n\n" if title and mark == "**" else "\n\n")
             self.walk(rest)
             self.out.append("\n\n")
         else:
@@ -212,7 +226,7 @@ class _Writer:
         args = _args(node)
         if name in _LEVEL and self.headings:
             title = self.verbatim(args[-1])[1:-1] if args and isinstance(args[-1], LatexGroupNode) else ""
-            self.out.append(f"\n\n{_LEVEL[name]} {' '.join(title.split())}\n\n")
+            self.heading(_LEVEL[name], " ".join(title.split()))
             label = parse_label(title, heading=True) if name != "section" else None
             self.under_subsection = label is not None and label.letter is not None
         elif name in _ITEM_WORDS:
@@ -258,7 +272,7 @@ class _Writer:
         else:
             self.out.append(f"\n{frame[1]}. ")
             return
-        self.out.append(f"\n\n{'#' * min(6, 2 + depth)} {label}\n\n")
+        self.heading(min(6, 2 + depth), label)
 
 
 def _tidy(text: str) -> str:
@@ -266,11 +280,24 @@ def _tidy(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def tex_to_markdown(text: str) -> str:
-    """Markdown of a LaTeX writeup's body (the preamble is not read), for :mod:`a2.written.sections`."""
+def outline(text: str) -> tuple[str, tuple[list[_Marker], set[int]]]:
+    """A LaTeX writeup's body (the preamble is not read) as :func:`a2.written.sections.locate_markdown`
+    takes it: its text by lines, a heading's line holding its title, and the section markers: each
+    heading's labelled from its node's title (never read back from text), the paragraphs' between them
+    (``\\textbf{(e)(ii)}``, ``3(b) ...``) as the Markdown reader finds them, with the lines it leaves out."""
     writer = _Writer(text, headings=True)
     writer.walk(tex_walk.nodes(text))
-    return _tidy("".join(writer.out)) + "\n"
+    lines = (_tidy("".join(writer.out)) + "\n").split("\n")
+    headings: list[_Marker] = []
+    for k, line in enumerate(lines):
+        if len(line) > 2 and line[0] == line[-1] == _HEADING:
+            level, title = writer.found[int(line[1:-1])]
+            lines[k] = ""
+            headings.append(_Marker(k, parse_label(title, heading=True), title, True, level))
+    paragraphs, excluded = paragraph_markers("\n".join(lines))
+    for mk in headings:
+        lines[mk.line] = mk.heading
+    return "\n".join(lines), (sorted([*paragraphs, *headings], key=lambda m: m.line), excluded)
 
 
 def body_to_markdown(text: str) -> str:

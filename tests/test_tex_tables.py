@@ -52,3 +52,32 @@ def test_a_display_that_is_only_a_large_array_is_a_table_a_matrix_is_not():
     assert tex_tables.math_array(r"x = \begin{array}{lll} a & b & c \\ a & b & c \\ a & b & c \end{array}") is None
     (table,) = tex_tables.tables(big)
     assert table.rows[0][0] == (r"$\text{[ROOT]}$", r"$\text{[I]}$", "")    # an array's cells are math
+
+
+def _gold_rows() -> str:
+    from written_corpus_dep import gold_sequence
+    names = {"S": "SHIFT", "L": "LEFT-ARC", "R": "RIGHT-ARC"}
+    arrow = " $\\to$ "
+    rows = [" & ".join(["[" + ", ".join(s) + "]", "[" + ", ".join(b) + "]", arrow.join(a) if a else "", names[t]]) + " \\\\"
+            for t, s, b, a in gold_sequence()]
+    return "\n".join(rows)
+
+
+def test_tables_of_other_packages_and_spanning_cells_are_read(tmp_path):
+    """tabularray's ``tblr``, a ``\\multicolumn`` header cell, ``\\tabularnewline``: the 3(a) table a
+    student typed with that package is read row by row (the old reader saw no table at all)."""
+    from a2.written.grade import grade_written
+    from a2.written.process import InProcess
+    from grader.run.rubric import load_rubric
+
+    text = ("\\documentclass{article}\\usepackage{tabularray}\\begin{document}\n\\subsection*{3(a)}\n"
+            "\\begin{tblr}{colspec={llll}, hlines}\n"
+            "\\multicolumn{1}{c|}{\\textbf{Stack}} & Buffer & New dependency & Transition \\tabularnewline\n"
+            f"{_gold_rows()}\n\\end{{tblr}}\n\\end{{document}}\n")
+    (table, ) = tex_tables.tables(text)
+    assert table.rows[0][0] == ("Stack", "Buffer", "New dependency", "Transition")
+    path = tmp_path / "solutions.tex"
+    path.write_text(text, encoding="utf-8")
+    results, _, _ = grade_written([path], load_rubric().written, 3, runner=InProcess())
+    r = next(r for r in results if r.id == "3a")
+    assert r.score == r.max_score and not r.needs_review, r.outcome.feedback

@@ -1,10 +1,12 @@
 """LaTeX tables as rows of cells, read straight from pylatexenc's nodes (:mod:`grader.reading.tex_walk`).
 
-A ``tabular`` (``tabular*``, ``tabularx``, ``longtable``) or ``array`` environment's own nodes, after
-its column specification, are split into rows at each ``\\\\`` node and into cells at each ``&``
+A table environment's own nodes (:data:`TABLE_ENVS`: ``tabular``, ``tabularx``, ``longtable``,
+tabularray's ``tblr``, nicematrix's ``NiceTabular``...; ``array`` in math), after its column
+specification, are split into rows at each ``\\\\`` (or ``\\tabularnewline``) node and into cells at each ``&``
 node: an ``&`` or a ``\\\\`` inside a group or a nested environment stays in its cell. A row break's
 optional spacing (``\\\\[2pt]``) is part of the break; any other bracket the parser gave it as an
-argument (``\\\\ [ROOT, I] & ...``) is the next row's text. Rules (``\\hline``, ``\\toprule``,
+argument (``\\\\ [ROOT, I] & ...``) is the next row's text; a spanning cell (``\\multicolumn{1}{c}{Stack}``)
+is its text. Rules (``\\hline``, ``\\toprule``,
 ``\\cline{2-3}``) and comments are not cells. A cell's text is its source with emphasis
 (``\\textbf{...}``) unwrapped, line breaks as spaces and labels dropped; the cells of an ``array``
 are math (``$...$``). Nothing is written as Markdown: the table reader
@@ -27,7 +29,12 @@ from pylatexenc.latexwalker import (
 
 from grader.reading import tex_walk
 
-TABLE_ENVS = frozenset({"tabular", "tabular*", "tabularx", "longtable", "array"})
+TABLE_ENVS = frozenset({"tabular", "tabular*", "tabularx", "tabulary", "xltabular", "longtable", "supertabular",
+                        "tblr", "longtblr", "talltblr", "NiceTabular", "NiceTabular*", "tabu", "longtabu", "array"})
+"""Table environments: LaTeX's, tabularx, longtable, tabularray's ``tblr``, nicematrix's, tabu's; ``array`` in math."""
+ROW_BREAKS = frozenset({"\\", "tabularnewline"})
+SPANNING = frozenset({"multicolumn", "multirow"})
+"""``\\multicolumn{2}{c}{text}``, ``\\multirow{2}{*}{text}``: the cell's text is the last of three groups."""
 RULES = frozenset({"hline", "toprule", "midrule", "bottomrule", "cline"})
 EMPHASIS = frozenset({"textbf", "textit", "emph", "underline"})
 BREAKS = frozenset({"newline", "linebreak", "par", "noindent", "medskip", "bigskip", "smallskip", "vspace",
@@ -36,6 +43,8 @@ DROPPED = frozenset({"input", "include", "includegraphics", "usepackage", "docum
                      "date", "label"})
 _LENGTH = re.compile(r"\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\]")
 """A row break's spacing (``[2pt]``), never a bracketed list (``[ROOT]``)."""
+_OPTIONS = re.compile(r"\s*(?:\[[^\]]*\]\s*)*")
+"""Spaces and bracketed options between a spanning cell's groups (``\\multirow[t]{2}{*}{...}``)."""
 MIN_MATH_ROWS = 3
 """A display that is only an ``array`` of this many rows (and as many cells in its first) is a table
 typed in math mode (3(a) with cells in ``\\text{}``); a smaller one is a matrix or cases."""
@@ -75,7 +84,8 @@ def _text(text: str, nodes) -> str:
         if isinstance(node, LatexCharsNode):
             out.append(node.chars)
         elif isinstance(node, LatexGroupNode):
-            out.append("{" + _text(text, node.nodelist) + "}")
+            ends = node.delimiters or ("{", "}")
+            out.append(ends[0] + _text(text, node.nodelist) + ends[1])
         elif isinstance(node, LatexMacroNode) and node.macroname in EMPHASIS and _args(node) \
                 and isinstance(_args(node)[-1], LatexGroupNode):
             out.append(_text(text, _args(node)[-1].nodelist))
@@ -95,6 +105,7 @@ def rows(text: str, node: LatexEnvironmentNode) -> list[tuple[tuple[str, ...], i
     cells: list[list] = [[]]
     start: int | None = None
     skip_group = False
+    spanning = 0              # groups of a \multicolumn still to come (the parser has no spec for it)
 
     def close() -> None:
         texts = [" ".join(_text(text, c).split()) for c in cells]
@@ -106,10 +117,21 @@ def rows(text: str, node: LatexEnvironmentNode) -> list[tuple[tuple[str, ...], i
             skip_group = False
             continue
         skip_group = False
+        if spanning and isinstance(n, LatexGroupNode):
+            spanning -= 1
+            if spanning:
+                continue
+            n = LatexGroupNode(nodelist=n.nodelist, delimiters=("", ""), pos=n.pos, len=n.len, parsing_state=n.parsing_state)
+        elif spanning and isinstance(n, LatexCharsNode) and _OPTIONS.fullmatch(n.chars):
+            continue
+        spanning = 0
+        if isinstance(n, LatexMacroNode) and n.macroname in SPANNING and not _args(n):
+            spanning = 3
+            continue
         if isinstance(n, LatexSpecialsNode) and n.specials_chars == "&":
             cells.append([])
             continue
-        if isinstance(n, LatexMacroNode) and n.macroname == "\\":
+        if isinstance(n, LatexMacroNode) and n.macroname in ROW_BREAKS:
             close()
             cells, start = [[]], None
             args = _args(n)

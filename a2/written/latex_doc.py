@@ -285,12 +285,13 @@ def outline(text: str) -> tuple[str, tuple[list[_Marker], set[int]]]:
     takes it: its text by lines, a heading's line holding its title, and the section markers: each
     heading's labelled from its node's title (never read back from text), the paragraphs' between them
     (``\\textbf{(e)(ii)}``, ``3(b) ...``) as the Markdown reader finds them, with the lines it leaves out."""
+    text = text.replace(_HEADING, " ")          # the same length: no student text holds a heading's place
     writer = _Writer(text, headings=True)
     writer.walk(tex_walk.nodes(text))
     lines = (_tidy("".join(writer.out)) + "\n").split("\n")
     headings: list[_Marker] = []
     for k, line in enumerate(lines):
-        if len(line) > 2 and line[0] == line[-1] == _HEADING:
+        if len(line) > 2 and line[0] == line[-1] == _HEADING and line[1:-1].isdecimal():
             level, title = writer.found[int(line[1:-1])]
             lines[k] = ""
             headings.append(_Marker(k, parse_label(title, heading=True), title, True, level))

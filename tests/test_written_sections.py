@@ -149,8 +149,9 @@ def test_a_filled_file_wins_over_an_empty_template():
 
 
 def test_latex_heading_markers_cannot_be_forged_by_the_text():
-    """outline() holds each heading's place with a private-use character; a writeup that types it is read as text."""
-    text = "\\section*{3(b)}\n\ue0000\ue000\n\n\ue000x\ue000 It takes $2n$ steps.\n\\section*{3(f)}\nNone.\n"
+    """outline() holds each heading's (and numbered item's) place with a private-use character; a writeup that
+    types one is read as text."""
+    text = "\\section*{3(b)}\n\ue0000\ue000\n\n\ue000x\ue000 It takes $2n$ steps.\n\ue0010\ue001\n\\section*{3(f)}\nNone.\n"
     lines, (markers, _) = outline(text)
     assert [(m.heading, m.line) for m in markers] == [("3(b)", 0), ("3(f)", lines.split("\n").index("3(f)"))]
     assert "It takes $2n$ steps." in locate([("a.tex", text)], QUESTIONS).sections["3b"].body

@@ -35,7 +35,7 @@ from grader.reading import tex_tables, tex_walk
 from grader.reading.braces import group
 
 _LEVEL = {"section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4, "subparagraph": 5}
-_HEADING = "\ue000"
+_HEADING, _ITEM = "\ue000", "\ue001"
 """Holds a heading's place in the written text (a private-use character no writeup types)."""
 _MATH_ENVS = frozenset({"equation", "equation*", "align", "align*", "gather", "gather*", "multline",
                         "multline*", "eqnarray", "eqnarray*", "displaymath", "math", "flalign", "flalign*"})
@@ -156,6 +156,7 @@ class _Writer:
     lists: list[list] = field(default_factory=list)     # [environment, items so far, numbered]
     under_subsection: bool = False      # a subsection labelled (f), 3(f)...: its lists are the answer's
     found: list[tuple[int, str]] = field(default_factory=list)     # the headings met: (level, title)
+    marks: list[str] = field(default_factory=list)     # an answer's numbered items met (``i.``, ``(b)``)
 
     def heading(self, level: int, title: str) -> None:
         """A heading (a section's, a numbered item's, a slide's title): a line of its own holding its
@@ -257,7 +258,10 @@ class _Writer:
             explicit = f"({numeral})" if self.headings and not self.under_subsection else f"{numeral}."
         if not self.headings or self.under_subsection:      # a list inside one question's answer
             mark = explicit or (f"{ROMANS[(frame[1] - 1) % len(ROMANS)]}." if frame[0] == "enumerate" else "-")
-            self.out.append(f"\n\n{mark} ")
+            if self.headings and mark != "-":               # a numbered item of an answer: a marker of its own
+                self.out.append(f"\n\n{_ITEM}{len(self.marks)}{_ITEM}")
+                self.marks.append(mark)
+            self.out.append(f"\n\n{mark} " if mark == "-" or not self.headings else f"{mark} ")
             return
         depth = sum(1 for f in self.lists if f[2])
         if explicit:
@@ -283,9 +287,10 @@ def _tidy(text: str) -> str:
 def outline(text: str) -> tuple[str, tuple[list[_Marker], set[int]]]:
     """A LaTeX writeup's body (the preamble is not read) as :func:`a2.written.sections.locate_markdown`
     takes it: its text by lines, a heading's line holding its title, and the section markers: each
-    heading's labelled from its node's title (never read back from text), the paragraphs' between them
-    (``\\textbf{(e)(ii)}``, ``3(b) ...``) as the Markdown reader finds them, with the lines it leaves out."""
-    text = text.replace(_HEADING, " ")          # the same length: no student text holds a heading's place
+    heading's labelled from its node's title and each numbered item's of an answer's list (``i.``, ``[(b)]``)
+    from its number (never read back from text), the other paragraphs' (``\\textbf{(e)(ii)}``, ``3(b) ...``)
+    as the Markdown reader finds them, with the lines it leaves out."""
+    text = text.replace(_HEADING, " ").replace(_ITEM, " ")    # the same length: no student text holds their place
     writer = _Writer(text, headings=True)
     writer.walk(tex_walk.nodes(text))
     lines = (_tidy("".join(writer.out)) + "\n").split("\n")
@@ -295,7 +300,16 @@ def outline(text: str) -> tuple[str, tuple[list[_Marker], set[int]]]:
             level, title = writer.found[int(line[1:-1])]
             lines[k] = ""
             headings.append(_Marker(k, parse_label(title, heading=True), title, True, level))
+    items: list[_Marker] = []
+    for k, line in enumerate(lines):
+        if line.startswith(_ITEM) and _ITEM in line[1:] and line[1:line.index(_ITEM, 1)].isdecimal():
+            mark = writer.marks[int(line[1:line.index(_ITEM, 1)])]
+            lines[k] = line[line.index(_ITEM, 1) + 1:]
+            label = parse_label(mark, heading=False)
+            if label is not None:
+                items.append(_Marker(k, label, lines[k].strip(), False, 0))
     paragraphs, excluded = paragraph_markers("\n".join(lines))
+    paragraphs = [m for m in paragraphs if m.line not in {i.line for i in items}] + items
     for mk in headings:
         lines[mk.line] = mk.heading
     return "\n".join(lines), (sorted([*paragraphs, *headings], key=lambda m: m.line), excluded)

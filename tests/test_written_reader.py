@@ -11,8 +11,9 @@ from a2.written.checker_registry import WrittenContext
 from a2.written.checkers import all_written_checkers
 from a2.written.documents import locate
 from a2.written.evidence import reconsider
-from a2.written.latex_doc import tex_to_markdown
+from a2.written.latex_doc import outline
 from a2.written.sections import Section, parse_label
+from a2.written.tables import table_rows
 from grader.reading import braces
 from grader.reading.answers import cut_remark, last_rhs, math_spans
 from grader.reading.blocks import DISPLAY, HEADING, INLINE, PARAGRAPH, TABLE, read_blocks
@@ -69,13 +70,16 @@ def test_an_article_is_read_through_the_latex_parser():
             "\\subsection*{3(f)}\n\\begin{enumerate}\n\\item \\textbf{Error type}: VP \\\\ {\\em wrong} a $\\to$ b\n"
             "\\item Modifier\n\\end{enumerate}\n\\begin{tabular}{ll} \\textbf{Stack} & x \\\\ \\hline 1 & 2 \\\\ \\end{tabular}\n"
             "\\[ \\gamma =\n \\frac{1}{2} \\]\n\\end{document}\n")
-    markdown = tex_to_markdown(text)
+    markdown, (markers, _) = outline(text)
     assert "mathbb" not in markdown and "3n" not in markdown             # no preamble, no comment
-    assert "### (b)\n\nIt takes $2n$ steps." in markdown and "# Question 3" in markdown
-    assert "## 3(f)" in markdown and "i. **Error type**: VP" in markdown and "ii. Modifier" in markdown
-    assert "| **Stack** | x |\n|---|---|\n| 1 | 2 |" in markdown and "$$\\gamma = \\frac{1}{2}$$" in markdown
+    assert "(b)\n\nIt takes $2n$ steps." in markdown and "#" not in markdown     # headings are markers, not Markdown
+    assert [(m.heading, m.level, m.is_heading) for m in markers if m.is_heading] == [
+        ("Question 3", 1, True), ("(b)", 3, True), ("3(f)", 2, True)]
+    assert "i. **Error type**: VP" in markdown and "ii. Modifier" in markdown
+    assert "$$\\gamma = \\frac{1}{2}$$" in markdown and "| **Stack**" not in markdown     # no Markdown table text
     found = locate([("solutions.tex", text)], QUESTIONS | {"3f"})
     assert "Modifier" in found.sections["3f"].body and "2n" in found.sections["3b"].body
+    assert [r.cells for r in table_rows(found.sections["3f"].body)[0]] == [("Stack", "x"), ("1", "2")]
 
 
 def test_top_level_splits_leave_groups_and_cases_whole():

@@ -8,8 +8,9 @@ import pytest
 from conftest import REFERENCE, TEMPLATE
 
 from a2.written.documents import locate
-from a2.written.latex_doc import tex_to_markdown
+from a2.written.latex_doc import outline
 from a2.written.sections import locate_markdown, parse_label
+from a2.written.tables import clean, table_rows
 from grader.run.rubric import load_rubric
 
 WRITEUPS = Path(__file__).parent / "writeups"
@@ -84,10 +85,13 @@ def test_free_form_headings():
 
 
 def test_latex_writeup_uses_the_same_reader():
-    markdown = tex_to_markdown((WRITEUPS / "part3.tex").read_text())
-    assert "| **Stack** | **Buffer** |" in markdown and "### (b)" in markdown and "#### (ii)" in markdown
+    markdown, (markers, _) = outline((WRITEUPS / "part3.tex").read_text())
+    headings = [(m.heading, m.level) for m in markers if m.is_heading]
+    assert ("(b)", 3) in headings and ("(ii)", 4) in headings and "| **Stack**" not in markdown   # no Markdown table text
     found = sections_of(WRITEUPS / "part3.tex", "part3.tex")
     assert set(found) == {"3a", "3b", "3e_i", "3e_ii", "3f", "3g"}
+    header = table_rows(found["3a"].body)[0][0]                # the tabular's rows, read from its nodes
+    assert [clean(c) for c in header.cells[:2]] == ["Stack", "Buffer"]
     assert "2n" in found["3b"].body
 
 
@@ -142,3 +146,12 @@ def test_a_filled_file_wins_over_an_empty_template():
     filled = "\\titledquestion{Understanding word2vec}\\begin{parts}\\part[2] x \\answer{It is $-\\log \\hat{y}_o$.}\\end{parts}"
     found = locate([("answers.md", (TEMPLATE / "answers.md").read_text()), ("q1.tex", filled)], QUESTIONS).sections
     assert "log" in found["1a"].body and found["1a"].where.startswith("q1.tex")
+
+
+def test_latex_heading_markers_cannot_be_forged_by_the_text():
+    """outline() holds each heading's (and numbered item's) place with a private-use character; a writeup that
+    types one is read as text."""
+    text = "\\section*{3(b)}\n\ue0000\ue000\n\n\ue000x\ue000 It takes $2n$ steps.\n\ue0010\ue001\n\\section*{3(f)}\nNone.\n"
+    lines, (markers, _) = outline(text)
+    assert [(m.heading, m.line) for m in markers] == [("3(b)", 0), ("3(f)", lines.split("\n").index("3(f)"))]
+    assert "It takes $2n$ steps." in locate([("a.tex", text)], QUESTIONS).sections["3b"].body

@@ -6,7 +6,7 @@ pylatexenc, notation tables, formulas to SymPy trees, their evaluation) is in ``
 (see its package docstring). One module per step:
 
     documents.py       all written files together: macros, \\input among uploaded files, merging
-    latex_doc.py       any other .tex writeup (pylatexenc nodes) -> the Markdown sections.py reads
+    latex_doc.py       any other .tex writeup: section markers from pylatexenc's nodes; answers' text as Markdown
     tex_exam.py        the course's exam-class template: parts by position, answer blocks
     outline.py         an outliner's page (Logseq, Roam) as headings and items
     sections.py        find each question's section (any heading style; content beats a wrong label)
@@ -24,7 +24,8 @@ pylatexenc, notation tables, formulas to SymPy trees, their evaluation) is in ``
     scalar_answers.py  2(b)(i) γ(p_drop) and 3(b) steps(n)
     catalogue.py       known wrong answers: message and declared partial credit
     keys.py            the answer keys that are data (keys.yaml)
-    tables.py          Markdown/LaTeX tables, word lists and dependencies
+    tables.py          tables as rows of cells (Markdown pipes, aligned text; LaTeX's from grader/reading/tex_tables),
+                       word lists and dependencies
     csv_tables.py      a 3(a) table handed in as a .csv beside the text
     transitions.py     3(a): the configuration table, replayed
     table_steps.py     3(a): stacks written top first, a table with fewer rows than the parse

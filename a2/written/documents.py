@@ -11,8 +11,8 @@ the upload). For LaTeX:
   name and title do not. An included file that is not in the upload (``dep_parses.tex``, the
   figures of 3(f)) is skipped.
 * A document in the course's ``exam``-class template is read by :mod:`tex_exam` (answer blocks,
-  numbering by position); any other ``.tex`` through the same parser by :mod:`latex_doc` (to the
-  Markdown the section reader reads).
+  numbering by position); any other ``.tex`` through the same parser by :mod:`latex_doc` (its
+  headings as the section reader's markers, from the nodes).
 
 Several files answering the same question are merged: an answered one beats an empty one, an
 answer block beats free text, and two different answers are both kept (the checker then sees
@@ -29,7 +29,7 @@ from a2.written.code_answers import FORMULA_QUESTIONS, code_answer, literal_rows
 from a2.written.csv_tables import is_table_file, place_tables
 from a2.written.evidence import attach, outside_sections
 from a2.written.instances import row_layout_hint, stated_convention
-from a2.written.latex_doc import tex_to_markdown
+from a2.written.latex_doc import outline
 from a2.written.outline import outline_markdown
 from a2.written.sections import (
     _DERIVATIVE_FAMILY,
@@ -193,7 +193,8 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             else:
                 if len(body) <= MAX_EXPANDED_CHARS:
                     body = expand_safely(definitions(body)[1], macros)[0]
-                found = locate_markdown(tex_to_markdown(body), questions, source=name, start_part=start_part or 1)
+                text_lines, markers = outline(body)
+                found = locate_markdown(text_lines, questions, source=name, start_part=start_part or 1, read=markers)
             parsed[name] = body         # the document model reads the text the sections came from (one parse)
             if read_to(body) < len(body):
                 unread[name] = (f"{name} is {len(body)} characters long; its structure was read up to line "

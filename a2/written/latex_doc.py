@@ -1,15 +1,18 @@
-"""A LaTeX writeup (``*.tex``) that is not in the exam template -> the Markdown the section reader
-understands, read through the one LaTeX tokenizer (pylatexenc, :mod:`grader.reading.tex_walk`).
+"""A LaTeX writeup (``*.tex``) that is not in the exam template, read through the one LaTeX tokenizer
+(pylatexenc, :mod:`grader.reading.tex_walk`) for the section reader (:mod:`a2.written.sections`).
 
 The course's LaTeX template numbers questions with nested ``enumerate`` lists (``(a)``, ``(b)``
 at the first level, ``i.``, ``ii.`` inside), under ``\\section`` headings, and students write
-their answers below each ``\\item``. The parser's nodes are turned into Markdown: sections and
-numbered items into headings (``## (b)``, ``### (ii)``; under a ``\\subsection`` whose title names one
-question, ``3(f)``, a list is the answer's own: plain lines), display math and math environments into
-``$$...$$``, ``tabular`` rows into Markdown table rows, ``\\textbf{Answer:}`` into
-``**Answer:**``; every other node is kept as written. Inside one answer (:func:`body_to_markdown`)
-lists become plain ``i.``/``-`` lines instead of headings. It never follows
-``\\input``/``\\include`` (a writeup is read from the uploaded files only) and never runs TeX.
+their answers below each ``\\item``. :func:`outline` gives the section markers straight from the
+nodes: sections, slides' titles and numbered items are headings (``(b)``, ``(ii)``, numbered as the
+lists print them; under a ``\\subsection`` whose title names one question, ``3(f)``, a list is the
+answer's own: plain lines), labelled from their titles, never written as Markdown headings to be read
+again. Between them, the answers' text is still written as the Markdown the answer reader reads
+(:func:`body_to_markdown` for one answer): display math and math environments as ``$$...$$``,
+``\\textbf{Answer:}`` as ``**Answer:**``, lists as plain ``i.``/``-`` lines; tables are kept as written
+(:mod:`grader.reading.tex_tables` reads their rows from their nodes); every other node is kept as
+written. It never follows ``\\input``/``\\include`` (a writeup is read from the uploaded files only)
+and never runs TeX.
 """
 
 from __future__ import annotations
@@ -26,15 +29,16 @@ from pylatexenc.latexwalker import (
     LatexMathNode,
 )
 
-from a2.written.sections import parse_label
-from grader.reading import tex_walk
+from a2.written.sections import _blocks as paragraph_markers
+from a2.written.sections import _Marker, parse_label
+from grader.reading import tex_tables, tex_walk
 from grader.reading.braces import group
 
-_LEVEL = {"section": "#", "subsection": "##", "subsubsection": "###", "paragraph": "####",
-          "subparagraph": "#####"}
+_LEVEL = {"section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4, "subparagraph": 5}
+_HEADING, _ITEM = "\ue000", "\ue001"
+"""Holds a heading's place in the written text (a private-use character no writeup types)."""
 _MATH_ENVS = frozenset({"equation", "equation*", "align", "align*", "gather", "gather*", "multline",
                         "multline*", "eqnarray", "eqnarray*", "displaymath", "math", "flalign", "flalign*"})
-_TABLES = frozenset({"tabular", "tabular*", "tabularx", "longtable", "array"})
 _LIST_ENVS = frozenset({"enumerate", "parts", "subparts", "questions", "itemize", "description"})
 _UNNUMBERED = frozenset({"itemize", "description"})
 _ITEM_WORDS = frozenset({"item", "part", "subpart", "question", "subquestion"})
@@ -47,13 +51,17 @@ _BLOCKS = frozenset(tex_walk.BLOCK_MACROS)
 _COUNTER = re.compile(r"\\(set|addto)counter\s*\{\s*enum(i{1,3}|iv)\s*\}\s*\{\s*(-?\d+)\s*\}")
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
-ROW_BREAK = re.compile(r"\\\\(?:\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\])?")
-"""A row break ``\\\\``, with its optional spacing ``[2pt]`` (a length, never ``[ROOT]``)."""
-_RULES = re.compile(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\})")
 
 
 def _display(latex: str) -> str:
     return "\n$$" + " ".join(latex.split()) + "$$\n"
+
+
+def _table_or_display(latex: str) -> str:
+    """A display: its ``array`` environment as it is written when it is a table typed in math mode
+    (:func:`grader.reading.tex_tables.math_array`, read by the table reader from its nodes), else ``$$...$$``."""
+    table = tex_tables.math_array(latex)
+    return "\n\n" + table + "\n\n" if table else _display(latex)
 
 
 _INTERTEXT = re.compile(r"\\(?:short)?intertext\s*(?=\{)")
@@ -84,52 +92,12 @@ def _math_with_text(latex: str) -> list[str]:
             parts.append("\n\n" + body_to_markdown(piece) + "\n\n")
         elif _EDGE_BREAKS.sub("", piece).strip():
             piece = _EDGE_BREAKS.sub("", piece.strip()).strip()
-            parts.append(_math_table(piece) or _display(piece))
+            parts.append(_table_or_display(piece))
     return parts
-
-
-_MATH_ARRAY = re.compile(r"\s*\\begin\s*\{array\}\s*\{[^{}]*\}(?P<body>.*)\\end\s*\{array\}\s*", re.S)
-
-
-def _math_table(latex: str) -> str:
-    """A display whose whole content is an ``array`` of at least three rows of three cells or more
-    (a 3(a) table typed in math mode, cells in ``\\text{}``) -> Markdown table rows, each cell in
-    ``$...$``; "" for any other display (a matrix, cases)."""
-    m = _MATH_ARRAY.fullmatch(latex)
-    if m is None:
-        return ""
-    rows = [r.strip() for r in ROW_BREAK.split(_RULES.sub("", m.group("body"))) if r.strip()]
-    cells = [[c.strip() for c in re.split(r"(?<!\\)&", row)] for row in rows]
-    if len(cells) < 3 or len(cells[0]) < 3:
-        return ""
-    return _table_rows(" \\\\ ".join(" & ".join(f"${c}$" if c else "" for c in row) for row in cells))
-
-
-def _table_rows(body: str) -> str:
-    """A ``tabular`` body -> Markdown table rows (``| a | b |``), a separator after the first."""
-    rows = [r.strip() for r in ROW_BREAK.split(_RULES.sub("", body))]
-    lines = []
-    for k, row in enumerate(r for r in rows if r):
-        cells = [c.strip() for c in re.split(r"(?<!\\)&", row)]
-        lines.append("| " + " | ".join(cells) + " |")
-        if k == 0:
-            lines.append("|" + "---|" * len(cells))
-    return "\n\n" + "\n".join(lines) + "\n\n"
 
 
 def _args(node: LatexMacroNode | LatexEnvironmentNode) -> list:
     return [a for a in (node.nodeargd.argnlist if node.nodeargd is not None else []) if a is not None]
-
-
-def _table_nodes(node: LatexEnvironmentNode) -> list:
-    """The nodes of a table's rows: after its column specification (a leading group when the
-    parser has no argument spec for the environment)."""
-    body = [n for n in node.nodelist if n is not None]
-    if not _args(node):
-        while body and (isinstance(body[0], LatexGroupNode) or
-                        (isinstance(body[0], LatexCharsNode) and not body[0].chars.strip())):
-            body.pop(0)
-    return body
 
 
 _TITLED = frozenset({"frame", "block", "alertblock", "exampleblock"})
@@ -188,15 +156,17 @@ class _Writer:
     out: list[str] = field(default_factory=list)
     lists: list[list] = field(default_factory=list)     # [environment, items so far, numbered]
     under_subsection: bool = False      # a subsection labelled (f), 3(f)...: its lists are the answer's
+    found: list[tuple[int, str]] = field(default_factory=list)     # the headings met: (level, title)
+    marks: list[str] = field(default_factory=list)     # an answer's numbered items met (``i.``, ``(b)``)
+
+    def heading(self, level: int, title: str) -> None:
+        """A heading (a section's, a numbered item's, a slide's title): a line of its own holding its
+        place, turned into a section marker by :func:`outline` (never written as Markdown)."""
+        self.out.append(f"\n\n{_HEADING}{len(self.found)}{_HEADING}\n\n")
+        self.found.append((level, title))
 
     def verbatim(self, node) -> str:
         return self.text[node.pos:node.pos + node.len]
-
-    def render(self, nodes) -> str:
-        """The Markdown of ``nodes`` on their own (a table's cells)."""
-        inner = _Writer(self.text, headings=False)
-        inner.walk(nodes)
-        return "".join(inner.out)
 
     def walk(self, nodes) -> None:
         for node in nodes:
@@ -212,7 +182,7 @@ class _Writer:
             if node.displaytype == "display":
                 open_, close = node.delimiters or ("", "")
                 inner = self.text[node.pos + len(open_):node.pos + node.len - len(close)]
-                self.out.append(_math_table(inner) or _display(inner))
+                self.out.append(_table_or_display(inner))
             else:
                 self.out.append(self.verbatim(node))
         elif isinstance(node, LatexEnvironmentNode):
@@ -230,8 +200,8 @@ class _Writer:
         name = node.environmentname
         if name in _MATH_ENVS:
             self.out.extend(_math_with_text(self.text[tex_walk.begin_tag_end(self.text, node):tex_walk.end_tag(self.text, node)]))
-        elif name in _TABLES:
-            self.out.append(_table_rows(self.render(_table_nodes(node))))
+        elif name in tex_tables.TABLE_ENVS:          # read as rows of cells from its nodes (tables.table_rows)
+            self.out.append("\n\n" + self.verbatim(node) + "\n\n")
         elif name in _LIST_ENVS:
             self.lists.append([name, 0, name not in _UNNUMBERED, _list_style(self.text, node)])
             self.walk(node.nodelist)
@@ -240,10 +210,12 @@ class _Writer:
         elif name in _TITLED and self.headings:
             title, rest = _env_title(self.text, node)
             mark = "##" if name == "frame" else "**"
+            if name == "frame" and title:
+                self.heading(2, title)
             if name == "frame":              # a slide titled with one question (Q3(f)): its lists are the answer's
                 label = parse_label(title, heading=True) if title else None
                 self.under_subsection = label is not None and label.letter is not None
-            self.out.append(f"\n\n{mark} {title}{' **' if mark == '**' else ''}\n\n" if title else "\n\n")
+            self.out.append(f"\n\n** {title} **\n\n" if title and mark == "**" else "\n\n")
             self.walk(rest)
             self.out.append("\n\n")
         else:
@@ -256,7 +228,7 @@ class _Writer:
         args = _args(node)
         if name in _LEVEL and self.headings:
             title = self.verbatim(args[-1])[1:-1] if args and isinstance(args[-1], LatexGroupNode) else ""
-            self.out.append(f"\n\n{_LEVEL[name]} {' '.join(title.split())}\n\n")
+            self.heading(_LEVEL[name], " ".join(title.split()))
             label = parse_label(title, heading=True) if name != "section" else None
             self.under_subsection = label is not None and label.letter is not None
         elif name in _ITEM_WORDS:
@@ -298,7 +270,10 @@ class _Writer:
             explicit = f"({numeral})" if self.headings and not self.under_subsection else f"{numeral}."
         if not self.headings or self.under_subsection:      # a list inside one question's answer
             mark = explicit or (f"{ROMANS[(frame[1] - 1) % len(ROMANS)]}." if frame[0] == "enumerate" else "-")
-            self.out.append(f"\n\n{mark} ")
+            if self.headings and mark != "-":               # a numbered item of an answer: a marker of its own
+                self.out.append(f"\n\n{_ITEM}{len(self.marks)}{_ITEM}")
+                self.marks.append(mark)
+            self.out.append(f"\n\n{mark} " if mark == "-" or not self.headings else f"{mark} ")
             return
         depth = sum(1 for f in self.lists if f[2])
         if explicit:
@@ -313,7 +288,7 @@ class _Writer:
         else:
             self.out.append(f"\n{frame[1]}. ")
             return
-        self.out.append(f"\n\n{'#' * min(6, 2 + depth)} {label}\n\n")
+        self.heading(min(6, 2 + depth), label)
 
 
 def _tidy(text: str) -> str:
@@ -321,11 +296,35 @@ def _tidy(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def tex_to_markdown(text: str) -> str:
-    """Markdown of a LaTeX writeup's body (the preamble is not read), for :mod:`a2.written.sections`."""
+def outline(text: str) -> tuple[str, tuple[list[_Marker], set[int]]]:
+    """A LaTeX writeup's body (the preamble is not read) as :func:`a2.written.sections.locate_markdown`
+    takes it: its text by lines, a heading's line holding its title, and the section markers: each
+    heading's labelled from its node's title and each numbered item's of an answer's list (``i.``, ``[(b)]``)
+    from its number (never read back from text), the other paragraphs' (``\\textbf{(e)(ii)}``, ``3(b) ...``)
+    as the Markdown reader finds them, with the lines it leaves out."""
+    text = text.replace(_HEADING, " ").replace(_ITEM, " ")    # the same length: no student text holds their place
     writer = _Writer(text, headings=True)
     writer.walk(tex_walk.nodes(text))
-    return _tidy("".join(writer.out)) + "\n"
+    lines = (_tidy("".join(writer.out)) + "\n").split("\n")
+    headings: list[_Marker] = []
+    for k, line in enumerate(lines):
+        if len(line) > 2 and line[0] == line[-1] == _HEADING and line[1:-1].isdecimal():
+            level, title = writer.found[int(line[1:-1])]
+            lines[k] = ""
+            headings.append(_Marker(k, parse_label(title, heading=True), title, True, level))
+    items: list[_Marker] = []
+    for k, line in enumerate(lines):
+        if line.startswith(_ITEM) and _ITEM in line[1:] and line[1:line.index(_ITEM, 1)].isdecimal():
+            mark = writer.marks[int(line[1:line.index(_ITEM, 1)])]
+            lines[k] = line[line.index(_ITEM, 1) + 1:]
+            label = parse_label(mark, heading=False)
+            if label is not None:
+                items.append(_Marker(k, label, lines[k].strip(), False, 0))
+    paragraphs, excluded = paragraph_markers("\n".join(lines))
+    paragraphs = [m for m in paragraphs if m.line not in {i.line for i in items}] + items
+    for mk in headings:
+        lines[mk.line] = mk.heading
+    return "\n".join(lines), (sorted([*paragraphs, *headings], key=lambda m: m.line), excluded)
 
 
 def body_to_markdown(text: str) -> str:
@@ -333,26 +332,3 @@ def body_to_markdown(text: str) -> str:
     writer = _Writer(text, headings=False)
     writer.walk(tex_walk.fragment(text))
     return _tidy("".join(writer.out))
-
-
-def tables_to_markdown(text: str) -> str:
-    """``text`` with its ``tabular`` environments as Markdown table rows (the rest as written)."""
-    if "\\begin" not in text:
-        return text
-    out: list[str] = []
-    pos = 0
-
-    def walk(nodes) -> None:
-        nonlocal pos
-        for node in nodes:
-            if isinstance(node, LatexEnvironmentNode):
-                if node.environmentname in _TABLES:
-                    out.append(text[pos:node.pos] + _table_rows(_Writer(text, headings=False).render(_table_nodes(node))))
-                    pos = node.pos + node.len
-                else:
-                    walk(node.nodelist)
-            elif isinstance(node, LatexGroupNode):
-                walk(node.nodelist)
-
-    walk(tex_walk.fragment(text))
-    return "".join(out) + text[pos:]

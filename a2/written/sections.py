@@ -1,10 +1,10 @@
 """Find each question's section in a writeup, whatever its heading style.
 
-A writeup is Markdown (``answers.md``, or a ``.tex`` file converted by
-:mod:`a2.written.latex_doc`). The one Markdown tokenizer of :mod:`grader.reading.blocks`
-(markdown-it-py with its math plugins) gives its block structure with line numbers;
-labels are read from headings (``## (b)(i)``, ``### b-i``, ``### ii`` under a ``(b)`` parent,
-``# Part 2``) and from paragraphs that start with one (``**(e)(ii)**``, ``3(b) ...``,
+A writeup is Markdown (``answers.md``), plain text or LaTeX, whose headings (``\\section``, numbered
+``\\item`` s) are markers read from pylatexenc's nodes (:func:`a2.written.latex_doc.outline`). The one
+Markdown tokenizer of :mod:`grader.reading.blocks` (markdown-it-py with its math plugins) gives the rest's
+block structure with line numbers; labels are read from headings (``## (b)(i)``, ``### b-i``,
+``### ii`` under a ``(b)`` parent, ``# Part 2``) and from paragraphs that start with one (``**(e)(ii)**``, ``3(b) ...``,
 ``$$3(b) ...``, ``i. "The university..."``). A label may give only some of part, letter and
 roman numeral; the rest comes from the labels above it. A section runs from its label to the
 next label that is not inside it, without blockquotes (the template quotes each question) and
@@ -285,15 +285,15 @@ def _numbered_subquestions(markers: list[_Marker], questions: set[str]) -> None:
 # ---------------------------------------------------------------------------------------------
 # Reading a whole writeup
 
-def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md",
-                    start_part: int | None = 1, plain: bool = False) -> Located:
-    """Sections of one Markdown text (``plain``: a plain-text file, read by lines), keyed by question id."""
+def locate_markdown(text: str, questions: set[str], *, source: str = "answers.md", start_part: int | None = 1,
+                    plain: bool = False, read: tuple[list[_Marker], set[int]] | None = None) -> Located:
+    """Sections of one text by question id (``plain``: read by lines; ``read``: markers and lines left out, read already)."""
     notes: list[str] = []
     if len(text) > MAX_FILE_CHARS:
         notes.append(f"{source} is {len(text)} characters long; only the first {MAX_FILE_CHARS} were read")
         text = text[:MAX_FILE_CHARS]
     lines = text.split("\n")
-    markers, excluded = _lines(lines) if plain else _blocks(text)
+    markers, excluded = read or (_lines(lines) if plain else _blocks(text))
     _numbered_subquestions(markers, questions)
     part, letter, roman = start_part, None, None
     spans: list[list] = []          # [start line, end line, question or None, marker]

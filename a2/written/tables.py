@@ -1,8 +1,9 @@
 """Tables and the small pieces of parser notation inside them: words, word lists, dependencies.
 
-Tables come as Markdown pipe rows (``| [ROOT, I] | [presented, ...] | | SHIFT |``) or LaTeX
-``tabular``/``array`` rows (``[ROOT] & [I, presented] & & SHIFT \\\\``), which are turned into
-pipe rows first. Cells are cleaned of math and formatting (``$[\\text{ROOT}, \\text{I}]$``,
+Tables come as Markdown pipe rows (``| [ROOT, I] | [presented, ...] | | SHIFT |``), rows aligned
+with spaces, or LaTeX ``tabular``/``array`` environments (``[ROOT] & [I, presented] & & SHIFT \\\\``),
+whose rows of cells are read from pylatexenc's nodes (:mod:`grader.reading.tex_tables`): all meet
+as :class:`TableRow` s, never as one another's text. Cells are cleaned of math and formatting (``$[\\text{ROOT}, \\text{I}]$``,
 ``\\texttt{SHIFT}``, ``**LA**``), and dependencies are read from any arrow spelling
 (``→``, ``->``, ``\\rightarrow``, ``\\to``; ``←`` for dependent ← head) or a ``(head, dependent)`` pair.
 """
@@ -13,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
-from a2.written.latex_doc import tables_to_markdown as latex_tables
+from grader.reading import tex_tables
 from grader.reading.latex_tables import DROPPED, SIZING
 
 MAX_ROWS = 200
@@ -118,9 +119,19 @@ BOX_DRAWING = str.maketrans({**{ch: "-" for ch in "═─━╌┄"}, **{ch: "|"
 
 
 def table_rows(body: str) -> list[list[TableRow]]:
-    """Every table of ``body`` as rows of cells (separator rows dropped), tables in order."""
-    text = aligned_tables(latex_tables(body.translate(BOX_DRAWING)))
-    tables: list[list[TableRow]] = []
+    """Every table of ``body`` as rows of cells (separator rows dropped), tables in order: LaTeX
+    tables from their nodes (a row's line is where it starts), the rest of the text (those tables
+    blanked, lines kept) as Markdown pipe rows or rows aligned with spaces."""
+    text = body.translate(BOX_DRAWING)
+    found: list[tuple[int, list[TableRow]]] = []
+    blanked, pos = [], 0
+    for table in tex_tables.tables(text):
+        rows = [TableRow(cells, text.count("\n", 0, at)) for cells, at in table.rows][:MAX_ROWS]
+        if rows:
+            found.append((text.count("\n", 0, table.start), rows))
+        blanked.append(text[pos:table.start] + "\n" * text.count("\n", table.start, table.end))
+        pos = table.end
+    text = aligned_tables("".join(blanked) + text[pos:])
     current: list[TableRow] = []
     for k, line in enumerate(text.split("\n")):
         stripped = line.strip()
@@ -136,11 +147,11 @@ def table_rows(body: str) -> list[list[TableRow]]:
             if len(current) >= MAX_ROWS:
                 break
         elif current:
-            tables.append(current)
+            found.append((current[0].line, current))
             current = []
     if current:
-        tables.append(current)
-    return continued(tables)
+        found.append((current[0].line, current))
+    return continued([rows for _, rows in sorted(found, key=lambda f: f[0])])
 
 
 def continued(tables: list[list[TableRow]]) -> list[list[TableRow]]:

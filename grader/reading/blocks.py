@@ -33,7 +33,7 @@ from pylatexenc.latexwalker import (
     LatexMathNode,
 )
 
-from grader.reading import tex_walk
+from grader.reading import tex_tables, tex_walk
 from grader.reading.answers import opens_with_marker
 from grader.reading.braces import math_groups
 
@@ -364,7 +364,7 @@ def latex_blocks(text: str, file: str, *, answers_only: bool = False) -> list[Bl
                     if keep:
                         begin = tex_walk.begin_tag_end(text, node)
                         add(DISPLAY, text[begin:tex_walk.end_tag(text, node)], node.pos)
-                elif name.startswith("tabular") or name == "array":
+                elif name.startswith("tabular") or name in tex_tables.TABLE_ENVS:
                     if keep:
                         add(TABLE, text[node.pos:node.pos + node.len], node.pos)
                 else:

@@ -83,11 +83,14 @@ def _specials_finder(db: Any) -> Any:
 
 def _plain_run(db: Any) -> re.Pattern[str]:
     """Spaces, then a run of characters each of which pylatexenc reads as a one-character ``char``
-    token: no space, no character that starts a token of another kind (``\\ % { } $``, any brace
-    pair a caller may ask for) and none that starts one of ``db``'s specials."""
+    token: no character that starts a token of another kind (``\\ % { } $``, any brace pair a
+    caller may ask for), none that starts one of ``db``'s specials, and spaces only between two
+    such characters and with at most one line break (a blank line is a paragraph token)."""
     specials = {chars[0] for cat in db.category_list for chars in db.d[cat]["specials"]}
     others = set("\\%{}$[]()<>") | specials
-    return re.compile("(\\s*)([^\\s" + re.escape("".join(sorted(others))) + "]+)")
+    word = "[^\\s" + re.escape("".join(sorted(others))) + "]+"
+    gap = "(?:[^\\S\n]*\n[^\\S\n]*|[^\\S\n]+)"
+    return re.compile(f"(\\s*)({word}(?:{gap}{word})*)")
 
 
 class _Walker(LatexWalker):

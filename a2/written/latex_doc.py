@@ -325,8 +325,8 @@ def body_to_markdown(text: str) -> str:
 
 def tables_to_markdown(text: str) -> str:
     """``text`` with its ``tabular`` environments as Markdown table rows (the rest as written)."""
-    if "\\begin" not in text:
-        return text
+    if "\\begin" not in text or not any(f"{{{name}}}" in text for name in _TABLES):
+        return text             # no table environment (pylatexenc's needs its exact name in braces): not parsed
     out: list[str] = []
     pos = 0
 

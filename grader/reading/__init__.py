@@ -1,8 +1,8 @@
 """Reading students' written files: one document model (blocks, markup; layouts: rows, ascii_art),
-LaTeX through pylatexenc (tex_walk, tex_macros, tex_packages; MathML as LaTeX: mathml), the one group
-scanner (braces), final-answer candidates (answers; the one remark rule: remarks), formulas to SymPy
-trees (notation, latex_normal reading pylatexenc's nodes (latex_fast for plain formulas) with the
-tables of latex_tables and the token rules of latex_tokens, mathparse; prediction: the ANTLR parser's
-and lexer's cached DFA, stored by prediction_build), their numeric evaluation (evaluate, numeric)
-and display (show).
+LaTeX through pylatexenc (tex_walk with tex_walker's faster walker, tex_macros, tex_packages; MathML
+as LaTeX: mathml), the one group scanner (braces), final-answer candidates (answers; the one remark
+rule: remarks), formulas to SymPy trees (notation, latex_normal reading pylatexenc's nodes
+(latex_fast for plain formulas) with the tables of latex_tables and the token rules of latex_tokens,
+mathparse; prediction: the ANTLR parser's and lexer's cached DFA, stored by prediction_build), their
+numeric evaluation (evaluate, numeric) and display (show); what is kept while one writeup is read (kept).
 Nothing here knows an assignment's questions: the assignment's written/ finds its sections and judges."""

@@ -105,7 +105,8 @@ def _walk(text: str) -> tuple[tuple, int]:
             b = text.rfind("\n", a, start + WALK_BUDGET_CHARS) + 1 or start + WALK_BUDGET_CHARS
         seen: set[int] = set()
         for node in _parse(text[a:b]):
-            _shift(node, a, seen)
+            if a:                     # a piece from the file's first character is where it is
+                _shift(node, a, seen)
             out.append(node)
         if b < cuts[1]:
             return tuple(out), b      # one piece longer than the budget: read up to it

@@ -96,8 +96,18 @@ def test_a_run_that_swallows_math_or_specials_is_caught(monkeypatch):
     """Planted control: a run that may hold ``$`` or a special's first character reads math and
     ``--`` as plain characters."""
     import re
-    monkeypatch.setattr(tex_walker, "run_of", lambda db: re.compile(r"(\s*)([^\s\\%{}]+)"))
+    monkeypatch.setattr(tex_walker, "run_of", lambda db, braces=(): re.compile(r"(\s*)([^\s\\%{}]+)"))
     planted = ["the cost $J=x$ here\n", "pages 1--2 and ``quoted''\n"]
+    assert walker_disagreements(planted) == planted
+
+
+def test_a_run_that_ignores_the_brace_pair_asked_for_is_caught(monkeypatch):
+    """Planted control: inside an optional argument pylatexenc asks for ``[ ]`` as braces; a run
+    that reads ``]`` as a plain character there does not close the argument where it closes."""
+    plain_run = tex_walker.plain_run
+    monkeypatch.setattr(tex_walker, "_RUNS", {})
+    monkeypatch.setattr(tex_walker, "plain_run", lambda db, braces=(): plain_run(db))
+    planted = ["\\part[2 points] the answer\n", "\\begin{answer}[note one] text\\end{answer}\n"]
     assert walker_disagreements(planted) == planted
 
 

@@ -9,7 +9,6 @@ characters are read as one ``char`` token (:class:`Walker`). Used for a document
 
 from __future__ import annotations
 
-import functools
 import re
 import sys
 from typing import Any
@@ -36,27 +35,30 @@ def specials_finder(db: Any) -> Any:
     return test_for_specials
 
 
-def plain_run(db: Any) -> re.Pattern[str]:
+def plain_run(db: Any, braces: tuple[tuple[str, str], ...] = ()) -> re.Pattern[str]:
     """Spaces, then a run of characters each of which pylatexenc reads as a one-character ``char``
-    token: no character that starts a token of another kind (``\\ % { } $``, any brace pair a
-    caller may ask for), none that starts one of ``db``'s specials, and spaces only between two
-    such characters and with at most one line break (a blank line is a paragraph token)."""
+    token: no character that starts a token of another kind (``\\ % { } $`` and the brace pairs
+    ``braces`` the reader asks for, as ``[ ]`` inside an optional argument), none that starts one
+    of ``db``'s specials, and spaces only between two such characters and with at most one line
+    break (a blank line is a paragraph token)."""
     specials = {chars[0] for cat in db.category_list for chars in db.d[cat]["specials"]}
-    others = set("\\%{}$[]()<>") | specials
+    others = set("\\%{}$") | specials | {ch for pair in braces for ch in pair}
     word = "[^\\s" + re.escape("".join(sorted(others))) + "]+"
     gap = "(?:[^\\S\n]*\n[^\\S\n]*|[^\\S\n]+)"
     return re.compile(f"(\\s*)({word}(?:{gap}{word})*)")
 
 
-_RUNS: dict[int, tuple[Any, re.Pattern[str]]] = {}
-"""The run of each context a walker was given (by identity; the contexts live as long as the process)."""
+_RUNS: dict[tuple[int, tuple], tuple[Any, re.Pattern[str]]] = {}
+"""The runs of each context a walker was given and the brace pairs asked for (the context by
+identity: the contexts live as long as the process)."""
 
 
-def run_of(db: Any) -> re.Pattern[str]:
-    """:func:`plain_run` of ``db``, built once."""
-    kept = _RUNS.get(id(db))
+def run_of(db: Any, braces: tuple[tuple[str, str], ...] = ()) -> re.Pattern[str]:
+    """:func:`plain_run` of ``db`` and ``braces``, built once."""
+    key = (id(db), braces)
+    kept = _RUNS.get(key)
     if kept is None or kept[0] is not db:
-        kept = _RUNS[id(db)] = (db, plain_run(db))
+        kept = _RUNS[key] = (db, plain_run(db, braces))
     return kept[1]
 
 
@@ -66,13 +68,11 @@ class Walker(LatexWalker):
     are the same); everywhere else (a macro's argument, an expression) one character at a time,
     as pylatexenc does. pylatexenc's per-character tokens were most of a document's parse."""
 
-    @functools.cached_property
-    def _run(self) -> re.Pattern[str]:
-        return run_of(self.default_parsing_state.latex_context)
-
     def get_token(self, pos: int, *args: Any, **kwargs: Any) -> Any:
         if sys._getframe(1).f_code is _NODE_READER:
-            run = self._run.match(self.s, pos)
+            braces = kwargs.get("include_brace_chars", args[0] if args else None)
+            run = run_of(self.default_parsing_state.latex_context,
+                         tuple(map(tuple, braces)) if braces else ()).match(self.s, pos)
             # Spaces holding a blank line are a paragraph token: pylatexenc's own reading.
             if run is not None and run.end() - pos > 1 and "\n\n" not in run.group(1):
                 return LatexToken(tok="char", arg=run.group(2), pos=run.start(2), len=run.end() - run.start(2),

@@ -4,5 +4,6 @@ as LaTeX: mathml), the one group scanner (braces), final-answer candidates (answ
 rule: remarks), formulas to SymPy trees (notation, latex_normal reading pylatexenc's nodes
 (latex_fast for plain formulas) with the tables of latex_tables and the token rules of latex_tokens,
 mathparse; prediction: the ANTLR parser's and lexer's cached DFA, stored by prediction_build), their
-numeric evaluation (evaluate, numeric) and display (show); what is kept while one writeup is read (kept).
+numeric evaluation (evaluate, numeric; kept_values for a sum inside a sum) and display (show); what
+is kept while one writeup is read (kept).
 Nothing here knows an assignment's questions: the assignment's written/ finds its sections and judges."""

@@ -1,8 +1,8 @@
-"""grader/reading/tex_walk.py reads LaTeX faster than pylatexenc alone, with the same nodes.
+"""grader/reading/tex_walk.py (with tex_walker.py) reads LaTeX faster than pylatexenc alone, with the same nodes.
 
 Two shortcuts are checked against pylatexenc itself on every LaTeX file of the corpora (the wild
 and real writeups, the generated template writeups) and on seeded mutations of them:
-- :class:`tex_walk._Walker` reads spaces and a run of plain characters as one ``char`` token where
+- :class:`tex_walker.Walker` reads spaces and a run of plain characters as one ``char`` token where
   the node reader asks, and must give pylatexenc's ``LatexWalker`` nodes exactly;
 - :func:`tex_walk.fragment` of a text known to be a range of a parsed document (an answer block, a
   part, an item) gives the document's own nodes, moved, and they must be that text's own parse.
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from pylatexenc.latexwalker import LatexWalker
 
-from grader.reading import tex_walk
+from grader.reading import tex_walk, tex_walker
 
 TESTS = Path(__file__).parent
 sys.path.insert(0, str(TESTS))
@@ -77,7 +77,7 @@ def parse_with(walker_class, text: str):
 
 
 def walker_disagreements(texts: list[str]) -> list[str]:
-    return [t for t in texts if parse_with(LatexWalker, t) != parse_with(tex_walk._Walker, t)]
+    return [t for t in texts if parse_with(LatexWalker, t) != parse_with(tex_walker.Walker, t)]
 
 
 def test_the_corpora_are_here():
@@ -96,8 +96,18 @@ def test_a_run_that_swallows_math_or_specials_is_caught(monkeypatch):
     """Planted control: a run that may hold ``$`` or a special's first character reads math and
     ``--`` as plain characters."""
     import re
-    monkeypatch.setattr(tex_walk, "_context_run", lambda: re.compile(r"(\s*)([^\s\\%{}]+)"))
+    monkeypatch.setattr(tex_walker, "run_of", lambda db, braces=(): re.compile(r"(\s*)([^\s\\%{}]+)"))
     planted = ["the cost $J=x$ here\n", "pages 1--2 and ``quoted''\n"]
+    assert walker_disagreements(planted) == planted
+
+
+def test_a_run_that_ignores_the_brace_pair_asked_for_is_caught(monkeypatch):
+    """Planted control: inside an optional argument pylatexenc asks for ``[ ]`` as braces; a run
+    that reads ``]`` as a plain character there does not close the argument where it closes."""
+    plain_run = tex_walker.plain_run
+    monkeypatch.setattr(tex_walker, "_RUNS", {})
+    monkeypatch.setattr(tex_walker, "plain_run", lambda db, braces=(): plain_run(db))
+    planted = ["\\part[2 points] the answer\n", "\\begin{answer}[note one] text\\end{answer}\n"]
     assert walker_disagreements(planted) == planted
 
 

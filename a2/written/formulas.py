@@ -54,7 +54,8 @@ from grader.reading.answers import (
     lhs,
     plain_tails,
 )
-from grader.reading.evaluate import EvalError, Evaluator, ShapeMismatch, evaluate, show
+from grader.reading.evaluate import EvalError, ShapeMismatch, evaluate, show
+from grader.reading.kept_values import evaluator
 from grader.reading.mathparse import Cases, Formula, FormulaError, parse_formula, parse_known
 from grader.reading.notation import PlainNames
 from grader.reading.numeric import close
@@ -223,7 +224,7 @@ class FormulaEvidence:
         right: dict[str, bool] = {}
         for inst in self._insts:
             try:
-                ok = compare(Evaluator(self.formula, inst.env).value(), inst, self.question)[0]
+                ok = compare(evaluator(self.formula, inst.env).value(), inst, self.question)[0]
             except EvalError:
                 ok = False
             right[inst.case] = right.get(inst.case, True) and ok
@@ -239,7 +240,7 @@ class FormulaEvidence:
 def _value(formula: Formula, inst: Instance) -> np.ndarray | None:
     """``formula``'s value at ``inst`` (None where it cannot be evaluated there)."""
     try:
-        return np.asarray(Evaluator(formula, inst.env).value(), dtype=float)
+        return np.asarray(evaluator(formula, inst.env).value(), dtype=float)
     except EvalError:
         return None
 
@@ -254,7 +255,7 @@ def judge(formula: Formula, question: MathQuestion, rng: np.random.Generator) ->
     for k in range(question.trials):
         inst = question.make(rng, k)
         try:
-            value = Evaluator(formula, inst.env).value()
+            value = evaluator(formula, inst.env).value()
         except ShapeMismatch as exc:
             return False, [f"Shapes do not fit: {exc}."]
         except EvalError as exc:

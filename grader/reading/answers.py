@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from grader.reading.answer_words import ANSWER, FINAL_ANSWER, SOLUTION, alternation
 from grader.reading.braces import group, math_groups, top_level_split
+from grader.reading.kept import per_writeup
 from grader.reading.latex_normal import brace_cases
 from grader.reading.notation import dropped_case, word_cases
 from grader.reading.remarks import _CONDITION_WORDS, _PROSE_WORD, _remark_paren, cut_remark
@@ -124,7 +125,13 @@ def unboxed(latex: str) -> str:
 
 
 def candidates(text: str) -> list[Candidate]:
-    """The section's possible final answers, most trusted first."""
+    """The section's possible final answers, most trusted first (read once a writeup: each checker
+    and filter of a section asks again)."""
+    return list(_candidates(text))
+
+
+@per_writeup(maxsize=64)
+def _candidates(text: str) -> tuple[Candidate, ...]:
     spans = [s for s in math_spans(text) if not is_condition(s.latex)]
     spans = [s for s in spans if s.start not in prose_case_parts(text, spans)]
     found: list[Candidate] = []
@@ -169,7 +176,7 @@ def candidates(text: str) -> list[Candidate]:
     for span in reversed([s for s in spans if not s.display]):
         add(Candidate(_with_prose_cases(span.latex, text, span.end), INLINE, span.start,
                       _line_before(text, span.start), span.end, _words_after(text, span.end)))
-    return found[:MAX_CANDIDATES]
+    return tuple(found[:MAX_CANDIDATES])
 
 
 _MARKER_LINE = re.compile(r"(?im)^[ \t>]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*" + alternation(FINAL_ANSWER, ANSWER) + r"s?[ \t]*(?:\*\*|__)?"

@@ -36,6 +36,7 @@ from pylatexenc.latexwalker import (
 from grader.reading import tex_tables, tex_walk
 from grader.reading.answers import opens_with_marker
 from grader.reading.braces import math_groups
+from grader.reading.kept import per_writeup
 
 HEADING = "heading"
 PARAGRAPH = "paragraph"
@@ -68,10 +69,12 @@ def _markdown() -> MarkdownIt:
             .use(dollarmath_plugin, double_inline=True).use(amsmath_plugin))
 
 
-def markdown_tokens(text: str) -> list:
+@per_writeup(maxsize=8)
+def markdown_tokens(text: str) -> tuple:
     """The token stream of a Markdown text: the one Markdown tokenizer of the reader (the section
-    finder reads its headings and paragraphs, :func:`markdown_blocks` its blocks and math)."""
-    return _markdown().parse(text)
+    finder reads its headings and paragraphs, :func:`markdown_blocks` its blocks and math, the
+    summary table and the heading check theirs: one parse of a file, kept while it is read)."""
+    return tuple(_markdown().parse(text))
 
 
 MATH_FENCES = frozenset({"math", "latex", "tex", "katex", "mathjax"})

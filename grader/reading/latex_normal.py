@@ -38,7 +38,7 @@ from grader.reading.latex_fast import plain_nodes
 from grader.reading.latex_tables import STEP_FUNCTIONS, SYNONYMS
 from grader.reading.latex_tokens import Tok, rewrite, text_of
 from grader.reading.notation import to_latex
-from grader.reading.tex_walk import _specials_finder, _Walker
+from grader.reading.tex_walker import Walker, specials_finder
 
 __all__ = ["FormulaError", "normalise", "brace_cases", "formula_nodes", "first_cases", "case_rows", "STEP_FUNCTIONS",
            "SYNONYMS", "clear_cache"]
@@ -53,13 +53,13 @@ def _context() -> Any:
     db = get_default_latex_context_db()
     db.add_context_category("formula-normaliser", prepend=True,
                             macros=[MacroSpec(name, spec) for name, spec in tables.ARGUMENTS.items()])
-    db.test_for_specials = _specials_finder(db)
+    db.test_for_specials = specials_finder(db)
     return db
 
 
 def formula_nodes(text: str) -> list:
     """pylatexenc's nodes of one formula, read in math mode (tolerant: a stray brace does not stop it)."""
-    walker = _Walker(text, latex_context=_context(), tolerant_parsing=True)
+    walker = Walker(text, latex_context=_context(), tolerant_parsing=True)
     try:
         found, _, _ = walker.get_latex_nodes(pos=0, parsing_state=walker.make_parsing_state(in_math_mode=True))
     except (LatexWalkerError, RecursionError, IndexError, ValueError) as exc:

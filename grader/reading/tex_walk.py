@@ -12,10 +12,8 @@ mode makes that rare); nothing is ever run through TeX.
 
 from __future__ import annotations
 
-import copy
 import functools
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,12 +21,12 @@ from pylatexenc.latexwalker import (
     LatexEnvironmentNode,
     LatexGroupNode,
     LatexMacroNode,
-    LatexToken,
-    LatexWalker,
     LatexWalkerError,
     get_default_latex_context_db,
 )
 from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
+
+from grader.reading.tex_walker import Walker, specials_finder
 
 WALK_BUDGET_CHARS = 60_000
 """Characters of one LaTeX file whose structure is parsed (the time bound: pylatexenc reads dense
@@ -58,62 +56,8 @@ def _context() -> Any:
     db = get_default_latex_context_db()
     db.add_context_category("exam-template", prepend=True, macros=list(EXAM_MACROS),
                             environments=list(EXAM_ENVS))
-    db.test_for_specials = _specials_finder(db)
+    db.test_for_specials = specials_finder(db)
     return db
-
-
-def _specials_finder(db: Any) -> Any:
-    """``db.test_for_specials`` answered from a table by first character: the same answer (the
-    longest specials at ``pos``; of equal lengths, the one of the earliest category), without
-    trying every specials of every category at every character (a third of a parse's time)."""
-    table: dict[str, list[tuple[int, int, str, Any]]] = {}
-    for rank, cat in enumerate(db.category_list):
-        for chars, spec in db.d[cat]["specials"].items():
-            table.setdefault(chars[0], []).append((-len(chars), rank, chars, spec))
-    ordered = {ch: [(chars, spec) for _, _, chars, spec in sorted(found, key=lambda e: e[:2])]
-               for ch, found in table.items()}
-
-    def test_for_specials(s: str, pos: int, parsing_state: Any = None) -> Any:
-        for chars, spec in ordered.get(s[pos:pos + 1], ()):
-            if s.startswith(chars, pos):
-                return spec
-        return None
-    return test_for_specials
-
-
-def _plain_run(db: Any) -> re.Pattern[str]:
-    """Spaces, then a run of characters each of which pylatexenc reads as a one-character ``char``
-    token: no space, no character that starts a token of another kind (``\\ % { } $``, any brace
-    pair a caller may ask for) and none that starts one of ``db``'s specials."""
-    specials = {chars[0] for cat in db.category_list for chars in db.d[cat]["specials"]}
-    others = set("\\%{}$[]()<>") | specials
-    return re.compile("(\\s*)([^\\s" + re.escape("".join(sorted(others))) + "]+)")
-
-
-class _Walker(LatexWalker):
-    """pylatexenc's walker, reading spaces and a run of plain characters as one ``char`` token where
-    the node reader asks (it only appends a char token's text to the pending characters node, so the nodes
-    are the same); everywhere else (a macro's argument, an expression) one character at a time,
-    as pylatexenc does. pylatexenc's per-character tokens were most of a document's parse."""
-
-    def get_token(self, pos: int, *args: Any, **kwargs: Any) -> Any:
-        if sys._getframe(1).f_code is _NODE_READER:
-            run = _context_run().match(self.s, pos)
-            # Spaces holding a blank line are a paragraph token: pylatexenc's own reading.
-            if run is not None and run.end() - pos > 1 and "\n\n" not in run.group(1):
-                return LatexToken(tok="char", arg=run.group(2), pos=run.start(2), len=run.end() - run.start(2),
-                                  pre_space=run.group(1))
-        return super().get_token(pos, *args, **kwargs)
-
-
-_NODE_READER = next((c for c in LatexWalker.get_latex_nodes.__code__.co_consts
-                     if getattr(c, "co_name", "") == "do_read"), None)
-"""The node reader's code inside ``get_latex_nodes`` (None in a pylatexenc without it: no runs)."""
-
-
-@functools.cache
-def _context_run() -> re.Pattern[str]:
-    return _plain_run(_context())
 
 
 def _cuts(text: str, start: int) -> list[int]:
@@ -141,7 +85,7 @@ def _shift(node: Any, offset: int, seen: set[int]) -> None:
 
 def _parse(piece: str) -> list:
     try:
-        walker = _Walker(piece, latex_context=_context(), tolerant_parsing=True)
+        walker = Walker(piece, latex_context=_context(), tolerant_parsing=True)
         found, _, _ = walker.get_latex_nodes(pos=0)
     except (LatexWalkerError, RecursionError, IndexError, ValueError):
         return []
@@ -161,7 +105,8 @@ def _walk(text: str) -> tuple[tuple, int]:
             b = text.rfind("\n", a, start + WALK_BUDGET_CHARS) + 1 or start + WALK_BUDGET_CHARS
         seen: set[int] = set()
         for node in _parse(text[a:b]):
-            _shift(node, a, seen)
+            if a:                     # a piece from the file's first character is where it is
+                _shift(node, a, seen)
             out.append(node)
         if b < cuts[1]:
             return tuple(out), b      # one piece longer than the budget: read up to it
@@ -178,13 +123,21 @@ def fragment(text: str) -> list:
     document's own nodes when ``text`` is a range of a parsed document that they tile exactly
     (:func:`known_range`), else ``text`` parsed whole (the last few kept, since a block is read for
     its Markdown, its tables and its items)."""
+    found, source, start = _view(text)
+    return list(found) if source is None else [_moved(node, start) for node in found]
+
+
+def _view(text: str) -> tuple[list | tuple, str | None, int]:
+    """The nodes :func:`fragment` gives ``text``, uncopied: the document's own nodes (not to be
+    changed), the document and where ``text`` starts in it; else ``text``'s own parse, None, 0.
+    For readers that only look (:func:`list_items`)."""
     known = _RANGES.get(text)
     if known is not None:
         doc, start = known
         found = _tiling(nodes(doc), start, start + len(text))
         if found is not None:
-            return [_moved(node, start) for node in found]
-    return list(_fragment(text))
+            return found, doc, start
+    return _fragment(text), None, 0
 
 
 MAX_RANGES = 512
@@ -231,15 +184,23 @@ def _moved(node: Any, offset: int) -> Any:
     """A copy of ``node`` and everything under it, ``offset`` characters earlier."""
     if node is None:
         return None
-    moved = copy.copy(node)
+    moved = _copy(node)
     moved.pos = node.pos - offset
     if getattr(node, "nodelist", None):
         moved.nodelist = [_moved(child, offset) for child in node.nodelist]
     argd = getattr(node, "nodeargd", None)
     if argd is not None and getattr(argd, "argnlist", None):
-        moved.nodeargd = copy.copy(argd)
+        moved.nodeargd = _copy(argd)
         moved.nodeargd.argnlist = [_moved(arg, offset) for arg in argd.argnlist]
     return moved
+
+
+def _copy(obj: Any) -> Any:
+    """A shallow copy of a pylatexenc node or of its parsed arguments: what ``copy.copy`` makes of
+    these plain objects (a new instance, the same attributes), without its generic machinery."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    return new
 
 
 def clear_caches() -> None:
@@ -362,12 +323,13 @@ def list_items(text: str, environment: str) -> list[tuple[int, str]]:
                     return found
         return None
 
-    env = first(fragment(text))
+    found_nodes, source, shift = _view(text)
+    env = first(found_nodes)
     if env is None:
         return []
     items = [n for n in env.nodelist if isinstance(n, LatexMacroNode) and n.macroname == "item"]
-    ends = [n.pos for n in items[1:]] + [end_tag(text, env)]
-    found = [(n.pos + n.len, text[n.pos + n.len:end]) for n, end in zip(items, ends)]
+    ends = [n.pos - shift for n in items[1:]] + [end_tag(source or text, env) - shift]
+    found = [(n.pos + n.len - shift, text[n.pos + n.len - shift:end]) for n, end in zip(items, ends)]
     known = _RANGES.get(text)
     if known is not None:
         doc, start = known

@@ -55,11 +55,11 @@ from grader.reading.blocks import (
     github_math,
     markdown_tokens,
     pandoc_unescaped,
-    paren_math_as_dollars,
     site_unescaped,
     struck_out,
 )
 from grader.reading.markup import as_markdown, html_tables
+from grader.reading.math_delimiters import paren_math_as_dollars
 from grader.reading.notation import MATH_LETTERS, html_scripts
 from grader.reading.tex_macros import Macro, definitions, expand_safely
 from grader.reading.tex_packages import package_macros

@@ -273,17 +273,17 @@ class Evaluator:
         return float(out) if np.ndim(out) == 0 else np.asarray(out, dtype=float)
 
     def sum(self, node: Any) -> Value:
-        if self._sum_depth >= MAX_SUM_NESTING:
+        if self._sum_depth + len(node.limits) > MAX_SUM_NESTING:
             raise EvalError("sums nested more than two deep are not evaluated")
         if not self.env.sum_range:
             raise EvalError(f"{show(node, self.formula)}: this answer needs no sum; give the vectorised form")
-        var = str(node.limits[0][0])
+        names = [str(limit[0]) for limit in node.limits]     # \sum_w \sum_x f is ONE Sum over (x, w)
         saved = dict(self.env.indices)
-        self._sum_depth += 1
+        self._sum_depth += len(names)
         total: Value = None
         try:
-            for k in range(self.env.sum_range):
-                self.env.indices[var] = k
+            for ks in np.ndindex(*[self.env.sum_range] * len(names)):
+                self.env.indices.update(zip(names, ks))
                 value = self.number(self.eval(node.function), node.function)
                 if total is None:
                     total = value
@@ -294,7 +294,7 @@ class Evaluator:
                 else:
                     raise self._mismatch(f"{show(node, self.formula)}: the terms of the sum change shape")
         finally:
-            self._sum_depth -= 1
+            self._sum_depth -= len(names)
             self.env.indices.clear()
             self.env.indices.update(saved)
         return total

@@ -97,8 +97,8 @@ def show(node: Any, formula: Formula | None = None) -> str:
             return f"√{_wrap(node.base, formula)}"
         return f"{_wrap(node.base, formula)}^{_wrap(node.exp, formula)}"
     if isinstance(node, sympy.Sum):
-        var = node.limits[0][0]
-        return f"Σ_{display_name(str(var))} {_wrap(node.function, formula)}"
+        signs = " ".join(f"Σ_{display_name(str(limit[0]))}" for limit in reversed(node.limits))   # outermost first
+        return f"{signs} {_wrap(node.function, formula)}"
     if isinstance(node, Relational):
         op = {"==": "=", "!=": "≠", ">=": "≥", "<=": "≤"}.get(node.rel_op, node.rel_op)
         return f"{show(node.lhs, formula)} {op} {show(node.rhs, formula)}"

@@ -1,0 +1,80 @@
+"""Shapes of the blind writeups 113-119 (tests/writeups/wild/, BLIND.yaml, round 5: the course's
+LaTeX template as students fill it), one class each, in variants the writeups do not have (another
+spelling of the same construct, another place for it). Each right answer is read right (or, where
+it cannot be read whole, flagged); a wrong one stays below full.
+"""
+
+from __future__ import annotations
+
+from written_support import PARTS, RUNNER, full
+
+from a2.written.grade import grade_written
+
+
+def scored(tmp_path, files: dict[str, str]):
+    paths = []
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    results, _, _ = grade_written(paths, PARTS, 5, runner=RUNNER)
+    return {r.id: r for r in results}
+
+
+_Q1B = (r"\titledquestion{Understanding word2vec}[15]" "\n\\begin{parts}\n"
+        r"\part[2] Show the loss is a cross-entropy. {OPEN}One-hot $\by$ keeps only $-\log \hat{y}_o$.{CLOSE}" "\n"
+        "\\part[6]\n\\begin{enumerate}[label=(\\roman*)]\n"
+        r"\item Compute the partial derivative of $\bJ$ with respect to $\bv_c$, in terms of $\by$, $\hat{\by}$, $\bU$; "
+        r"do not use elements such as $\by_1$, $\by_2$, $\dots$." "\n{OPEN}{ANSWER}{CLOSE}\n"
+        r"\item When is the gradient zero? {OPEN}When $\hat{\by} = \by$.{CLOSE}" "\n"
+        r"\item Interpret the update $\bv_c := \bv_c - \alpha \frac{\partial \bJ}{\partial \bv_c}$. {OPEN}Toward $\bu_o$.{CLOSE}"
+        "\n\\end{enumerate}\n\\end{parts}\n")
+
+
+def _q1b(open_: str, close: str, answer: str) -> str:
+    return _Q1B.replace("{OPEN}", open_).replace("{CLOSE}", close).replace("{ANSWER}", answer)
+
+
+# -- blocks the student declares: \newif conditionals, answer boxes of their own -----------------
+
+def test_a_conditional_of_the_students_own_holds_the_answer(tmp_path):
+    main = ("\\documentclass{exam}\n\\newif\\ifsolutions\n\\solutionstrue\n\\begin{document}\n"
+            "\\begin{questions}\n\\input{q1}\n\\end{questions}\n\\end{document}\n")
+    right = _q1b("\\ifsolutions\n\\emph{Ans.} ", "\n\\else\n\\vspace{3cm}\n\\fi",
+                 r"$$-\bu_o + \sum_w \hat{y}_w \bu_w = \bU(\hat{\by} - \by)$$")
+    got = scored(tmp_path, {"main.tex": main, "q1.tex": right})
+    assert full(got["1b_i"]), got["1b_i"].outcome.feedback
+    wrong = _q1b("\\ifsolutions\n\\emph{Ans.} ", "\n\\fi", r"$$\bU(\by - \hat{\by})$$")
+    got = scored(tmp_path, {"main.tex": main, "q1.tex": wrong})
+    assert got["1b_i"].score == 0
+
+
+def test_an_answer_box_of_the_students_own_holds_the_answer(tmp_path):
+    preamble = ("\\documentclass{exam}\n\\usepackage{tcolorbox}\n\\usepackage{mdframed}\n"
+                "\\newtcolorbox{reply}{colback=gray!5, title={Answer}}\n\\newmdenv[linecolor=blue]{myans}\n"
+                "\\begin{document}\n\\begin{questions}\n")
+    for env in ("reply", "myans"):
+        body = _q1b(f"\\begin{{{env}}}\n", f"\n\\end{{{env}}}",
+                    "\\begin{align*}\n\\nabla_{\\bv_c} J &= -\\bu_o + \\textstyle\\sum_w \\hat{y}_w \\bu_w \\\\\n"
+                    "&= \\bU\\hat{\\by} - \\bU\\by\n\\end{align*}")
+        got = scored(tmp_path, {"hw2.tex": preamble + body + "\\end{questions}\n\\end{document}\n"})
+        assert full(got["1b_i"]), (env, got["1b_i"].outcome.feedback)
+
+
+# -- the Winter order ((d) asks for dJ/dU, (e) for dJ/du_w) read from the template's prompts ------
+
+_Q1 = (r"\titledquestion{Understanding word2vec}[15]" "\n\\begin{parts}\n"
+       r"\part[2] Show the loss is a cross-entropy. \answer{One-hot $\by$ keeps only $-\log \hat{y}_o$.}" "\n"
+       r"\part[6] Compute the partial derivative of $\bJ$ with respect to $\bv_c$. \answer{$\bU(\hat{\by} - \by)$}" "\n"
+       r"\part[1] When would L2 normalization lose information? \answer{When norms carry meaning.}" "\n"
+       r"\part[1] Compute the partial derivative of $\bJ_{\text{naive-softmax}}(\bv_c, o, \bU)$ with respect to the "
+       r"whole matrix $\bU$." "\n\\answer{$\\bv_c(\\hat{\\by} - \\by)^\\top$}\n"
+       r"\part[5] Now compute the partial derivatives of $\bJ_{\text{naive-softmax}}(\bv_c, o, \bU)$ with respect to each "
+       r"outside vector $\bu_w$, for $w = o$ and $w \neq o$." "\n"
+       "\\answer{$(\\hat{y}_o - 1)\\bv_c$ when $w = o$, and $\\hat{y}_w \\bv_c$ when $w \\neq o$.}\n\\end{parts}\n")
+
+
+def test_the_winter_order_is_read_from_the_prompts_when_the_answers_name_no_derivative(tmp_path):
+    got = scored(tmp_path, {"q1.tex": _Q1})
+    assert full(got["1e"]) and full(got["1d"]), (got["1e"].outcome.feedback, got["1d"].outcome.feedback)

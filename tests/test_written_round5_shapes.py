@@ -78,3 +78,26 @@ _Q1 = (r"\titledquestion{Understanding word2vec}[15]" "\n\\begin{parts}\n"
 def test_the_winter_order_is_read_from_the_prompts_when_the_answers_name_no_derivative(tmp_path):
     got = scored(tmp_path, {"q1.tex": _Q1})
     assert full(got["1e"]) and full(got["1d"]), (got["1e"].outcome.feedback, got["1d"].outcome.feedback)
+
+
+# -- 1(d): a box in each row of a cases formula; two equations side by side in one display --------
+
+def test_a_box_in_each_row_of_cases_answers_that_rows_case(tmp_path):
+    text = ("## 1(d)\n\nOnly the log-sum term depends on $u_w$ for $w \\neq o$; for $w = o$ both do.\n\n"
+            "$$\\frac{\\partial J}{\\partial u_w} = \\begin{dcases} \\boxed{\\hat{y}_w v_c} & w \\neq o \\\\\n"
+            "\\boxed{(\\hat{y}_o - 1) v_c} & w = o \\end{dcases}$$\n")
+    got = scored(tmp_path, {"answers.md": text})
+    assert full(got["1d"]), got["1d"].outcome.feedback
+    wrong = text.replace("\\boxed{\\hat{y}_w v_c}", "\\boxed{(\\hat{y}_w - 1) v_c}")
+    got = scored(tmp_path / "w", {"answers.md": wrong})
+    assert got["1d"].score == 2, got["1d"].outcome.feedback
+
+
+def test_two_equations_side_by_side_answer_the_cases_their_left_sides_name(tmp_path):
+    text = ("## 1(d)\n\n$$\\frac{\\partial J}{\\partial u_w} = \\hat{y}_w v_c \\ (w \\neq o); \\quad "
+            "\\frac{\\partial J}{\\partial u_o} = (\\hat{y}_o - 1) v_c$$\n")
+    got = scored(tmp_path, {"answers.md": text})
+    assert full(got["1d"]), got["1d"].outcome.feedback
+    wrong = text.replace("(\\hat{y}_o - 1) v_c", "(1 - \\hat{y}_o) v_c")
+    got = scored(tmp_path / "w", {"answers.md": wrong})
+    assert got["1d"].score == 2, got["1d"].outcome.feedback

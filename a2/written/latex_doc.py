@@ -49,7 +49,22 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 ROW_BREAK = re.compile(r"\\\\(?:\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|bp|sp|mu|dd|pc)\s*\])?")
 """A row break ``\\\\``, with its optional spacing ``[2pt]`` (a length, never ``[ROOT]``)."""
-_RULES = re.compile(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\})")
+_RULES = re.compile(r"\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\}|cmidrule(?:\([^)]*\))?\{[^}]*\}|addlinespace)"
+                    r"(?![A-Za-z])")
+_HEAD_FOOT = re.compile(r"\\(endfirsthead|endhead|endfoot|endlastfoot)(?![A-Za-z])")
+
+
+def _rows_body(body: str) -> str:
+    """A table's body without its rules, and a ``longtable``'s rows in reading order: its first head
+    (the rows before ``\\endfirsthead``, else before ``\\endhead``), then its body; the repeated head
+    and the foot rows (before ``\\endfoot``, ``\\endlastfoot``) are not read."""
+    pieces = _HEAD_FOOT.split(body)
+    if len(pieces) > 1:
+        first = "endfirsthead" in pieces[1::2]
+        keep = [seg for seg, marker in zip(pieces[0::2], pieces[1::2])
+                if marker == "endfirsthead" or (marker == "endhead" and not first)]
+        body = "\n".join(keep + [pieces[-1]])
+    return _RULES.sub("", body)
 
 
 def _display(latex: str) -> str:
@@ -98,7 +113,7 @@ def _math_table(latex: str) -> str:
     m = _MATH_ARRAY.fullmatch(latex)
     if m is None:
         return ""
-    rows = [r.strip() for r in ROW_BREAK.split(_RULES.sub("", m.group("body"))) if r.strip()]
+    rows = [r.strip() for r in ROW_BREAK.split(_rows_body(m.group("body"))) if r.strip()]
     cells = [[c.strip() for c in re.split(r"(?<!\\)&", row)] for row in rows]
     if len(cells) < 3 or len(cells[0]) < 3:
         return ""
@@ -107,7 +122,7 @@ def _math_table(latex: str) -> str:
 
 def _table_rows(body: str) -> str:
     """A ``tabular`` body -> Markdown table rows (``| a | b |``), a separator after the first."""
-    rows = [r.strip() for r in ROW_BREAK.split(_RULES.sub("", body))]
+    rows = [r.strip() for r in ROW_BREAK.split(_rows_body(body))]
     lines = []
     for k, row in enumerate(r for r in rows if r):
         cells = [c.strip() for c in re.split(r"(?<!\\)&", row)]

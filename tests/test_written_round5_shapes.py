@@ -101,3 +101,36 @@ def test_two_equations_side_by_side_answer_the_cases_their_left_sides_name(tmp_p
     wrong = text.replace("(\\hat{y}_o - 1) v_c", "(1 - \\hat{y}_o) v_c")
     got = scored(tmp_path / "w", {"answers.md": wrong})
     assert got["1d"].score == 2, got["1d"].outcome.feedback
+
+
+# -- 3(a) as a longtable: its head and foot markers are no cells -----------------------------------
+
+_WORDS = "I presented my findings at the NLP conference".split()
+_SEQ = "S S LA S S LA RA S S S S LA LA LA RA RA".split()
+
+
+def _longtable_rows() -> list[str]:
+    stack, buf, out = ["ROOT"], list(_WORDS), []
+    for t in _SEQ:
+        arc = ""
+        if t == "S":
+            stack.append(buf.pop(0))
+        elif t == "LA":
+            arc = f"{stack[-1]} $\\to$ {stack[-2]}"
+            del stack[-2]
+        else:
+            arc = f"{stack[-2]} $\\to$ {stack[-1]}"
+            stack.pop()
+        out.append(f"{len(out) + 1} & [{', '.join(stack)}] & [{', '.join(buf)}] & {t} & {arc} \\\\")
+    return out
+
+
+def test_a_longtable_with_head_and_foot_markers_is_read_row_by_row(tmp_path):
+    head = "No. & Stack & Buffer & Transition & New dependency \\\\ \\cmidrule(lr){1-5}\n"
+    table = ("\\begin{longtable}{rllll}\n\\multicolumn{5}{r}{continued} \\\\\n\\endfoot\n" + head
+             + "\\endfirsthead\n" + head + "\\endhead\n" + "\n".join(_longtable_rows()) + "\n\\end{longtable}\n")
+    q3 = ("\\titledquestion{Neural Transition-Based Dependency Parsing}[54]\n\\begin{parts}\n"
+          "\\part[4] Go through the sequence of transitions for ``I presented my findings at the NLP conference''.\n"
+          "\\ifans{\n" + table + "}\n\\part[2] How many steps for $n$ words? \\ifans{$2n$}\n\\end{parts}\n")
+    got = scored(tmp_path, {"q3.tex": q3})
+    assert full(got["3a"]), got["3a"].outcome.feedback

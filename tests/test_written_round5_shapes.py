@@ -134,3 +134,19 @@ def test_a_longtable_with_head_and_foot_markers_is_read_row_by_row(tmp_path):
           "\\ifans{\n" + table + "}\n\\part[2] How many steps for $n$ words? \\ifans{$2n$}\n\\end{parts}\n")
     got = scored(tmp_path, {"q3.tex": q3})
     assert full(got["3a"]), got["3a"].outcome.feedback
+
+
+# -- 2(b)(i): "Answer:" opening a derivation whose conclusion comes after it ------------------------
+
+def test_a_gamma_after_a_marked_derivation_step_is_its_conclusion(tmp_path):
+    q2 = ("\\titledquestion{Machine Learning \\& Neural Networks}[8]\n\\begin{parts}\n\\part[4] Adam\n"
+          "\\begin{subparts}\n\\subpart[2] Momentum. \\ifans{Less variance.}\n\\subpart[2] Rates. \\ifans{Small ones.}\n"
+          "\\end{subparts}\n\\part[4] Dropout: $\\bh_{\\text{drop}} = \\gamma \\bd \\odot \\bh$.\n\\begin{subparts}\n"
+          "\\subpart[2] What must $\\gamma$ equal in terms of $p_{\\text{drop}}$?\n"
+          "\\ifans{\\emph{Answer:} taking expectations, $\\mathbb{E}[\\bh_{\\text{drop}}] = \\gamma (1 - p_{\\text{drop}}) \\bh$ "
+          "must be $\\bh$, therefore \\[ \\gamma = \\frac{1}{1 - p_{\\text{drop}}}. \\]}\n"
+          "\\subpart[2] Why not at evaluation? \\ifans{Deterministic.}\n\\end{subparts}\n\\end{parts}\n")
+    got = scored(tmp_path, {"q2.tex": q2})
+    assert full(got["2b_i"]), got["2b_i"].outcome.feedback
+    got = scored(tmp_path / "w", {"q2.tex": q2.replace("\\frac{1}{1 - p_{\\text{drop}}}", "\\frac{1}{p_{\\text{drop}}}")})
+    assert got["2b_i"].score == 0

@@ -106,8 +106,8 @@ def github_math(text: str) -> str:
 
 
 _GITHUB_INLINE = re.compile(r"\$`([^`\n]+)`\$")
-_STRUCK = re.compile(r"~~(?=\S)(?:[^~\n]|\n(?![ \t]*\n))*?~~|<(del|s|strike)>(?:[^<\n]|\n(?![ \t]*\n))*?</\1>")
-"""Struck-through text, within one paragraph (a hard wrap inside it, never a blank line)."""
+_STRUCK = re.compile(r"(?<!~)~~(?=[^\s~])(?:[^~\n]|\n(?![ \t]*\n))*?~~(?!~)|<(del|s|strike)>(?:[^<\n]|\n(?![ \t]*\n))*?</\1>")
+"""Struck-through text, within one paragraph (a hard wrap inside it, never a blank line); a ``~~~`` code fence is none."""
 
 
 def struck_out(text: str) -> str:

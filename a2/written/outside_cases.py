@@ -38,15 +38,13 @@ gradient (the value of an indicator, a condition), never 1(d)'s answer."""
 _ROW = re.compile(r"\s*\}?\s*&([^&]{0,80}?)(?:\\\\|\\end\s*\{)")
 """The rest of a ``cases`` row after a formula boxed in it: ``} & w = o \\\\``, its condition."""
 _LHS_START = re.compile(r"\\[dt]?frac\s*\{\s*\\partial|∂\s*J\s*/")
-_SEPARATOR = re.compile(r"(?:,|;|\\q?quad|\\text\s*\{\s*and\s*\}|\\(?:,|;|\s)|\s)*$")
 
 
 def _equations(cand: Candidate) -> list[Candidate]:
     """A display holding two equations side by side (``∂J/∂u_o = ..., \\qquad ∂J/∂u_w = ... (w ≠ o)``)
     as one candidate each: each answers the case its own left side or condition names."""
     starts = [m.start() for m in _LHS_START.finditer(cand.latex)]
-    cuts = [k for k in starts[1:] if "=" in cand.latex[k:] and
-            _SEPARATOR.search(cand.latex[:k]).start() < k and "=" in cand.latex[:k]
+    cuts = [k for k in starts[1:] if "=" in cand.latex[k:] and "=" in cand.latex[:k]
             and cand.latex[:k].rstrip().endswith((",", ";", "quad", "}", "\\"))]
     if not cuts or re.search(r"\\begin\s*\{\s*[dr]?cases", cand.latex):
         return [cand]

@@ -45,7 +45,7 @@ def _equations(cand: Candidate) -> list[Candidate]:
     as one candidate each: each answers the case its own left side or condition names."""
     starts = [m.start() for m in _LHS_START.finditer(cand.latex)]
     cuts = [k for k in starts[1:] if "=" in cand.latex[k:] and "=" in cand.latex[:k]
-            and cand.latex[:k].rstrip().endswith((",", ";", "quad", "}", "\\"))]
+            and re.search(r"(?:[,;]|\\q?quad|\\text\s*\{\s*and\s*\}|\\[,; ]|\\\\)\s*$", cand.latex[:k])]
     if not cuts or re.search(r"\\begin\s*\{\s*[dr]?cases", cand.latex):
         return [cand]
     bounds = [0, *cuts, len(cand.latex)]

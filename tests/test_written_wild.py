@@ -1147,6 +1147,83 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_ii": (3, "", 3),   # blind: on e11a8a0 SILENT false fail: 0
         "3f": (12, "", 12),   # blind: on e11a8a0 SILENT false fail: 0
     },
+    "113_answers_inside_prompt_items": {   # no \ifans anywhere: answers typed after each prompt paragraph and inside the prompt's own \item (i)-(iii), \bo ..
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),   # blind: on bb7f6e7 SILENT false fail: 2 (boxes in the cases rows)
+        "1e": (1, "", 1),
+        "2b_i": (0, "", 0),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
+    "114_ifans_enumerate_split_boxed": {   # one \ifans holding an enumerate with \item[(i)]..[(iii)], split/aligned/multline derivations with \boxed and \ ..
+        "1b_i": (0, "", 0),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (3.7647, "", 3.7647),   # blind: on bb7f6e7 flagged miss: 0 (longtable \endhead glued to a row)
+        "3b": (1, "", 1),
+        "3e_i": (1.5, "", 1.5),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "115_newif_ifans_winter_order": {   # main.tex with \newif\ifans and \ifans ... \fi blocks (no braces), Winter handout order ((d) dJ/dU, (e) dJ/du_w ..
+        "1b_i": (2, "", 2),
+        "1d": (2, "", 2),   # blind: on bb7f6e7 SILENT false fail: 0 (\ifans ... \fi; Winter order)
+        "1e": (1, "", 1),   # blind: on bb7f6e7 SILENT false fail: 0 (\ifans ... \fi; Winter order)
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "116_include_answer_files_no_prompts": {   # main.tex \include's answers_q1..q3.tex; the prompts deleted, answers straight after \part/\subpart; commented- ..
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (0, "", 0),
+        "3f": (10, "", 10),
+    },
+    "117_tikz_dependency_trees_3f_tabular": {   # tikz-dependency drawings (deptext words, \depedge by index) beside the 3(a) table in a minipage and above a 3( ..
+        "1b_i": (0, "", 0),
+        "1d": (4, "", 4),   # blind: on bb7f6e7 SILENT false fail: 0 (two equations in one display)
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "118_one_file_tcolorbox_answers": {   # one file a2_solutions.tex (Winter 2026 order) with answers in the student's own tcolorbox environment 'sol', 1 ..
+        "1b_i": (2, "", 2),   # blind: on bb7f6e7 SILENT false fail: 0 (read 'y_2' from the prompt: own tcolorbox env)
+        "1d": (2, "", 2),   # blind: on bb7f6e7 SILENT false fail: 0 (Winter order)
+        "1e": (1, "", 1),   # blind: on bb7f6e7 flagged miss: 0 (Winter order)
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (0, "", 0),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (12, "", 12),
+    },
+    "119_winter26_answer_macro_tuples": {   # \answer{} blocks, Winter order, 1(b)(i) ending unfactored 'U ŷ − U y' in aligned inside $$, 1(e) as a bmatrix  ..
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),   # blind: on bb7f6e7 SILENT false fail: 0 (Winter order)
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),
+    },
 }
 
 MESSAGES = {  # (writeup, item) -> words its feedback must contain

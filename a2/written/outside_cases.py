@@ -35,14 +35,48 @@ _VECTORS = re.compile(r"(?<![A-Za-z])[vVuU][A-Za-z]?(?![A-Za-z])")      # also a
 gradient (the value of an indicator, a condition), never 1(d)'s answer."""
 
 
-def _case_of(cand: Candidate) -> str:
-    """Which case of 1(d) a formula answers: "eq", "neq", "both" (a cases formula) or "unified"."""
+_ROW = re.compile(r"\s*\}?\s*&([^&]{0,80}?)(?:\\\\|\\end\s*\{)")
+"""The rest of a ``cases`` row after a formula boxed in it: ``} & w = o \\\\``, its condition."""
+_LHS_START = re.compile(r"\\[dt]?frac\s*\{\s*\\partial|∂\s*J\s*/")
+
+
+def _equations(cand: Candidate) -> list[Candidate]:
+    """A display holding two equations side by side (``∂J/∂u_o = ..., \\qquad ∂J/∂u_w = ... (w ≠ o)``)
+    as one candidate each: each answers the case its own left side or condition names."""
+    starts = [m.start() for m in _LHS_START.finditer(cand.latex)]
+    cuts = [k for k in starts[1:] if "=" in cand.latex[k:] and "=" in cand.latex[:k]
+            and re.search(r"(?:[,;]|\\q?quad|\\text\s*\{\s*and\s*\}|\\[,; ]|\\\\)\s*$", cand.latex[:k])]
+    if not cuts or re.search(r"\\begin\s*\{\s*[dr]?cases", cand.latex):
+        return [cand]
+    bounds = [0, *cuts, len(cand.latex)]
+    return [replace(cand, latex=cand.latex[a:b].strip().rstrip(",;").strip(), after=cand.after if b == len(cand.latex) else "")
+            for a, b in zip(bounds, bounds[1:])]
+
+
+def _box_end(body: str, start: int) -> int:
+    """Where the box whose content starts at ``start`` closes (its ``}``), or ``len(body)``."""
+    depth, start = 0, max(start, 0)
+    if re.match(r"\\(?:boxed|fbox)\s*\{", body[start:]):
+        start = body.index("{", start) + 1
+    for i in range(start, len(body)):
+        if body[i] == "{" and body[i - 1] != "\\":
+            depth += 1
+        elif body[i] == "}" and body[i - 1] != "\\":
+            if depth == 0:
+                return i
+            depth -= 1
+    return len(body)
+
+
+def _case_of(cand: Candidate, row: str = "") -> str:
+    """Which case of 1(d) a formula answers: "eq", "neq", "both" (a cases formula) or "unified".
+    ``row``: the condition of the ``cases`` row the formula is boxed in, when it is."""
     if re.search(r"\\begin\s*\{\s*[dr]?cases\s*\}", cand.rhs):
         return "both"
     rhs = cand.rhs.strip()
     trailing = cand.latex[cand.latex.rfind(rhs) + len(rhs):] if rhs and rhs in cand.latex else ""
     left = lhs(cand.latex)
-    for context in (cand.after, trailing, cand.before + " " + left):
+    for context in (row, cand.after, trailing, cand.before + " " + left):
         neq, eq = bool(_NEQ.search(context)), bool(_EQ.search(context))
         if neq != eq:
             return "neq" if neq else "eq"
@@ -68,7 +102,7 @@ def grad_outside_cases(section: Section, ctx: WrittenContext) -> Verdict:
 
 
 def _grade(section: Section, ctx: WrittenContext) -> Verdict:
-    found = _target_filter(candidates(section.body), "1d")
+    found = [e for c in _target_filter(candidates(section.body), "1d") for e in _equations(c)]
     if not found:
         return missing(section, "no formula")
     marked = [c for c in found if c.kind in (MARKED, BOXED)]
@@ -82,7 +116,8 @@ def _grade(section: Section, ctx: WrittenContext) -> Verdict:
     for cand in ordered:
         if not derivative_lhs(cand) and not _VECTORS.search(re.sub(r"\\[A-Za-z]+", " ", cand.rhs)):
             continue              # "($1$ if $w = o$, else $0$)": an indicator's definition, no gradient
-        case = _case_of(cand)
+        row = _ROW.match(section.body, _box_end(section.body, cand.start)) if cand.kind == BOXED else None
+        case = _case_of(cand, row.group(1) if row else "")
         try:
             formula = parse_answer(cand, plain_names(OUTSIDE_NEQ))
         except FormulaError as exc:

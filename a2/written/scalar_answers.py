@@ -93,6 +93,8 @@ def dropout_gamma(section: Section, ctx: WrittenContext) -> Verdict:
                    and re.search(r"\\gamma|γ", lhs(c.latex))]
     extra = gamma_first + _text_candidates(section.body, _GAMMA_TEXT)
     explicit = [c for c in found if c.kind in EXPLICIT]
+    # "Solution: E[h_drop]_i = γ(1 − p)h_i ... so $$γ = ...$$": a γ = ... after the marked line is its conclusion
+    explicit += [c for c in gamma_first if explicit and c.start > explicit[0].start]
     pool = explicit or (extra + [c for c in found if c not in gamma_first]
                         + plain_tails(section.body, one_variable("p").known))
     got = _first_in(pool, {"p"})

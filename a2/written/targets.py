@@ -201,7 +201,9 @@ def swapped_numbering(found: list, questions: set[str]) -> None:
 # What a section is about
 
 _DERIVATIVE_FAMILY = ("1b_i", "1d", "1e", "3e_i", "3e_ii")
-_WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?(?:\$+([^$]{1,80})\$|\\\(((?:(?!\\\)).){1,80})\\\))", re.I)
+_WRT = re.compile(r"with\s+respect\s+to[^$\n]{0,50}?(?:\$+([^$]{1,80})\$|\\\(((?:(?!\\\)).){1,80})\\\)|"
+                  r"(?<![\w\\])([A-Za-z](?:_\{?[A-Za-z]\}?)?)(?=\s*(?:'s?|’s?)?\s*(?:[.,:;)]|$|\s(?:and|for|in|when|where)\b)))")
+"""'with respect to $X$', or (in a prompt read as plain text: the template's parts) 'with respect to X .'"""
 _SLASH_PARTIAL = re.compile(r"(?:\\partial|∂)\s*J\s*/\s*(?:\\partial|∂)\s*(\\?[A-Za-z{}\\_ ]{1,30})")
 
 
@@ -209,7 +211,7 @@ def derivative_target(heading: str, body: str) -> str | None:
     """Which derivative question a section is about, from its heading or first derivative."""
     for text in (heading, body[:1500]):
         for m in _WRT.finditer(text):
-            target = question_of(m.group(1) or m.group(2))
+            target = question_of(m.group(1) or m.group(2) or m.group(3))
             if target:
                 return target
     for wrt in (_partial_fraction(body), _SLASH_PARTIAL.search(body)):

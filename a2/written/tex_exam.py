@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from a2.written.latex_doc import ROMANS, body_to_markdown
-from grader.reading import tex_walk
+from grader.reading import tex_own_blocks, tex_walk
 from grader.reading.tex_macros import Macro, expand_safely
 from grader.reading.tex_marked import marked_blocks
 
@@ -65,8 +65,10 @@ class Unit:
 
 def every_block(text: str) -> list[tuple[int, int, str]]:
     """The answer blocks of ``text`` and, outside them, the answers marked in its text
-    (``\\textbf{Answer:}`` where a student deleted the template's block: :mod:`grader.reading.tex_marked`)."""
-    blocks = [(s, e, "" if _FORMATTING.fullmatch(c) else c) for s, e, c in tex_walk.answer_blocks(text)]
+    (``\\textbf{Answer:}`` where a student deleted the template's block: :mod:`grader.reading.tex_marked`),
+    and the blocks a student declares (``\\ifans ... \\fi``, an answer box of their own: :mod:`grader.reading.tex_own_blocks`)."""
+    found = tex_own_blocks.merged(tex_walk.answer_blocks(text), tex_own_blocks.own_blocks(text))
+    blocks = [(s, e, "" if _FORMATTING.fullmatch(c) else c) for s, e, c in found]
     return sorted(blocks + marked_blocks(text, blocks))
 
 

@@ -10,7 +10,9 @@ from grader.reading.braces import opening, scan
 from grader.reading.notation import OTHER_CASE, basis_vectors, trailing_condition
 
 _CONDITION_WORDS = re.compile(r"\s+(?=(?:when|if|for)\b)", re.I)
-_LATEX_REMARK = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag|intertext)(?![A-Za-z])|\\[,;]\s*\\text|,")
+_LATEX_REMARK = re.compile(r"\\(?:quad|qquad|text|mbox|textrm|textit|hspace|tag|intertext)(?![A-Za-z])|\\[,;]\s*\\text|,"
+                           r"|\\ (?=(?:\\ |\s)*\()")
+"""Where a remark starts: ``\\quad``, prose in ``\\text``, a comma, control spaces before a bracket (``\\ \\ (w \\neq o)``)."""
 NOTATION_WORDS = ("T", "drop", "CE", "softmax", "ReLU", "relu", "sign", "diag", "step", "Heaviside", "exp", "log",
                   "max", "min", "sum")
 """Words that are notation inside math (``\\text{softmax}``, ``\\text{step}(z)``), never a remark or prose."""

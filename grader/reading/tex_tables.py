@@ -35,7 +35,11 @@ TABLE_ENVS = frozenset({"tabular", "tabular*", "tabularx", "tabulary", "xltabula
 ROW_BREAKS = frozenset({"\\", "tabularnewline"})
 SPANNING = frozenset({"multicolumn", "multirow"})
 """``\\multicolumn{2}{c}{text}``, ``\\multirow{2}{*}{text}``: the cell's text is the last of three groups."""
-RULES = frozenset({"hline", "toprule", "midrule", "bottomrule", "cline"})
+RULES = frozenset({"hline", "toprule", "midrule", "bottomrule", "cline", "cmidrule", "addlinespace"})
+HEAD_FOOT = frozenset({"endfirsthead", "endhead", "endfoot", "endlastfoot"})
+"""A ``longtable``'s markers: the rows before ``\\endfirsthead`` (else before ``\\endhead``) are its
+head, read once; the repeated head and the foot rows (before ``\\endfoot``, ``\\endlastfoot``) are
+not read again."""
 EMPHASIS = frozenset({"textbf", "textit", "emph", "underline"})
 BREAKS = frozenset({"newline", "linebreak", "par", "noindent", "medskip", "bigskip", "smallskip", "vspace",
                     "hspace", "clearpage", "newpage", "pagebreak", "maketitle", "centering"})
@@ -112,7 +116,18 @@ def rows(text: str, node: LatexEnvironmentNode) -> list[tuple[tuple[str, ...], i
         if any(texts) or len(texts) > 1:
             found.append((tuple(f"${t}$" if math and t else t for t in texts), start or node.pos))
 
-    for n in _body(node):
+    body = _body(node)
+    first_head = any(isinstance(n, LatexMacroNode) and n.macroname == "endfirsthead" for n in body)
+    segment = 0               # where the rows since the last head or foot marker start in ``found``
+    for n in body:
+        if isinstance(n, LatexMacroNode) and n.macroname in HEAD_FOOT:
+            if any(cells[0]) or len(cells) > 1:
+                close()
+            cells, start = [[]], None
+            if not (n.macroname == "endfirsthead" or (n.macroname == "endhead" and not first_head)):
+                del found[segment:]
+            segment = len(found)
+            continue
         if skip_group and isinstance(n, LatexGroupNode):     # \cline's {2-3} when the parser gave it no argument
             skip_group = False
             continue

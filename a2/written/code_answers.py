@@ -151,7 +151,7 @@ def _literal(region: str):
     m = re.match(r"^[A-Za-z_]\w*\s*=\s*", text)
     try:
         return ast.literal_eval(text[m.end():] if m else text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):   # TypeError: {[1]: 2}
         return None
 
 

@@ -1,0 +1,27 @@
+"""Shapes found in review of the round-4 readers (wiki markup, MyST, answers as code): text that is not
+what a reader was built for must neither crash the writeup's reading nor be read as that format."""
+
+from __future__ import annotations
+
+from written_support import PARTS, RUNNER, full
+
+from a2.written.grade import grade_written
+
+ANSWER_1B = "## 1(b)(i)\n\n$$\\frac{\\partial J}{\\partial v_c} = U(\\hat{y} - y)$$\n\n"
+
+
+def scored(tmp_path, files: dict[str, str]):
+    paths = []
+    for name, text in files.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    results, _, _ = grade_written(paths, PARTS, 5, runner=RUNNER)
+    return {r.id: r for r in results}
+
+
+def test_a_python_literal_with_an_unhashable_key_does_not_stop_the_reading(tmp_path):
+    """ast.literal_eval raises TypeError on ``{[1]: 2}``: the 3(a) literal reader must take it as no literal."""
+    text = ANSWER_1B + "## 3(a)\n\n```python\nsteps = {[1]: 2}\n```\n"
+    got = scored(tmp_path, {"answers.md": text})
+    assert full(got["1b_i"]), got["1b_i"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from written_support import PARTS, RUNNER, full
 
 from a2.written.grade import grade_written
+from grader.reading.markup import as_markdown
 
 ANSWER_1B = "## 1(b)(i)\n\n$$\\frac{\\partial J}{\\partial v_c} = U(\\hat{y} - y)$$\n\n"
 
@@ -25,3 +26,12 @@ def test_a_python_literal_with_an_unhashable_key_does_not_stop_the_reading(tmp_p
     text = ANSWER_1B + "## 3(a)\n\n```python\nsteps = {[1]: 2}\n```\n"
     got = scored(tmp_path, {"answers.md": text})
     assert full(got["1b_i"]), got["1b_i"]
+
+
+def test_setext_underlines_are_no_wiki_headings():
+    """pandoc writes level-1 headings underlined with as many ``=`` as the title has characters; two
+    such underlines and a ``''`` in a code cell made a Markdown writeup wiki markup: its ``##`` headings
+    became numbered list items, ``**Answer:**`` at a line's start a bullet, ``''`` an emphasis mark."""
+    text = ("Part 1\n======\n\n## 1(b)(i)\n\n**Answer:** $$U(\\hat{y} - y)$$\n\n"
+            "Part 2\n======\n\n```python\nname = '' if x else ''\n```\n")
+    assert as_markdown("answers.md", text) == text

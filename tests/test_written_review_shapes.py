@@ -7,6 +7,7 @@ from written_support import PARTS, RUNNER, full
 
 from a2.written.grade import grade_written
 from grader.reading.markup import as_markdown
+from grader.reading.myst import myst_markdown
 
 ANSWER_1B = "## 1(b)(i)\n\n$$\\frac{\\partial J}{\\partial v_c} = U(\\hat{y} - y)$$\n\n"
 
@@ -35,3 +36,12 @@ def test_setext_underlines_are_no_wiki_headings():
     text = ("Part 1\n======\n\n## 1(b)(i)\n\n**Answer:** $$U(\\hat{y} - y)$$\n\n"
             "Part 2\n======\n\n```python\nname = '' if x else ''\n```\n")
     assert as_markdown("answers.md", text) == text
+
+
+def test_myst_code_cells_and_quarto_chunks_stay_code():
+    """A MyST notebook's ``{code-cell}`` and a Quarto/R Markdown chunk (```` ```{python} ````) hold code: their
+    lines were read as prose (a ``# comment`` became a heading, an assignment a line of the answer)."""
+    text = ("## 1(b)(i)\n\n{math}`U(\\hat{y} - y)`\n\n```{code-cell} ipython3\n# 1(d) check\ngrad = U @ (y_hat - y)\n```\n\n"
+            "```{python}\n#| echo: false\n# 3(a)\nstack = ['ROOT']\n```\n")
+    got = myst_markdown(text)
+    assert got.split("\n")[4:] == text.split("\n")[4:]

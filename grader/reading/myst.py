@@ -75,9 +75,9 @@ def myst_markdown(text: str) -> str:
             continue
         if m and m.group(2) and m.group(2).lower() not in CODE_DIRECTIVES:
             fence, name = m.group(1), m.group(2)
-            end = next((j for j in range(k + 1, len(lines)) if lines[j].strip() == fence[0] * len(lines[j].strip())
-                        and len(lines[j].strip()) >= len(fence)), len(lines))
             if name == "list-table":
+                end = next((j for j in range(k + 1, len(lines)) if lines[j].strip() == fence[0] * len(lines[j].strip())
+                            and len(lines[j].strip()) >= len(fence)), len(lines))
                 table = _list_table(lines[k + 1:end])
                 out += table + [""] * (end - k + 1 - len(table))
                 k = end + 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 from written_support import PARTS, RUNNER, full
 
 from a2.written.grade import grade_written
+from a2.written.tex_exam import every_block
 from grader.reading.markup import as_markdown
 from grader.reading.myst import myst_markdown
 
@@ -45,3 +46,12 @@ def test_myst_code_cells_and_quarto_chunks_stay_code():
             "```{python}\n#| echo: false\n# 3(a)\nstack = ['ROOT']\n```\n")
     got = myst_markdown(text)
     assert got.split("\n")[4:] == text.split("\n")[4:]
+
+
+def test_a_block_of_many_formatting_macros_with_text_is_read_not_searched_forever():
+    """``\\bf{}`` is the macro with its group or the macro, ``{`` and ``}``: the template's 'formatting only'
+    pattern tried both for each of them (2^k ways for k; 40 of them never finished). The block holds
+    text, so it is an answer; a block of formatting alone is still empty."""
+    text = "\\ifans{" + "\\bf{}" * 40 + " $2n$}\n\\ifans{{\\color{blue} } \\vspace{2cm}}"
+    blocks = every_block(text)
+    assert [c.strip() for _, _, c in blocks] == ["\\bf{}" * 40 + " $2n$", ""]

@@ -126,7 +126,8 @@ def unboxed(latex: str) -> str:
 def candidates(text: str) -> list[Candidate]:
     """The section's possible final answers, most trusted first."""
     spans = [s for s in math_spans(text) if not is_condition(s.latex)]
-    spans = [s for s in spans if s.start not in prose_case_parts(text, spans)]
+    parts = prose_case_parts(text, spans)
+    spans = [s for s in spans if s.start not in parts]
     found: list[Candidate] = []
     seen: set[tuple[int, bool]] = set()
 

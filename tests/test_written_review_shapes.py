@@ -9,6 +9,7 @@ from a2.written.grade import grade_written
 from a2.written.tex_exam import every_block
 from grader.reading.markup import as_markdown
 from grader.reading.myst import myst_markdown
+from grader.reading.tex_macros import definitions
 
 ANSWER_1B = "## 1(b)(i)\n\n$$\\frac{\\partial J}{\\partial v_c} = U(\\hat{y} - y)$$\n\n"
 
@@ -55,3 +56,12 @@ def test_a_block_of_many_formatting_macros_with_text_is_read_not_searched_foreve
     text = "\\ifans{" + "\\bf{}" * 40 + " $2n$}\n\\ifans{{\\color{blue} } \\vspace{2cm}}"
     blocks = every_block(text)
     assert [c.strip() for _, _, c in blocks] == ["\\bf{}" * 40 + " $2n$", ""]
+
+
+def test_an_xparse_spec_of_many_arguments_of_an_unread_type_is_skipped_at_once():
+    """``mm`` is one or two steps of the spec pattern's repetition: a spec it does not match (a ``v``
+    argument after 60 ``m``) was tried every way (Fibonacci many; never finished). The command is
+    left unexpanded and the definitions after it are read."""
+    text = "\\NewDocumentCommand{\\big}{" + "m" * 60 + " v}{#1}\n\\newcommand{\\bx}{\\mathbf{x}}\n"
+    found, _ = definitions(text)
+    assert "big" not in found and found["bx"].body == "\\mathbf{x}"

@@ -65,3 +65,13 @@ def test_an_xparse_spec_of_many_arguments_of_an_unread_type_is_skipped_at_once()
     text = "\\NewDocumentCommand{\\big}{" + "m" * 60 + " v}{#1}\n\\newcommand{\\bx}{\\mathbf{x}}\n"
     found, _ = definitions(text)
     assert "big" not in found and found["bx"].body == "\\mathbf{x}"
+
+
+def test_a_list_counter_set_to_a_number_too_long_to_convert_is_not_read(tmp_path):
+    """``\\setcounter{enumi}{<5,000 digits>}``: int() refuses more than 4,300 digits, and the ValueError
+    stopped the reading of the whole writeup."""
+    text = ("\\documentclass{article}\n\\begin{document}\n\\section*{1(b)(i)}\n"
+            "$$\\frac{\\partial J}{\\partial v_c} = U(\\hat{y} - y)$$\n\n\\section*{3(f)}\n"
+            "\\begin{enumerate}\\setcounter{enumi}{" + "9" * 5000 + "}\n\\item x\n\\end{enumerate}\n\\end{document}\n")
+    got = scored(tmp_path, {"answers.tex": text})
+    assert full(got["1b_i"]), got["1b_i"]

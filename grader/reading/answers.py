@@ -260,8 +260,13 @@ def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
     """Equations typed as plain text (Unicode, no $): their left side names what they answer; Markdown's
     bold around one (``**γ = 1/(1 − p)**``) is not part of it."""
     masked = _BOLD_EQUATION.sub(lambda m: "  " + m.group(2) + "\n ", text)     # the bold's end ends the formula
-    for s in spans:
-        masked = masked[:s.start] + " " * (s.end - s.start) + masked[s.end:]
+    pieces, pos = [], 0
+    for start, end in sorted((s.start, s.end) for s in spans):     # the math blanked, in one pass
+        start = max(start, pos)
+        if end > start:
+            pieces += [masked[pos:start], " " * (end - start)]
+            pos = end
+    masked = "".join(pieces) + masked[pos:]
     out = []
     for m in _PLAIN_EQUATION.finditer(masked):
         raw, end = _wrapped(masked, m.group("rhs"), m.end("rhs"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from written_support import PARTS, RUNNER, full
 
+from a2.written.code_answers import code_answer
 from a2.written.grade import grade_written
 from a2.written.tex_exam import every_block
 from grader.reading.markup import as_markdown
@@ -75,3 +76,11 @@ def test_a_list_counter_set_to_a_number_too_long_to_convert_is_not_read(tmp_path
             "\\begin{enumerate}\\setcounter{enumi}{" + "9" * 5000 + "}\n\\item x\n\\end{enumerate}\n\\end{document}\n")
     got = scored(tmp_path, {"answers.tex": text})
     assert full(got["1b_i"]), got["1b_i"]
+
+
+def test_an_assignment_longer_than_a_formula_is_not_read_as_the_answer():
+    """code_math rewrites nested calls one at a time (each a scan of the line): a line of 3,000 nested
+    ``float(`` took 38 s. An answer a TA reads from code is a short line; a longer one is not read."""
+    long = "grad = " + "float(" * 150 + "U @ (y_hat - y)" + ")" * 150
+    assert code_answer("```python\n" + long + "\n```\n") is None
+    assert code_answer("```python\ngrad = U @ (y_hat - y)\n```\n") is not None

@@ -26,6 +26,9 @@ _ASSIGNMENT = re.compile(r"^\s*([A-Za-z_][\w]*(?:\[[^\]=]*\])?)\s*=(?!=)\s*(.+?)
 FORMULA_QUESTIONS = frozenset({"1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii"})
 """The items whose answer is a formula (the others, tables and words, are never read from code here)."""
 DOUBT = "the answer was read from code (its last assignment), as the math it computes"
+MAX_EXPRESSION = 300
+"""Characters of an assignment's right side read as an answer (a longer one is no formula a TA reads, and
+:func:`code_math` rewrites nested calls one at a time: 3,000 nested ``float(`` took 38 s)."""
 
 
 def _code_regions(body: str) -> list[str]:
@@ -126,7 +129,8 @@ def code_answer(body: str) -> str | None:
     if not regions or candidates(without_code(body)):
         return None
     assignments = [m for region in regions for line in region.split("\n")
-                   if (m := _ASSIGNMENT.match(line)) and not re.search(r"[\"']|\blambda\b|\bnp\.zeros", m.group(2))]
+                   if (m := _ASSIGNMENT.match(line)) and len(m.group(2)) <= MAX_EXPRESSION
+                   and not re.search(r"[\"']|\blambda\b|\bnp\.zeros", m.group(2))]
     if not assignments:
         return None
     last = assignments[-1]
@@ -151,7 +155,7 @@ def _literal(region: str):
     m = re.match(r"^[A-Za-z_]\w*\s*=\s*", text)
     try:
         return ast.literal_eval(text[m.end():] if m else text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):   # TypeError: {[1]: 2}
         return None
 
 

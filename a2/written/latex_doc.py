@@ -48,7 +48,8 @@ _BREAKS = frozenset({"newline", "linebreak", "par", "noindent", "medskip", "bigs
 _DROPPED = frozenset({"input", "include", "includegraphics", "usepackage", "documentclass", "title", "author",
                       "date", "label"})
 _BLOCKS = frozenset(tex_walk.BLOCK_MACROS)
-_COUNTER = re.compile(r"\\(set|addto)counter\s*\{\s*enum(i{1,3}|iv)\s*\}\s*\{\s*(-?\d+)\s*\}")
+_COUNTER = re.compile(r"\\(set|addto)counter\s*\{\s*enum(i{1,3}|iv)\s*\}\s*\{\s*(-?\d{1,6})\s*\}")
+"""``\\setcounter{enumi}{4}``; a value of more digits is not read (int() refuses 4,300 and more)."""
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 

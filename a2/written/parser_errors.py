@@ -222,9 +222,9 @@ _STARTS_BLOCK = re.compile(r"^[ \t]*(?:[-*+|#>]|\d+[.)]|\(?[ivx]+[.)]|[^\W\d_][\
 
 def _unwrapped(text: str) -> str:
     """``text`` with its hard wraps inside a sentence undone, as the rendered paragraph shows it: a line
-    break inside a dependency (``Correct: most`` / ``← crucial``), after a field's label
-    (``Correct dependency:`` / ``one ← plants``) or in the middle of a sentence (``reasons → decision
-    should`` / ``replace declined → decision``: a next line that goes on in lower case). A line that
+    break inside a dependency (``Correct: word`` / ``← head``), after a field's label
+    (``Correct dependency:`` / ``dependent ← head``) or in the middle of a sentence (``head → dependent
+    should`` / ``replace head → word``: a next line that goes on in lower case). A line that
     starts a list item, a table row or a field (``correct: a → b``), or that says which arc is which,
     stays a line of its own."""
     lines = text.split("\n")

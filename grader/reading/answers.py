@@ -133,7 +133,8 @@ def candidates(text: str) -> list[Candidate]:
 @per_writeup(maxsize=64)
 def _candidates(text: str) -> tuple[Candidate, ...]:
     spans = [s for s in math_spans(text) if not is_condition(s.latex)]
-    spans = [s for s in spans if s.start not in prose_case_parts(text, spans)]
+    parts = prose_case_parts(text, spans)
+    spans = [s for s in spans if s.start not in parts]
     found: list[Candidate] = []
     seen: set[tuple[int, bool]] = set()
 
@@ -266,8 +267,13 @@ def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
     """Equations typed as plain text (Unicode, no $): their left side names what they answer; Markdown's
     bold around one (``**γ = 1/(1 − p)**``) is not part of it."""
     masked = _BOLD_EQUATION.sub(lambda m: "  " + m.group(2) + "\n ", text)     # the bold's end ends the formula
-    for s in spans:
-        masked = masked[:s.start] + " " * (s.end - s.start) + masked[s.end:]
+    pieces, pos = [], 0
+    for start, end in sorted((s.start, s.end) for s in spans):     # the math blanked, in one pass
+        start = max(start, pos)
+        if end > start:
+            pieces += [masked[pos:start], " " * (end - start)]
+            pos = end
+    masked = "".join(pieces) + masked[pos:]
     out = []
     for m in _PLAIN_EQUATION.finditer(masked):
         raw, end = _wrapped(masked, m.group("rhs"), m.end("rhs"))

@@ -51,10 +51,11 @@ def lyx_markdown(text: str) -> str:
     lines = re.sub(r"(?<=\S)[ \t]*(\\begin_inset )", lambda m: m.group(0)[:-len(m.group(1))] + "\n" + m.group(1),
                    text).split("\n")      # an inset is on a line of its own (LyX writes it so; an edited file may not)
     k = next((j + 1 for j, line in enumerate(lines) if line.strip() == "\\begin_body"), 0)
+    hidden = [0]                    # hidden frames on the stack (counted: a scan per piece was n^2 on unclosed insets)
 
     def emit(piece: str) -> None:
         holder = next((f for f in reversed(stack) if f[0] in ("layout", "cell")), None)
-        if any(f[0] == "hidden" for f in stack):
+        if hidden[0]:
             return
         (holder[1] if holder else out).append(piece)
 
@@ -78,9 +79,11 @@ def lyx_markdown(text: str) -> str:
         elif word.startswith("\\begin_inset"):
             name = (word.split() + ["", ""])[1]
             stack.append(["hidden" if name in _HIDDEN else "inset", [], name])
+            hidden[0] += name in _HIDDEN
         elif word == "\\end_inset":
             if stack and stack[-1][0] != "layout":
                 done = stack.pop()
+                hidden[0] -= done[0] == "hidden"
                 if done[0] == "tabular":
                     emit(_table(done[1]))
         elif word.startswith("<row"):

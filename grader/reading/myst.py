@@ -12,7 +12,8 @@ and tables. Line for line (places keep their line numbers):
 * the roles ``{math}`x``` and ``{eq}`label``` are ``$x$`` and ``(label)``, another role its text;
   a target line ``(label)=`` is blank.
 
-Code fences without braces (```` ```python ````) are left exactly as they are.
+Code fences (```` ```python ````) and code directives (:data:`CODE_DIRECTIVES`: ``{code-cell}``, Quarto's
+``{python}``) are left exactly as they are.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ _OPTION = re.compile(r"^\s*:[\w-]+:")
 _ROLE = re.compile(r"(?<![\w\\}^_])\{([A-Za-z][\w:-]*)\}`([^`\n]*)`")
 """A MyST role (``{math}`x` ``): never a LaTeX argument (``\\text{I}`` inside GitHub's ``$`...`$``)."""
 _TARGET = re.compile(r"^\s*\([\w:.-]+\)=\s*$")
+CODE_DIRECTIVES = frozenset({"code-cell", "code-block", "code", "sourcecode", "python", "r", "julia", "bash", "sh",
+                             "ojs", "matlab", "octave", "sql"})
+"""Directives that hold code (MyST's ``{code-cell}``, Quarto's and R Markdown's ```` ```{python} ```` chunks):
+kept as code fences, never read as prose."""
 
 
 def is_myst(text: str) -> bool:
@@ -68,11 +73,11 @@ def myst_markdown(text: str) -> str:
             out.append("$$" if open_.pop()[1] == "math" else "")
             k += 1
             continue
-        if m and m.group(2):
+        if m and m.group(2) and m.group(2).lower() not in CODE_DIRECTIVES:
             fence, name = m.group(1), m.group(2)
-            end = next((j for j in range(k + 1, len(lines)) if lines[j].strip() == fence[0] * len(lines[j].strip())
-                        and len(lines[j].strip()) >= len(fence)), len(lines))
             if name == "list-table":
+                end = next((j for j in range(k + 1, len(lines)) if lines[j].strip() == fence[0] * len(lines[j].strip())
+                            and len(lines[j].strip()) >= len(fence)), len(lines))
                 table = _list_table(lines[k + 1:end])
                 out += table + [""] * (end - k + 1 - len(table))
                 k = end + 1
@@ -84,7 +89,7 @@ def myst_markdown(text: str) -> str:
                 out.append("")
                 k += 1
             continue
-        if m and not m.group(2) and m.group(1)[0] == "`":      # a code fence: as it is, to its end
+        if m and m.group(1)[0] == "`":      # a code fence or code cell: as it is, to its end
             end = next((j for j in range(k + 1, len(lines)) if lines[j].strip().startswith(m.group(1))), len(lines) - 1)
             out += lines[k:end + 1]
             k = end + 1

@@ -55,7 +55,9 @@ _DEF = re.compile(r"\\(?:g|e|x)?def\s*\\([A-Za-z]+)\s*((?:#\d)*)\s*(?=\{)")
 _OPERATOR = re.compile(r"\\DeclareMathOperator\*?\s*\{\s*\\([A-Za-z]+)\s*\}\s*(?=\{)")
 _DOCUMENT_COMMAND = re.compile(r"\\(?:New|Renew|Provide|Declare)DocumentCommand\s*(?:\{\s*\\([A-Za-z]+)\s*\}|\\([A-Za-z]+))"
                                r"\s*(?=\{)")
-_SPEC = re.compile(r"\s*(?:(o)|O\{([^{}]*)\})?((?:\s*[mr+]?m)*)\s*")
+_SPEC = re.compile(r"\s*(?:(o)|O\{([^{}]*)\})?((?:\s*[mr+]?m)*+)\s*")
+"""An xparse argument specification; the repetition is possessive (``mm`` is one or two of its
+steps: a spec that does not match otherwise was tried both ways at every ``m``)."""
 
 
 def _document_command(text: str, m: re.Match, name: str) -> tuple[Macro | None, int] | None:

@@ -22,7 +22,8 @@ from __future__ import annotations
 import html
 import re
 
-_HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*\1[ \t]*$")
+_HEADING = re.compile(r"^(={1,6})[ \t]*([^=\s].*?)[ \t]*\1[ \t]*$")
+"""``== Title ==``; never a line of ``=`` only (Markdown's setext underline, ``======`` under ``Part 1``)."""
 _SIGNS = (re.compile(r"<math[\s>]"), re.compile(r"^\{\|", re.M), re.compile(r"''[^'\n]+''"),
           re.compile(r"\[\[[^\]\n]+\]\]"))
 _MATH = re.compile(r"<math(?:\s[^>]*)?>(.*?)</math>", re.S)

@@ -13,7 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, replace
 
-from grader.reading.answer_words import ANSWER, FINAL_ANSWER, SOLUTION, alternation
+from grader.reading.answer_words import ANSWER, FINAL_ANSWER, SOLUTION, alternation, conclusion
 from grader.reading.braces import group, math_groups, top_level_split
 from grader.reading.kept import per_writeup
 from grader.reading.latex_normal import brace_cases
@@ -158,7 +158,7 @@ def _candidates(text: str) -> tuple[Candidate, ...]:
         on_line = [s for s in reach if s.start < line_end]
         after = on_line or [s for s in reach if s.display] or reach
         if after:
-            span = after[0]
+            span = conclusion(text, after[0], reach, lambda a, b: "".join(lhs(a).split()) == "".join(lhs(b).split()) != "")
             add(Candidate(_with_prose_cases(span.latex, text, span.end), MARKED, span.start,
                           _line_before(text, span.start), span.end))
         elif line_rest.strip(" *_"):

@@ -43,7 +43,7 @@ import written_corpus as wc  # noqa: E402
 
 from a2.written.grade import grade_written  # noqa: E402
 from a2.written.process import InProcess  # noqa: E402
-from grader.reading import answers, kept, tex_walk  # noqa: E402
+from grader.reading import kept, sides, tex_walk  # noqa: E402
 from grader.reading.mathparse import clear_parse_cache  # noqa: E402
 from grader.run.rubric import load_rubric  # noqa: E402
 from grader.run.submission import _find_root, _upload_written  # noqa: E402
@@ -65,8 +65,8 @@ def clear_writeup_caches() -> None:
     """Forget everything read from the last writeup: its formulas' and its LaTeX's parses."""
     clear_parse_cache()
     tex_walk.clear_caches()
-    answers.last_rhs.cache_clear()
-    answers.lhs.cache_clear()
+    sides.last_rhs.cache_clear()
+    sides.lhs.cache_clear()
     kept.forget()
 
 

@@ -15,10 +15,11 @@ from a2.written.latex_doc import outline
 from a2.written.sections import Section, parse_label
 from a2.written.tables import table_rows
 from grader.reading import braces
-from grader.reading.answers import cut_remark, last_rhs, math_spans
+from grader.reading.answers import cut_remark, math_spans
 from grader.reading.blocks import DISPLAY, HEADING, INLINE, PARAGRAPH, TABLE, read_blocks
 from grader.reading.mathparse import parse_formula
 from grader.reading.notation import to_latex
+from grader.reading.sides import last_rhs
 from grader.reading.tex_walk import answer_blocks, inputs, markers
 
 QUESTIONS = {"1b_i", "1d", "1e", "2b_i", "3b", "3e_i", "3e_ii"}

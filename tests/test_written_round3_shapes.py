@@ -12,7 +12,7 @@ import pytest
 from written_support import full, graded
 
 from a2.written.sections import parse_label
-from grader.reading.answers import lhs
+from grader.reading.sides import lhs
 from grader.run.submission import _written_files
 
 ROWS = [("[ROOT]", "[I, presented, my, findings, at, the, NLP, conference]", "", ""),

@@ -48,7 +48,7 @@ from a2.written.targets import derivative_target, split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
 from a2.written.word_math import DOUBT as WORDS_DOUBT
 from a2.written.word_math import spoken
-from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates, lhs
+from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates
 from grader.reading.ascii_art import ascii_fractions
 from grader.reading.blocks import (
     callouts_opened,
@@ -61,6 +61,7 @@ from grader.reading.blocks import (
 from grader.reading.markup import as_markdown, html_tables
 from grader.reading.math_delimiters import paren_math_as_dollars
 from grader.reading.notation import MATH_LETTERS, html_scripts
+from grader.reading.sides import lhs
 from grader.reading.tex_macros import Macro, definitions, expand_safely
 from grader.reading.tex_packages import package_macros
 from grader.reading.tex_walk import inputs, read_to

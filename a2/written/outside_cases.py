@@ -17,10 +17,11 @@ from a2.written.checker_registry import UNREADABLE, Verdict, WrittenContext, mis
 from a2.written.formulas import _target_filter, derivative_lhs, judge, known_mistake, parse_answer, quote, readable
 from a2.written.instances import OUTSIDE_EQ, OUTSIDE_NEQ, plain_names
 from a2.written.sections import Section
-from grader.reading.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, Candidate, candidates, lhs
+from grader.reading.answers import BOXED, DISPLAY, INLINE, MARKED, PLAIN, Candidate, candidates
 from grader.reading.evaluate import show
 from grader.reading.mathparse import Formula, FormulaError
 from grader.reading.notation import index_lookalikes
+from grader.reading.sides import lhs
 
 _NEQ = re.compile(r"\\neq?(?![A-Za-z])|≠|!=|\\not\s*=|otherwise|other\s+words?|else|all\s+other|w\s*\\ne\b"
                   r"|w\s*\?\s*o\b", re.I)

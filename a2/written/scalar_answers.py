@@ -19,10 +19,11 @@ from a2.written.corrections import last_correction
 from a2.written.formulas import EXPLICIT, TRIALS, parse_answer, quote
 from a2.written.instances import one_variable
 from a2.written.sections import Section
-from grader.reading.answers import DISPLAY, INLINE, MARKED_TEXT, PLAIN, TAIL, TEXT, Candidate, candidates, lhs, math_spans, plain_tails
+from grader.reading.answers import DISPLAY, INLINE, MARKED_TEXT, PLAIN, TAIL, TEXT, Candidate, candidates, math_spans, plain_tails
 from grader.reading.evaluate import Env, EvalError, evaluate, is_scalar, show, split_name
 from grader.reading.mathparse import Formula, FormulaError, parse_formula, parse_known
 from grader.reading.numeric import close
+from grader.reading.sides import lhs
 
 # 2(b)(i) and 3(b): an expression in one variable ------------------------------------------
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from grader.reading import answers
+from grader.reading import answers, sides
 from grader.reading.braces import group
 
 STEP = "step"
@@ -228,7 +228,7 @@ def section_about(label: str, heading: str, body: str) -> str | None:
     target = derivative_target(heading, body)
     if target is None or target == label:
         return target
-    named = {lhs_target(answers.lhs(c.latex)) for c in answers.candidates(body)}
+    named = {lhs_target(sides.lhs(c.latex)) for c in answers.candidates(body)}
     return None if label in named and target not in named else target
 
 

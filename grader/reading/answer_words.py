@@ -6,6 +6,8 @@ of them wins over a decoy in the same section, as an English one does."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 FINAL_ANSWER = ("final answer", "respuesta final", "resposta final", "réponse finale", "risposta finale",
                 "endgültige antwort", "окончательный ответ", "最终答案", "最終答案", "最終解答", "최종 답", "최종답")
@@ -21,7 +23,7 @@ SOLUTION = ("result", "solution", "solución", "solução", "résultat", "soluzi
 def alternation(*groups: tuple[str, ...]) -> str:
     """A regular expression's alternation of the words (longest first; a space matches spaces or tabs)."""
     words = sorted({w for g in groups for w in g}, key=len, reverse=True)
-    return "(?:" + "|".join(w.replace(" ", "[ \\t]*") for w in words) + ")"
+    return "(?:" + "|".join(re.escape(w).replace("\\ ", "[ \\t]*") for w in words) + ")"
 
 
 CONCLUSION = ("hence", "so", "thus", "therefore", "which gives", "giving", "we get", "we obtain", "i.e.", "that is",
@@ -31,7 +33,23 @@ _CONCLUDES = re.compile(r"^[\s,;:.]*(?:" + "|".join(re.escape(w) for w in sorted
                         + r")(?![A-Za-z])[\s,:]*$", re.I)
 
 
-def conclusion(text: str, chosen, reach: list, same_target) -> object:
+class Span(Protocol):
+    """A math span of a text (:class:`grader.reading.answers.MathSpan`)."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    @property
+    def latex(self) -> str: ...
+
+
+S = TypeVar("S", bound=Span)
+
+
+def conclusion(text: str, chosen: S, reach: list[S], same_target: Callable[[str, str], bool]) -> S:
     """The math span a marked answer concludes with: from ``chosen``, each next span of ``reach`` that
     a conclusion word alone leads to (``$step$, hence $$final$$``, no blank line between) and that
     answers the same left-hand side (``same_target(a, b)``); ``chosen`` itself when none does (a

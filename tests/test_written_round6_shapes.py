@@ -86,3 +86,30 @@ def test_an_item_missing_from_a_writeup_without_labels_is_flagged(tmp_path):
     # a labelled writeup's unanswered item is no answer, not a review
     got = graded(tmp_path, "## 3(b)\n\n$2n$\n\n## 3(e)(ii)\n\n$\\hat{y}_i - y_i$\n\nmore\n\nand more\n")
     assert full(got["3b"]) and got["3a"].score == 0 and not got["3a"].needs_review
+
+
+# -- a strike through a formula: a rejected attempt --------------------------------------------------
+
+def test_a_struck_formula_is_a_rejected_attempt(tmp_path):
+    text = ("## 3(e)(ii)\n\n~~$\\frac{\\partial CE}{\\partial l_i} = y_i - \\hat{y}_i$~~ sign!\n\n"
+            "$$\\frac{\\partial CE}{\\partial l_i} = \\hat{y}_i - y_i$$\n")
+    got = graded(tmp_path, text)
+    assert full(got["3e_ii"]) and not got["3e_ii"].needs_review, got["3e_ii"].outcome.feedback
+    wrong = ("## 3(e)(ii)\n\n~~$\\frac{\\partial CE}{\\partial l_i} = \\hat{y}_i - y_i$~~\n\n"
+             "$$\\frac{\\partial CE}{\\partial l_i} = y_i - \\hat{y}_i$$\n")
+    assert graded(tmp_path, wrong)["3e_ii"].score == 0
+
+
+# -- 3(f) fields labelled in Chinese under bold numbers ----------------------------------------------
+
+def test_3f_fields_labelled_in_chinese_under_bold_numbers(tmp_path):
+    items = [("Verb phrase attachment", "acquisition → citing", "blocked → citing"),
+             ("Modifier attachment", "elements → most", "crucial → most"),
+             ("Prepositional phrase attachment", "declined → decision", "reasons → decision"),
+             ("Coordination attachment", "affects → one", "plants → one")]
+    text = "## 3(f)\n\n" + "\n\n".join(f"**({k})** 錯誤類型：{t}\n錯誤的依存：{w}\n正確的依存：{r}"
+                                     for k, (t, w, r) in enumerate(items, 1)) + "\n"
+    got = graded(tmp_path, text)
+    assert full(got["3f"]) and not got["3f"].needs_review, got["3f"].outcome.feedback
+    got = graded(tmp_path, text.replace("正確的依存：plants → one", "正確的依存：move → one"))
+    assert got["3f"].score == 11

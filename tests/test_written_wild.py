@@ -325,7 +325,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3f": (11, "", 11),
     },
     "39_wrong_finals_right_decoys": {   # wrong finals next to the right form (struck, 'not X')
-        "1b_i": (0, R, 0),
+        "1b_i": (0, "", 0),   # round 6: a strike through a formula (~~$..$~~) is a withdrawn attempt, no rival (was flagged)
         "1d": (0, "", 0),
         "1e": (0, "", 0),
         "2b_i": (0, R, 0),
@@ -1245,7 +1245,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3b": (1, "", 1),
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
-        "3f": (5, R, 11),   # blind: on d53e185 flagged miss: 5
+        "3f": (11, "", 11),   # blind: on d53e185 flagged miss: 5
     },
     "122_list_items_inline_code": {   # sub-parts as list items, math in `inline code`, pipeless 3(a) table with omitted empty cells, 3(f) (head, dep) -> (head, dep)
         "1b_i": (2, "", 2),   # blind: on d53e185 flagged miss: 0 (inline code's closing backtick)
@@ -1270,7 +1270,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3f": (12, "", 12),   # blind: on d53e185 SILENT false fail: 0 (part line)
     },
     "124_partial_duplicate_attempts": {   # partial: TODOs, struck-out first attempt, an Update to a wrong answer, a Correction to a right one
-        "1b_i": (0, R, 2),   # blind: on d53e185 flagged miss: 0
+        "1b_i": (2, "", 2),   # blind: on d53e185 flagged miss: 0
         "1d": (4, "", 4),
         "1e": (0, R, 0),
         "2b_i": (0, R, 0),

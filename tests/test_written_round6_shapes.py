@@ -113,3 +113,34 @@ def test_3f_fields_labelled_in_chinese_under_bold_numbers(tmp_path):
     assert full(got["3f"]) and not got["3f"].needs_review, got["3f"].outcome.feedback
     got = graded(tmp_path, text.replace("正確的依存：plants → one", "正確的依存：move → one"))
     assert got["3f"].score == 11
+
+
+# -- 3(a) rows that leave out their empty dependency cell ---------------------------------------------
+
+_STEPS = [("[ROOT, I]", "[presented, my, findings, at, the, NLP, conference]", "", "S"),
+          ("[ROOT, I, presented]", "[my, findings, at, the, NLP, conference]", "", "S"),
+          ("[ROOT, presented]", "[my, findings, at, the, NLP, conference]", "presented → I", "LA"),
+          ("[ROOT, presented, my]", "[findings, at, the, NLP, conference]", "", "S"),
+          ("[ROOT, presented, my, findings]", "[at, the, NLP, conference]", "", "S"),
+          ("[ROOT, presented, findings]", "[at, the, NLP, conference]", "findings → my", "LA"),
+          ("[ROOT, presented]", "[at, the, NLP, conference]", "presented → findings", "RA"),
+          ("[ROOT, presented, at]", "[the, NLP, conference]", "", "S"),
+          ("[ROOT, presented, at, the]", "[NLP, conference]", "", "S"),
+          ("[ROOT, presented, at, the, NLP]", "[conference]", "", "S"),
+          ("[ROOT, presented, at, the, NLP, conference]", "[]", "", "S"),
+          ("[ROOT, presented, at, the, conference]", "[]", "conference → NLP", "LA"),
+          ("[ROOT, presented, at, conference]", "[]", "conference → the", "LA"),
+          ("[ROOT, presented, conference]", "[]", "conference → at", "LA"),
+          ("[ROOT, presented]", "[]", "presented → conference", "RA"),
+          ("[ROOT]", "[]", "ROOT → presented", "RA")]
+
+
+def test_a_3a_row_may_leave_out_its_empty_dependency_cell(tmp_path):
+    rows = [f"| {k} | {s} | {b} | {d} | {t} |" if d else f"| {k} | {s} | {b} | {t} |"
+            for k, (s, b, d, t) in enumerate(_STEPS, 1)]
+    text = ("## 3(a)\n\n| # | Stack | Buffer | Arc added | Transition |\n|---|---|---|---|---|\n"
+            "| 0 | [ROOT] | [I, presented, my, findings, at, the, NLP, conference] | | |\n" + "\n".join(rows) + "\n")
+    got = graded(tmp_path, text)
+    assert full(got["3a"]) and not got["3a"].needs_review, got["3a"].outcome.feedback
+    got = graded(tmp_path, text.replace("| 9 | [ROOT, presented, at, the] |", "| 9 | [ROOT, presented, the] |"))
+    assert got["3a"].score < 4

@@ -1252,7 +1252,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "1d": (4, "", 4),   # blind: on d53e185 flagged miss: 0 (inline code)
         "1e": (1, "", 1),   # blind: on d53e185 flagged miss: 0 (inline code)
         "2b_i": (0, R, 1),   # blind: on d53e185 flagged miss: 0
-        "3a": (2.3529, R, 4),   # blind: on d53e185 flagged miss: 2.353
+        "3a": (4, "", 4),   # blind: on d53e185 flagged miss: 2.353
         "3b": (0, "", 0),
         "3e_i": (1.5, R, 3),   # blind: on d53e185 flagged miss: 1.5
         "3e_ii": (3, "", 3),   # blind: on d53e185 flagged miss: 0 (inline code)

@@ -325,7 +325,7 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3f": (11, "", 11),
     },
     "39_wrong_finals_right_decoys": {   # wrong finals next to the right form (struck, 'not X')
-        "1b_i": (0, R, 0),
+        "1b_i": (0, "", 0),   # round 6: a strike through a formula (~~$..$~~) is a withdrawn attempt, no rival (was flagged)
         "1d": (0, "", 0),
         "1e": (0, "", 0),
         "2b_i": (0, R, 0),
@@ -1223,6 +1223,73 @@ VERDICTS: dict[str, dict[str, tuple[float, str, float]]] = {
         "3e_i": (3, "", 3),
         "3e_ii": (3, "", 3),
         "3f": (11, "", 11),
+    },
+    # Blind round 6 (120-125, BLIND.yaml): hand-made Markdown and text; TA values, before the reader was run on them
+    "120_unlabelled_answers_in_order": {   # no labels at all: one paragraph per sub-part in handout order, --- between parts, bare pipe table
+        "1b_i": (2, "", 2),
+        "1d": (0, R, 4),   # blind: on d53e185 SILENT false fail: 0 (no labels at all)
+        "1e": (1, "", 1),
+        "2b_i": (0, R, 0),
+        "3a": (0, R, 4),   # blind: on d53e185 SILENT false fail: 0 (no labels at all)
+        "3b": (0, R, 1),   # blind: on d53e185 SILENT false fail: 0 (no labels at all)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (0, R, 11),   # blind: on d53e185 SILENT false fail: 0 (no labels at all)
+    },
+    "121_chinese_bold_number_labels": {   # Chinese headings, sub-parts as **1.** **2.**, half-LaTeX half-Unicode math outside $, Chinese 3(a) header
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (0, "", 0),
+        "2b_i": (1, "", 1),
+        "3a": (4, "", 4),
+        "3b": (1, "", 1),
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),
+        "3f": (11, "", 11),   # blind: on d53e185 flagged miss: 5
+    },
+    "122_list_items_inline_code": {   # sub-parts as list items, math in `inline code`, pipeless 3(a) table with omitted empty cells, 3(f) (head, dep) -> (head, dep)
+        "1b_i": (2, "", 2),   # blind: on d53e185 flagged miss: 0 (inline code's closing backtick)
+        "1d": (4, "", 4),   # blind: on d53e185 flagged miss: 0 (inline code)
+        "1e": (1, "", 1),   # blind: on d53e185 flagged miss: 0 (inline code)
+        "2b_i": (0, R, 1),   # blind: on d53e185 flagged miss: 0
+        "3a": (4, "", 4),   # blind: on d53e185 flagged miss: 2.353
+        "3b": (0, "", 0),
+        "3e_i": (1.5, R, 3),   # blind: on d53e185 flagged miss: 1.5
+        "3e_ii": (3, "", 3),   # blind: on d53e185 flagged miss: 0 (inline code)
+        "3f": (10, "", 10),
+    },
+    "123_handout_pdf_copy_txt": {   # a .txt with the handout's prompts copied from the PDF (ligatures, wraps, footers), Answer: lines, 3(a) from step 4
+        "1b_i": (2, "", 2),
+        "1d": (2, "", 2),   # blind: on d53e185 SILENT false fail: 0 (ŷo flattened subscript)
+        "1e": (0, "", 0),
+        "2b_i": (0, R, 1),   # blind: on d53e185 flagged miss: 0
+        "3a": (4, "", 4),   # blind: on d53e185 SILENT false fail: 0 (part line '3 Neural ... (54 points)')
+        "3b": (1, "", 1),   # blind: on d53e185 SILENT false fail: 0 (part line)
+        "3e_i": (3, "", 3),
+        "3e_ii": (3, "", 3),   # blind: on d53e185 flagged miss: 0
+        "3f": (12, "", 12),   # blind: on d53e185 SILENT false fail: 0 (part line)
+    },
+    "124_partial_duplicate_attempts": {   # partial: TODOs, struck-out first attempt, an Update to a wrong answer, a Correction to a right one
+        "1b_i": (2, "", 2),   # blind: on d53e185 flagged miss: 0
+        "1d": (4, "", 4),
+        "1e": (0, R, 0),
+        "2b_i": (0, R, 0),
+        "3a": (0, "", 0),
+        "3b": (1, "", 1),
+        "3e_i": (0, "", 0),
+        "3e_ii": (3, "", 3),
+        "3f": (0, "", 0),
+    },
+    "125_readme_half_latex_ragged_table": {   # README.md beside code, **1b i.** labels, Unicode + LaTeX pieces outside $, ragged 3(a) pipes, one stack row wrong
+        "1b_i": (2, "", 2),
+        "1d": (4, "", 4),
+        "1e": (1, "", 1),
+        "2b_i": (1, "", 1),
+        "3a": (3.7647, "", 3.7647),
+        "3b": (1, "", 1),
+        "3e_i": (1.5, "", 1.5),
+        "3e_ii": (0, "", 0),
+        "3f": (12, "", 12),
     },
 }
 

@@ -22,6 +22,7 @@ both and flags a conflict for review).
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import PurePosixPath
 
 from a2.written.code_answers import DOUBT as CODE_DOUBT
@@ -46,6 +47,7 @@ from a2.written.sections import (
 from a2.written.summary_table import with_summary
 from a2.written.targets import derivative_target, split_foreign_tail
 from a2.written.tex_exam import asks_something_else, is_exam, read_exam
+from a2.written.unlabelled import flag_unlabelled, is_unlabelled
 from a2.written.word_math import DOUBT as WORDS_DOUBT
 from a2.written.word_math import spoken
 from grader.reading.answers import DISPLAY, INLINE, PLAIN, candidates
@@ -81,7 +83,9 @@ _INVISIBLE = str.maketrans({"\u200b": None, "\u200c": None, "\u200d": None, "\u2
                             "\u00a0": " ", "\u202f": " ", "\u2009": " "})
 """Characters that do not change what a writeup says (zero-width and non-breaking spaces, a byte
 order mark, CR): removed or made plain spaces before anything is read."""
-_READ_AS = {**_INVISIBLE, **MATH_LETTERS}
+LIGATURES = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 0xFB07)}
+"""Typographic ligatures a copy from a PDF keeps ("Modiﬁer", "aﬀects"): read as their letters."""
+_READ_AS = {**_INVISIBLE, **MATH_LETTERS, **LIGATURES}
 """What a writeup's characters are read as: the invisible ones removed, mathematical letters (𝐽, 𝑣) as letters.
 Applied before any reader that counts columns (an ASCII-art fraction's bar lines up with its numerator
 only once a zero-width space typed before the bar is gone)."""
@@ -182,6 +186,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     order, _included, input_notes = resolve_inputs(tex)
     unread: dict[str, str] = {}
     parsed: dict[str, str] = {}
+    unlabelled: list[str] = []          # files with text but no question label (a2/written/unlabelled.py)
     notes += input_notes
     for name, text in files:
         base = PurePosixPath(name).name
@@ -209,6 +214,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
             found = locate_markdown(text, questions, source=name, plain=is_plain_text(name, text),
                                     start_part=int(hint.group(1)) if hint else 1)
             with_summary(found.sections, text, questions, name)
+            unlabelled += [name] if is_unlabelled(text, found.sections) else []
         notes += found.notes
         for section in found.sections.values():
             merge_section(merged, section)
@@ -244,6 +250,7 @@ def locate(files: list[tuple[str, str]], questions: set[str]) -> Located:
     model = [(name, parsed.get(name, text), name in tex and is_exam(tex[name])) for name, text in files]
     attach(merged, questions, outside_sections(model, merged, questions,
                                                lambda latex: expand_safely(latex, macros)[0]))
+    flag_unlabelled(merged, questions, unlabelled)
     return Located(merged, notes)
 
 

@@ -47,11 +47,16 @@ _KIND_PATTERNS = tuple((kind, re.compile(_words_pattern(words), re.I)) for kind,
 _FUZZY = {"verb": VP, "modifier": MOD, "prepositional": PP, "preposition": PP, "coordination": COORD,
           "coordinating": COORD}
 _ROMAN_START = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\(?\s*(iv|iii|ii|i)\s*[.):|]|\(\s*(iv|iii|ii|i)\s*\)|(iv|iii|ii|i)\s*$)")
-_TYPE_OPENING = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\\item\s*)?(?:\*\*|__|\\textbf\{)?\s*(?:error\s*type|type\s*of\s*error)\b")
-_TYPE_LINE = re.compile(r"(?im)^.*\b(?:error\s*type|type\s*of\s*error|type|kind|category)\b.*$")
+TYPE_WORDS = ("错误类型", "錯誤類型", "エラーの種類", "오류\\s*유형")
+""""Error type" as a field label in other languages (its 错误 is no "wrong" mark there)."""
+_ITEM_NUMBER = r"(?:(?:\*\*|__)?\(?[1-4][.)](?:\*\*|__)?\s*)?"
+"""A sentence's number before its first field, bold or not (``**1.** Error type: ...``, ``(2) 錯誤類型：...``)."""
+_TYPE_OPENING = re.compile(r"(?im)^[ \t>#*_\-|]*(?:\\item\s*)?" + _ITEM_NUMBER + r"(?:\*\*|__|\\textbf\{)?\s*"
+                           r"(?:(?:error\s*type|type\s*of\s*error)\b|" + "|".join(TYPE_WORDS) + ")")
+_TYPE_LINE = re.compile(r"(?im)^.*(?:\b(?:error\s*type|type\s*of\s*error|type|kind|category)\b|" + "|".join(TYPE_WORDS) + ").*$")
 WRONG_WORDS = ("errónea", "erróneo", "equivocad[oa]", "falsch", "fausse", "faux", "sbagliat[oa]", "errat[oa]",
-               "不正确", "不正確", "错误", "錯誤", "错的", "錯的", "誤った", "間違った", "잘못", "틀린", "틀림", "неправильн\\w*",
-               "неверн\\w*")
+               "不正确", "不正確", "错误(?!类型)", "錯誤(?!類型)", "错的", "錯的", "誤った", "間違った", "잘못", "틀린", "틀림",
+               "неправильн\\w*", "неверн\\w*")
 RIGHT_WORDS = ("richtig", "korrekt", "corrett[oa]", "(?<!不)正确", "(?<!不)正確", "对的", "對的", "正しい", "올바른", "올바름",
                "옳은", "правильн\\w*", "верн\\w*")
 """How "wrong" and "right" are written in other languages (``incorrecta``/``correcta`` are read as

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from a2.written.part_titles import numbered_title, title_part
 from a2.written.position_labels import label_words
 from a2.written.targets import (
     _DERIVATIVE_FAMILY,
@@ -137,16 +138,10 @@ def parse_label(text: str, *, heading: bool) -> Label | None:
     return Label(part, letter, roman, shown or text.strip())
 
 
-_PART_TITLES = ((1, re.compile(r"\bword2vec\b", re.I)), (2, re.compile(r"machine\s+learning", re.I)),
-                (3, re.compile(r"dependency\s+pars", re.I)))
-
-
 def part_title(heading: str) -> Label | None:
     """A heading without a label that names a part ("Neural Transition-Based Dependency Parsing")."""
-    for part, pattern in _PART_TITLES:
-        if pattern.search(heading):
-            return Label(part, None, None, heading.strip())
-    return None
+    part = title_part(heading)
+    return Label(part, None, None, heading.strip()) if part else None
 
 
 def question_for(part: int | None, letter: str | None, roman: str | None,
@@ -235,7 +230,8 @@ def _lines(lines: list[str]) -> tuple[list[_Marker], set[int]]:
         short = len(line.strip()) <= PLAIN_LABEL_CHARS and "=" not in line
         label = parse_label(line, heading=short)
         if label is not None and label.letter is None and label.roman is None and \
-                not (_PART_LINE.match(line) or re.match(r"\s*[1-3]\s*[.:)]\s", line)):
+                not (_PART_LINE.match(line) or re.match(r"\s*[1-3]\s*[.:)]\s", line)
+                     or short and numbered_title(line, label.part)):
             label = None          # "1 SHIFT + 1 ARC per word" is not part 1
         if label is not None:
             rest = line.strip()[len(label.text):].strip(" .:)-")

@@ -151,7 +151,19 @@ def table_rows(body: str) -> list[list[TableRow]]:
             current = []
     if current:
         found.append((current[0].line, current))
-    return continued([rows for _, rows in sorted(found, key=lambda f: f[0])])
+    return continued([_empty_cells_kept(rows) for _, rows in sorted(found, key=lambda f: f[0])])
+
+
+def _empty_cells_kept(rows: list[TableRow]) -> list[TableRow]:
+    """A table whose transitions are its last column, with rows that leave out an empty cell before
+    it (``[ROOT, I] | [presented, ...] | SHIFT`` under a four-column header): the cells left out are
+    the empty ones before the transition, put back so that every cell is read in its column."""
+    width = len(rows[0].cells) if rows else 0
+    full = [r for r in rows[1:] if len(r.cells) == width]
+    if width < 3 or not full or sum(bool(transition_name(r.cells[-1])) for r in full) * 2 < len(full):
+        return rows
+    return [replace(r, cells=r.cells[:-1] + ("",) * (width - len(r.cells)) + r.cells[-1:])
+            if 2 <= len(r.cells) < width and transition_name(r.cells[-1]) else r for r in rows]
 
 
 def continued(tables: list[list[TableRow]]) -> list[list[TableRow]]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from grader.reading.answer_words import ANSWER, FINAL_ANSWER, SOLUTION, alternation, conclusion
 from grader.reading.braces import group, math_groups
+from grader.reading.equation_lines import equation_lines
 from grader.reading.kept import per_writeup
 from grader.reading.notation import dropped_case
 from grader.reading.remarks import _CONDITION_WORDS, _PROSE_WORD, _remark_paren, cut_remark
@@ -257,15 +258,12 @@ def _words_after(text: str, end: int) -> str:
 _PLAIN_EQUATION = re.compile(
     r"(?m)^[^\n∂$]{0,60}?(?<![A-Za-z])(?P<lhs>(?:∂|d)\s*[^\s/=]{0,16}\s*/\s*(?:∂|d)\s*[^\s=]{1,16}"
     r"|γ|gamma)\s*=\s*(?P<rhs>[^\n]+?)\s*$")
-_BOLD_EQUATION = re.compile(r"(\*\*|__)([^*_\n]*=[^*\n]*?(?:\n[^*\n]+?)?)\1")
-"""A plain-text equation in Markdown's bold (``**γ = 1/(1 − p_drop)**``, ``__…__``), hard-wrapped over
-two lines or not."""
 
 
 def plain_equations(text: str, spans: list[MathSpan]) -> list[Candidate]:
     """Equations typed as plain text (Unicode, no $): their left side names what they answer; Markdown's
     bold around one (``**γ = 1/(1 − p)**``) is not part of it."""
-    masked = _BOLD_EQUATION.sub(lambda m: "  " + m.group(2) + "\n ", text)     # the bold's end ends the formula
+    masked = equation_lines(text)        # bold, inline code, a second equation on the line
     pieces, pos = [], 0
     for start, end in sorted((s.start, s.end) for s in spans):     # the math blanked, in one pass
         start = max(start, pos)

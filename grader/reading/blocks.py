@@ -112,6 +112,8 @@ _GITHUB_INLINE = re.compile(r"\$`([^`\n]+)`\$")
 _STRUCK = re.compile(r"(?<!~)~~(?=[^\s~])(?:[^~\n]|\n(?![ \t]*\n))*?(?<=\S)~~(?!~)|<(del|s|strike)>(?:[^<\n]|\n(?![ \t]*\n))*?</\1>")
 """Struck-through text, within one paragraph (a hard wrap inside it, never a blank line); never a
 ``~~~`` code fence."""
+_STRUCK_MATH = re.compile(r"(?<![^\s(])~~(?=[^\s~])[^~\n]*\$[^~\n]*?(?<=\S)~~(?![~$\w])")
+"""A strike through a formula on one line (``~~$U(y - \\hat{y})$~~ oops``): a rejected attempt, with its math."""
 
 
 def struck_out(text: str) -> str:
@@ -119,6 +121,7 @@ def struck_out(text: str) -> str:
     (the rest keeps its place), never read as an answer."""
     if "~~" not in text and "</" not in text:
         return text
+    text = _STRUCK_MATH.sub(lambda m: " " * len(m.group(0)), text)
     out, pos = [], 0
     for start, end in _outside_math(text):
         out.append(text[pos:start])
@@ -206,6 +209,7 @@ def pandoc_unescaped(text: str) -> str:
     if not any(text[start:end].count(f"\\{ch}") for start, end in _outside_math(text) for ch in "_*"):
         return text
     text = _brackets(text)
+    text = _STRUCK_MATH.sub(lambda m: " " * len(m.group(0)), text)
     out, pos = [], 0
     for start, end in _outside_math(text):
         out.append(text[pos:start])

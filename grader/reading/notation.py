@@ -103,11 +103,16 @@ TEX_SPACE = re.compile(r"\\(?:mathrm|text|mbox|textrm)\s*\{\s*~+\s*\}|(?<!\\)~")
 """TeX's tie ``~`` (a space) in a LaTeX formula, also as Mathpix's OCR writes it, ``\\mathrm{~}``."""
 
 
+_FLAT_SUBSCRIPT = re.compile("\u0177([a-z])(?![A-Za-z0-9_])")
+"""ŷ with one letter run onto it in plain text (``ŷo``, ``ŷi``: a PDF's subscript flattened onto the line): ŷ_o."""
+
+
 def to_latex(text: str) -> str:
     """``text`` in any of the notations -> LaTeX for :func:`grader.reading.latex_normal.normalise`."""
     plain = "\\" not in text
     text = _COMBINING_HAT.sub(r"\\hat{\1}", text)
     text = _subscript_runs(text)
+    text = _FLAT_SUBSCRIPT.sub("\u0177_\\1", text) if plain else text
     for char, ascii_form in (PLAIN_UNICODE.items() if plain else ()):
         text = text.replace(char, ascii_form)
     for char, latex in UNICODE.items():
@@ -196,8 +201,8 @@ def dropped_case(formula: str) -> str:
 # A question's names as plain text spells them
 
 FUNCTION_WORDS = frozenset({"exp", "log", "ln", "sum", "max", "min", "softmax", "relu", "sigmoid", "sign",
-                            "gamma", "delta", "sigma", "theta", "alpha", "beta", "partial", "hat", "drop"})
-"""Words of plain-text formulas that are notation of every question, never a name to respell."""
+                            "gamma", "delta", "sigma", "theta", "alpha", "beta", "partial", "hat", "drop", "\u0177"})
+"""Words of plain-text formulas that are notation of every question, never a name to respell (ŷ: :data:`UNICODE`'s)."""
 _INDEXED = re.compile(r"(?<![A-Za-z\\_^0-9])([A-Za-z][A-Za-z_]*)\s*[\[(]\s*([a-z])\s*(?:,\s*([a-z])\s*)?[\])]")
 _WORD = re.compile(r"(?<![A-Za-z\\_^0-9])([A-Za-z]+)(?:(\s+)([a-z])(?![A-Za-z0-9_(]))?")
 

@@ -3,26 +3,15 @@ what a reader was built for must neither crash the writeup's reading nor be read
 
 from __future__ import annotations
 
-from written_support import PARTS, RUNNER, full
+from written_support import full, scored
 
 from a2.written.code_answers import code_answer
-from a2.written.grade import grade_written
 from a2.written.tex_exam import every_block
 from grader.reading.markup import as_markdown
 from grader.reading.myst import myst_markdown
 from grader.reading.tex_macros import definitions
 
 ANSWER_1B = "## 1(b)(i)\n\n$$\\frac{\\partial J}{\\partial v_c} = U(\\hat{y} - y)$$\n\n"
-
-
-def scored(tmp_path, files: dict[str, str]):
-    paths = []
-    for name, text in files.items():
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        paths.append(path)
-    results, _, _ = grade_written(paths, PARTS, 5, runner=RUNNER)
-    return {r.id: r for r in results}
 
 
 def test_a_python_literal_with_an_unhashable_key_does_not_stop_the_reading(tmp_path):

@@ -6,9 +6,7 @@ below full.
 
 from __future__ import annotations
 
-from written_support import PARTS, RUNNER, full
-
-from a2.written.grade import grade_written
+from written_support import full, scored
 
 WORDS = ["I", "presented", "my", "findings", "at", "the", "NLP", "conference"]
 SEQ = ["S", "S", ("LA", "presented", "I"), "S", "S", ("LA", "findings", "my"), ("RA", "presented", "findings"),
@@ -28,17 +26,6 @@ def configurations():
             del stack[-2 if t[0] == "LA" else -1]
             out.append((list(stack), list(buf), (t[1], t[2]), NAMES[t[0]]))
     return out
-
-
-def scored(tmp_path, files: dict[str, str]):
-    paths = []
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        paths.append(path)
-    results, _, _ = grade_written(paths, PARTS, 5, runner=RUNNER)
-    return {r.id: r for r in results}
 
 
 # -- wiki markup (MediaWiki) saved as text -------------------------------------------------------

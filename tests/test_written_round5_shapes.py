@@ -6,21 +6,7 @@ it cannot be read whole, flagged); a wrong one stays below full.
 
 from __future__ import annotations
 
-from written_support import PARTS, RUNNER, full
-
-from a2.written.grade import grade_written
-
-
-def scored(tmp_path, files: dict[str, str]):
-    paths = []
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        paths.append(path)
-    results, _, _ = grade_written(paths, PARTS, 5, runner=RUNNER)
-    return {r.id: r for r in results}
-
+from written_support import full, scored
 
 _Q1B = (r"\titledquestion{Understanding word2vec}[15]" "\n\\begin{parts}\n"
         r"\part[2] Show the loss is a cross-entropy. {OPEN}One-hot $\by$ keeps only $-\log \hat{y}_o$.{CLOSE}" "\n"

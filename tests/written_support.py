@@ -11,11 +11,20 @@ PARTS = load_rubric().written
 RUNNER = InProcess()
 
 
-def graded(tmp_path, text: str, name: str = "answers.md"):
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    results, _, _ = grade_written([path], PARTS, 5, runner=RUNNER)
+def scored(tmp_path, files: dict[str, str]):
+    """Every item of an upload of ``files`` (name -> text, names may hold folders), by id."""
+    paths = []
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    results, _, _ = grade_written(paths, PARTS, 5, runner=RUNNER)
     return {r.id: r for r in results}
+
+
+def graded(tmp_path, text: str, name: str = "answers.md"):
+    return scored(tmp_path, {name: text})
 
 
 def full(r) -> bool:

@@ -42,11 +42,6 @@ _MATH_ENVS = frozenset({"equation", "equation*", "align", "align*", "gather", "g
 _LIST_ENVS = frozenset({"enumerate", "parts", "subparts", "questions", "itemize", "description"})
 _UNNUMBERED = frozenset({"itemize", "description"})
 _ITEM_WORDS = frozenset({"item", "part", "subpart", "question", "subquestion"})
-_BOLD = frozenset({"textbf", "textit", "emph", "underline"})
-_BREAKS = frozenset({"newline", "linebreak", "par", "noindent", "medskip", "bigskip", "smallskip", "vspace",
-                     "hspace", "clearpage", "newpage", "pagebreak", "maketitle", "centering"})
-_DROPPED = frozenset({"input", "include", "includegraphics", "usepackage", "documentclass", "title", "author",
-                      "date", "label"})
 _BLOCKS = frozenset(tex_walk.BLOCK_MACROS)
 _COUNTER = re.compile(r"\\(set|addto)counter\s*\{\s*enum(i{1,3}|iv)\s*\}\s*\{\s*(-?\d{1,6})\s*\}")
 """``\\setcounter{enumi}{4}``; a value of more digits is not read (int() refuses 4,300 and more)."""
@@ -236,7 +231,7 @@ class _Writer:
             self.item(node, args)
         elif name in ("setcounter", "addtocounter"):
             self.counter(node)
-        elif name in _BOLD and args and isinstance(args[-1], LatexGroupNode):
+        elif name in tex_tables.EMPHASIS and args and isinstance(args[-1], LatexGroupNode):
             self.out.append("**")
             self.walk(args[-1].nodelist)
             self.out.append("**")
@@ -244,9 +239,9 @@ class _Writer:
             self.out.append("\n\n")
             self.walk(args[-1].nodelist)
             self.out.append("\n\n")
-        elif name in _BREAKS:
+        elif name in tex_tables.BREAKS:
             self.out.append("\n")
-        elif name not in _DROPPED:
+        elif name not in tex_tables.DROPPED:
             self.out.append(self.verbatim(node))
 
     def counter(self, node: LatexMacroNode) -> None:
